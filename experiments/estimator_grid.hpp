@@ -1,0 +1,43 @@
+#pragma once
+// Options shared by the estimator experiments (unbiased, mse): dimension, features, the geometry grid
+// (the cross product of --x-norm × --y-norm × --cos), estimators, couplings and the family-wise α of each check.
+#include <CLI/CLI.hpp>
+
+#include <string>
+#include <vector>
+
+#include "features/estimator.hpp"
+#include "io/result.hpp"
+#include "kernels/geometry.hpp"
+#include "stats/running_moments.hpp"
+
+namespace favorlab {
+
+struct EstimatorGridOptions {
+  int d = 16;
+  int m = 16;
+  std::vector<double> x_norms{0.1, 0.5, 1.0, 1.5};
+  std::vector<double> y_norms{0.1, 0.5, 1.0, 1.5};
+  std::vector<double> cosines{-1, -0.99, -0.9, -0.7, -0.5, -0.25, 0, 0.25, 0.5, 0.7, 0.9, 0.99, 1};
+  std::vector<std::string> estimators;
+  std::vector<std::string> couplings;
+  double alpha = 1e-3;
+
+  void add_to(CLI::App& app);
+  std::vector<Geometry> points() const;           // validated; throws std::invalid_argument
+  std::vector<Estimator> parsed_estimators() const;
+  std::vector<Coupling> parsed_couplings() const;
+  Json params() const;
+};
+
+// Relative slack for floating-point rounding in an estimate (sums of m products of exponentials): far above double
+// rounding (~1e-15), far below any sampling error a check could see. Only matters where an estimator is exact.
+inline constexpr double kRoundingAllowance = 1e-12;
+
+// Row fields every estimator row shares: estimator, coupling, d, m, x_norm, y_norm, cos_angle.
+Json estimator_row(Estimator e, Coupling c, int d, int m, const Geometry& g);
+
+// "x_norm=…, y_norm=…, cos=…" for check details.
+std::string point_label(const Geometry& g);
+
+}  // namespace favorlab

@@ -1,0 +1,37 @@
+#pragma once
+// An experiment subcommand: a thin driver that reads its options, calls the library and returns a Result.
+// Options are bound to members by add_options (CLI11); run() validates them (std::invalid_argument → exit 2).
+#include <CLI/CLI.hpp>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "io/result.hpp"
+#include "mc/parallel_trials.hpp"
+
+namespace favorlab {
+
+struct RunContext {
+  std::uint64_t seed = 2021;
+  std::int64_t trials = 0;  // resolved: never 0 here
+  int threads = 1;
+  bool quick = false;
+  ProgressFn progress;      // may be empty
+};
+
+class Experiment {
+ public:
+  virtual ~Experiment() = default;
+  virtual std::string name() const = 0;
+  virtual std::string summary() const = 0;
+  virtual std::int64_t default_trials(bool quick) const = 0;
+  virtual void add_options(CLI::App& app) = 0;
+  virtual Result run(const RunContext& ctx) = 0;
+};
+
+// Every experiment, in the order `favorlab list` and `favorlab reproduce` use.
+std::vector<std::unique_ptr<Experiment>> make_experiments();
+
+}  // namespace favorlab

@@ -1,0 +1,199 @@
+// `favorlab mse` — Lemma 2 and the comparison of Fig. 2.
+// Empirical MSE of trig, positive and hyperbolic estimators (iid projections by default) with its standard error from
+// the sample 4th moment, against the closed forms of Lemma 2. Checks:
+//   1. each closed form, point by point (two-sided z, Bonferroni; heavy-tailed points inconclusive, with the trials
+//      they would need);
+//   2. MSE(trig)/MSE(positive) grows as SM → 0: along x_norm = y_norm = r at each fixed cos < 0 (SM = exp(r² cos)
+//      falls as r grows) the empirical ratio must not fall significantly between consecutive r;
+//   3. hyperbolic with m beats positive with 2m: MSE_hyp(m) − MSE_pos(2m) must not be significantly positive.
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <optional>
+
+#include "experiments/estimator_grid.hpp"
+#include "experiments/experiment.hpp"
+#include "kernels/error_moments.hpp"
+#include "kernels/lemma2.hpp"
+#include "mc/estimator_sweep.hpp"
+
+namespace favorlab {
+
+namespace {
+
+struct MseFigure {
+  double mse = 0, stderr_ = 0, skewness = 0;
+  std::int64_t trials = 0, nonfinite = 0;
+};
+
+class MseExperiment final : public Experiment {
+ public:
+  MseExperiment() {
+    grid_.estimators = {"trig", "positive", "hyperbolic"};
+    grid_.couplings = {"iid"};
+  }
+  std::string name() const override { return "mse"; }
+  std::string summary() const override {
+    return "Lemma 2 and Fig. 2: MSE of trig/positive/hyperbolic estimators against the closed forms";
+  }
+  std::int64_t default_trials(bool quick) const override { return quick ? 20000 : 200000; }
+  void add_options(CLI::App& app) override { grid_.add_to(app); }
+
+  Result run(const RunContext& ctx) override {
+    const auto points = grid_.points();
+    const auto estimators = grid_.parsed_estimators();
+    const auto couplings = grid_.parsed_couplings();
+    const int m = grid_.m, d = grid_.d;
+    Result result;
+    result.experiment = name();
+    result.params = grid_.params();
+
+    std::vector<EstimatorSpec> specs;
+    for (Estimator e : estimators) specs.push_back({e, m});
+    const bool hyperbolic = std::find(estimators.begin(), estimators.end(), Estimator::hyperbolic) != estimators.end();
+    if (hyperbolic) specs.push_back({Estimator::positive, 2 * m});  // for check 3
+
+    std::int64_t evaluations = 0;
+    double seconds = 0;
+    for (std::size_t ci = 0; ci < couplings.size(); ++ci) {
+      const Coupling coupling = couplings[ci];
+      const bool iid = coupling == Coupling::iid;
+      SweepConfig config{d, coupling, specs, points, ctx.seed, static_cast<std::uint64_t>(coupling), ctx.trials,
+                         ctx.threads};
+      const SweepResult sweep = run_estimator_sweep(config, part_progress(ctx.progress, ci, couplings.size()));
+      evaluations += sweep.evaluations;
+      seconds += sweep.seconds;
+
+      // figures[spec][point]
+      std::vector<std::vector<MseFigure>> figures(specs.size(), std::vector<MseFigure>(points.size()));
+      for (std::size_t s = 0; s < specs.size(); ++s) {
+        const Estimator e = specs[s].estimator;
+        const int ms = specs[s].m;
+        const bool has_theory = iid && e != Estimator::smreg;
+        std::optional<ClaimCheck> check;
+        if (has_theory)
+          check.emplace("Lemma 2: MSE(" + std::string(estimator_name(e)) + ") closed form",
+                        "iid projections, d=" + std::to_string(d) + ", m=" + std::to_string(ms) + ", " +
+                            std::to_string(points.size()) + " points",
+                        grid_.alpha, points.size());
+        for (std::size_t p = 0; p < points.size(); ++p) {
+          const SweepCell& cell = sweep.cell(s, p);
+          const double truth = sweep.truth[s * points.size() + p];
+          const ErrorMoments em = error_moments(e, points[p], d, ms);
+          MseFigure& f = figures[s][p];
+          f = {cell.error.mean_square(), cell.error.mean_square_stderr(), em.squared_error_skewness,
+               cell.error.count(), cell.nonfinite};
+          Json row = estimator_row(e, coupling, d, ms, points[p]);
+          row["truth"] = truth;
+          row["mean"] = truth + cell.error.mean();
+          row["stderr"] = cell.error.standard_error();
+          row["mse"] = f.mse;
+          row["mse_stderr"] = f.stderr_;
+          row["trials"] = f.trials;
+          row["nonfinite"] = f.nonfinite;
+          if (check) {
+            const double theory = lemma2_mse(e, points[p], ms);
+            const double allowance = std::pow(kRoundingAllowance * truth, 2);
+            const PointVerdict v =
+                check->judge({f.mse, theory, f.stderr_, allowance, f.skewness, f.trials, f.nonfinite,
+                              point_label(points[p])});
+            row["mse_theory"] = theory;
+            row["z"] = v.z;
+            row["status"] = v.status;
+            row["trials_needed"] = v.trials_needed;
+          } else {
+            row["mse_theory"] = nullptr;
+          }
+          result.rows.push_back(row);
+        }
+        if (check) result.checks.push_back(check->result());
+      }
+      if (!iid) continue;
+      if (const auto t = find_spec(specs, Estimator::trig, m), pos = find_spec(specs, Estimator::positive, m);
+          t && pos)
+        result.checks.push_back(ratio_check(points, figures[*t], figures[*pos]));
+      if (const auto h = find_spec(specs, Estimator::hyperbolic, m), pos2 = find_spec(specs, Estimator::positive, 2 * m);
+          h && pos2)
+        result.checks.push_back(hyperbolic_check(points, figures[*h], figures[*pos2]));
+    }
+    result.measurements["estimator_evaluations"] = evaluations;
+    result.measurements["evaluations_per_second"] = seconds > 0 ? static_cast<double>(evaluations) / seconds : 0.0;
+    return result;
+  }
+
+ private:
+  static std::optional<std::size_t> find_spec(const std::vector<EstimatorSpec>& specs, Estimator e, int m) {
+    for (std::size_t i = 0; i < specs.size(); ++i)
+      if (specs[i].estimator == e && specs[i].m == m) return i;
+    return std::nullopt;
+  }
+
+  // Check 2. On each path (cos fixed < 0, x_norm = y_norm = r ascending) consecutive points a → b have SM falling;
+  // the claim is log R_b − log R_a ≥ 0 with R = MSE_trig/MSE_pos, tested one-sided (a significant fall violates).
+  Check ratio_check(const std::vector<Geometry>& points, const std::vector<MseFigure>& trig,
+                    const std::vector<MseFigure>& pos) const {
+    std::map<double, std::vector<std::size_t>> paths;  // cos → point indices with x_norm = y_norm
+    for (std::size_t p = 0; p < points.size(); ++p)
+      if (points[p].x_norm == points[p].y_norm && points[p].cos_angle < 0 && points[p].cos_angle > -1 &&
+          points[p].x_norm > 0)
+        paths[points[p].cos_angle].push_back(p);
+    std::vector<std::pair<std::size_t, std::size_t>> steps;
+    for (auto& [c, idx] : paths) {
+      std::sort(idx.begin(), idx.end(), [&](auto a, auto b) { return points[a].x_norm < points[b].x_norm; });
+      for (std::size_t i = 1; i < idx.size(); ++i) steps.emplace_back(idx[i - 1], idx[i]);
+    }
+    const std::string where = "iid, m=" + std::to_string(grid_.m) + ", paths x_norm = y_norm = r at each cos in (-1, 0)";
+    if (steps.empty())
+      return {"Lemma 2: MSE(trig)/MSE(positive) grows as SM -> 0", where, "inconclusive", 0,
+              "the grid has no two equal-norm points at a common cos in (-1, 0); add them with --x-norm/--y-norm/--cos"};
+    ClaimCheck check("Lemma 2: MSE(trig)/MSE(positive) grows as SM -> 0", where, grid_.alpha, steps.size(),
+                     ClaimCheck::Sides::upper);
+    double largest_ratio = 0, sm_there = 0;
+    for (auto [a, b] : steps) {
+      auto log_ratio = [&](std::size_t p) { return std::log(trig[p].mse) - std::log(pos[p].mse); };
+      auto var_log_ratio = [&](std::size_t p) {
+        return std::pow(trig[p].stderr_ / trig[p].mse, 2) + std::pow(pos[p].stderr_ / pos[p].mse, 2);
+      };
+      const double fall = log_ratio(a) - log_ratio(b);
+      const double skew = std::max({std::abs(trig[a].skewness), std::abs(trig[b].skewness), std::abs(pos[a].skewness),
+                                    std::abs(pos[b].skewness)});
+      const std::int64_t n = std::min({trig[a].trials, trig[b].trials, pos[a].trials, pos[b].trials});
+      const std::int64_t bad = trig[a].nonfinite + trig[b].nonfinite + pos[a].nonfinite + pos[b].nonfinite;
+      check.judge({fall, 0, std::sqrt(var_log_ratio(a) + var_log_ratio(b)), 0, skew, n, bad,
+                   point_label(points[a]) + " -> x_norm=y_norm=" + std::to_string(points[b].x_norm)});
+      const double ratio_b = trig[b].mse / pos[b].mse;
+      if (ratio_b > largest_ratio) {
+        largest_ratio = ratio_b;
+        sm_there = std::exp(points[b].dot());
+      }
+    }
+    Check c = check.result();
+    c.detail += "; largest empirical ratio " + std::to_string(largest_ratio) + " at SM = " + std::to_string(sm_there);
+    return c;
+  }
+
+  // Check 3. MSE_hyp(m) ≤ MSE_pos(2m) at every point, one-sided.
+  Check hyperbolic_check(const std::vector<Geometry>& points, const std::vector<MseFigure>& hyp,
+                         const std::vector<MseFigure>& pos2) const {
+    ClaimCheck check("Lemma 2: hyperbolic with m beats positive with 2m",
+                     "iid, m=" + std::to_string(grid_.m) + " vs 2m=" + std::to_string(2 * grid_.m) + ", " +
+                         std::to_string(points.size()) + " points",
+                     grid_.alpha, points.size(), ClaimCheck::Sides::upper);
+    for (std::size_t p = 0; p < points.size(); ++p) {
+      const double se = std::hypot(hyp[p].stderr_, pos2[p].stderr_);
+      const double skew = std::max(std::abs(hyp[p].skewness), std::abs(pos2[p].skewness));
+      const double allowance = std::pow(kRoundingAllowance * std::exp(points[p].dot()), 2);
+      check.judge({hyp[p].mse - pos2[p].mse, 0, se, allowance, skew, std::min(hyp[p].trials, pos2[p].trials),
+                   hyp[p].nonfinite + pos2[p].nonfinite, point_label(points[p])});
+    }
+    return check.result();
+  }
+
+  EstimatorGridOptions grid_;
+};
+
+}  // namespace
+
+std::unique_ptr<Experiment> make_mse_experiment() { return std::make_unique<MseExperiment>(); }
+
+}  // namespace favorlab

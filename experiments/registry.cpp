@@ -1,0 +1,15 @@
+#include "experiments/experiment.hpp"
+
+namespace favorlab {
+
+std::unique_ptr<Experiment> make_unbiased_experiment();
+std::unique_ptr<Experiment> make_mse_experiment();
+
+std::vector<std::unique_ptr<Experiment>> make_experiments() {
+  std::vector<std::unique_ptr<Experiment>> all;
+  all.push_back(make_unbiased_experiment());
+  all.push_back(make_mse_experiment());
+  return all;
+}
+
+}  // namespace favorlab

@@ -1,0 +1,131 @@
+// favorlab — command line entry: `favorlab <experiment> [options]`, `favorlab list`, `favorlab reproduce [--quick]`,
+// `favorlab --version`. Bad input: one line on stderr, exit status 2, no result file written.
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+
+#include "cli/run_experiment.hpp"
+#include "io/atomic_file.hpp"
+
+namespace fl = favorlab;
+
+namespace {
+
+std::string version_text() {
+  return std::string("favorlab ") + FAVORLAB_VERSION + " (" + fl::git_commit() + ", " + FAVORLAB_BUILD_TYPE + ")";
+}
+
+std::filesystem::path plotting_dir() {
+  if (const char* env = std::getenv("FAVORLAB_PLOTTING_DIR")) return env;
+  return std::filesystem::path(FAVORLAB_SOURCE_DIR) / "plotting";
+}
+
+std::string shell_quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+// Runs plotting/make_figures.py over a results directory; returns its exit status.
+int make_figures(const std::filesystem::path& results, bool quiet) {
+  const auto script = plotting_dir() / "make_figures.py";
+  if (!std::filesystem::exists(script)) {
+    std::fprintf(stderr, "favorlab: error: plotting script not found: %s (set FAVORLAB_PLOTTING_DIR)\n",
+                 script.c_str());
+    return 1;
+  }
+  const std::string cmd = "/usr/bin/python3 " + shell_quote(script.string()) + " --results " +
+                          shell_quote(results.string()) + " --out " + shell_quote((results / "figures").string()) +
+                          (quiet ? " --quiet" : "");
+  const int status = std::system(cmd.c_str());
+  if (status != 0) std::fprintf(stderr, "favorlab: error: figures failed (%s)\n", cmd.c_str());
+  return status == 0 ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  auto experiments = fl::make_experiments();
+
+  CLI::App app{"favorlab: random-feature attention (Performers / FAVOR+, PermuteFormer) — estimators, theory checks, "
+               "attention.\nEach experiment writes a JSON result (default results/<experiment>.json)."};
+  app.set_version_flag("--version", version_text());
+  app.require_subcommand(1);
+
+  auto* list = app.add_subcommand("list", "List the experiments");
+
+  std::string out_dir = "results";
+  fl::CommonOptions reproduce_options;
+  bool no_figures = false;
+  auto* reproduce = app.add_subcommand("reproduce", "Run every experiment, write results/<experiment>.json and figures");
+  reproduce->add_flag("--quick", reproduce_options.quick, "CI-sized runs (fewer trials)");
+  reproduce->add_option("--seed", reproduce_options.seed, "Random seed")->capture_default_str();
+  reproduce->add_option("--threads", reproduce_options.threads, "OpenMP threads (default: all processors)");
+  reproduce->add_option("--out-dir", out_dir, "Directory for the result files and figures/")->capture_default_str();
+  reproduce->add_flag("--no-figures", no_figures, "Skip the PNG figures");
+  reproduce->add_flag("--quiet", reproduce_options.quiet, "No progress output");
+
+  std::vector<fl::CommonOptions> common(experiments.size());
+  std::vector<CLI::App*> subs;
+  for (std::size_t i = 0; i < experiments.size(); ++i) {
+    auto* sub = app.add_subcommand(experiments[i]->name(), experiments[i]->summary());
+    fl::add_common_options(*sub, common[i]);
+    experiments[i]->add_options(*sub);
+    subs.push_back(sub);
+  }
+
+  if (argc > 1 && argv[1][0] != '-') {
+    const std::string first = argv[1];
+    bool known = first == "list" || first == "reproduce";
+    for (const auto& e : experiments) known = known || e->name() == first;
+    if (!known) {
+      std::fprintf(stderr, "favorlab: error: unknown experiment '%s' (see favorlab list)\n", first.c_str());
+      return 2;
+    }
+  }
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::fprintf(stderr, "favorlab: error: %s (see favorlab --help)\n", e.what());
+    return 2;
+  }
+
+  try {
+    if (list->parsed()) {
+      for (const auto& e : experiments) std::printf("%-12s %s\n", e->name().c_str(), e->summary().c_str());
+      return 0;
+    }
+    if (reproduce->parsed()) {
+      std::filesystem::create_directories(out_dir);
+      for (auto& e : fl::make_experiments()) {  // fresh objects: every option at its default
+        fl::CommonOptions o = reproduce_options;
+        o.out = (std::filesystem::path(out_dir) / (e->name() + ".json")).string();
+        fl::run_experiment(*e, o);
+      }
+      return no_figures ? 0 : make_figures(out_dir, reproduce_options.quiet);
+    }
+    for (std::size_t i = 0; i < experiments.size(); ++i)
+      if (subs[i]->parsed()) {
+        fl::run_experiment(*experiments[i], common[i]);
+        return 0;
+      }
+  } catch (const std::invalid_argument& e) {
+    std::fprintf(stderr, "favorlab: error: %s\n", e.what());
+    return 2;
+  } catch (const fl::OutputError& e) {
+    std::fprintf(stderr, "favorlab: error: %s\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "favorlab: internal error: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,63 @@
+#include "cli/run_experiment.hpp"
+
+#include <omp.h>
+
+#include <chrono>
+#include <cstdio>
+
+#include "cli/progress.hpp"
+#include "io/atomic_file.hpp"
+
+namespace favorlab {
+
+void add_common_options(CLI::App& app, CommonOptions& o) {
+  app.add_option("--seed", o.seed, "Random seed; the same seed gives the same numbers at any thread count")
+      ->capture_default_str();
+  app.add_option("--trials", o.trials, "Monte Carlo trials per point (default: the experiment's; less with --quick)");
+  app.add_option("--threads", o.threads, "OpenMP threads (default: all processors)");
+  app.add_option("--out", o.out, "Result file (default: results/<experiment>.json)");
+  app.add_flag("--quick", o.quick, "CI-sized run: fewer trials");
+  app.add_flag("--quiet", o.quiet, "No progress output");
+}
+
+int resolve_threads(int requested) {
+  if (requested < 0) throw std::invalid_argument("--threads must be at least 1, got " + std::to_string(requested));
+  return requested == 0 ? omp_get_num_procs() : requested;
+}
+
+std::filesystem::path run_experiment(Experiment& experiment, const CommonOptions& o) {
+  const int threads = resolve_threads(o.threads);
+  if (o.trials < 0 || o.trials == 1)
+    throw std::invalid_argument("--trials must be at least 2, got " + std::to_string(o.trials));
+  const std::int64_t trials = o.trials > 0 ? o.trials : experiment.default_trials(o.quick);
+
+  std::filesystem::path out = o.out;
+  if (out.empty()) {
+    out = std::filesystem::path("results") / (experiment.name() + ".json");
+    std::error_code ec;
+    std::filesystem::create_directories(out.parent_path(), ec);  // failure surfaces as an unwritable path below
+  }
+  AtomicFileWriter writer(out);
+
+  Progress progress(experiment.name(), o.quiet);
+  RunContext ctx{o.seed, trials, threads, o.quick,
+                 [&](std::int64_t done, std::int64_t total) { progress.update(done, total); }};
+  const auto start = std::chrono::steady_clock::now();
+  Result result = experiment.run(ctx);
+  progress.finish();
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+
+  Json params{{"seed", o.seed}, {"trials", trials}, {"threads", threads}, {"quick", o.quick}};
+  for (const auto& [key, value] : result.params.items()) params[key] = value;
+  result.params = params;
+  writer.commit(result_json(result, {threads, wall}).dump(1) + "\n");
+
+  if (!o.quiet) {
+    for (const Check& c : result.checks)
+      std::fprintf(stderr, "  %-12s %s [%s]\n", c.status.c_str(), c.claim.c_str(), c.where.c_str());
+    std::fprintf(stderr, "%s: wrote %s (%.1fs)\n", experiment.name().c_str(), out.c_str(), wall);
+  }
+  return out;
+}
+
+}  // namespace favorlab

@@ -1,0 +1,80 @@
+#include "features/projection.hpp"
+
+#include <cmath>
+#include <stdexcept>
+
+namespace favorlab {
+
+std::string_view coupling_name(Coupling c) { return c == Coupling::iid ? "iid" : "orthogonal"; }
+
+Coupling parse_coupling(std::string_view name) {
+  if (name == "iid") return Coupling::iid;
+  if (name == "orthogonal") return Coupling::orthogonal;
+  throw std::invalid_argument("unknown coupling '" + std::string(name) + "' (expected iid or orthogonal)");
+}
+
+namespace {
+
+void require_shape(int m, int d) {
+  if (m <= 0) throw std::invalid_argument("number of random features m must be positive, got " + std::to_string(m));
+  if (d <= 0) throw std::invalid_argument("dimension d must be positive, got " + std::to_string(d));
+}
+
+// A d×d Haar-random orthogonal matrix. Without the sign fix QR would favour a positive diagonal of R and Q would
+// not be Haar-distributed.
+Eigen::MatrixXd haar_orthogonal(int d, PhiloxStream& rng) {
+  Eigen::MatrixXd g(d, d);
+  for (int j = 0; j < d; ++j)
+    for (int i = 0; i < d; ++i) g(i, j) = rng.normal();
+  Eigen::HouseholderQR<Eigen::MatrixXd> qr(g);
+  Eigen::MatrixXd q = qr.householderQ();
+  const auto& r = qr.matrixQR();
+  for (int j = 0; j < d; ++j)
+    if (r(j, j) < 0) q.col(j) = -q.col(j);
+  return q;
+}
+
+// Norm of an independent N(0, I_d) vector: a chi_d variate.
+double chi_variate(int d, PhiloxStream& rng) {
+  double s = 0;
+  for (int i = 0; i < d; ++i) {
+    const double g = rng.normal();
+    s += g * g;
+  }
+  return std::sqrt(s);
+}
+
+}  // namespace
+
+Eigen::MatrixXd iid_projection(int m, int d, PhiloxStream& rng) {
+  require_shape(m, d);
+  Eigen::MatrixXd w(m, d);
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j < d; ++j) w(i, j) = rng.normal();
+  return w;
+}
+
+Eigen::MatrixXd orthogonal_projection(int m, int d, PhiloxStream& rng) {
+  require_shape(m, d);
+  Eigen::MatrixXd w(m, d);
+  for (int start = 0; start < m; start += d) {
+    const int rows = std::min(d, m - start);
+    const Eigen::MatrixXd q = haar_orthogonal(d, rng);
+    w.middleRows(start, rows) = q.topRows(rows);
+    for (int i = 0; i < rows; ++i) w.row(start + i) *= chi_variate(d, rng);
+  }
+  return w;
+}
+
+void rescale_rows_to_sqrt_d(Eigen::MatrixXd& w) {
+  const double target = std::sqrt(static_cast<double>(w.cols()));
+  for (Eigen::Index i = 0; i < w.rows(); ++i) w.row(i) *= target / w.row(i).norm();
+}
+
+Eigen::MatrixXd draw_projection(Coupling coupling, RowNorms norms, int m, int d, PhiloxStream& rng) {
+  Eigen::MatrixXd w = coupling == Coupling::iid ? iid_projection(m, d, rng) : orthogonal_projection(m, d, rng);
+  if (norms == RowNorms::sqrt_d) rescale_rows_to_sqrt_d(w);
+  return w;
+}
+
+}  // namespace favorlab

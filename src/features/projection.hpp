@@ -1,0 +1,32 @@
+#pragma once
+// Random projections W ∈ R^{m×d}; row i is ω_i (MATH.md, "Distributions of the projections").
+//   iid:          rows ω_i ~ N(0, I_d), independent.
+//   orthogonal:   independent blocks of ≤ d rows; inside a block the directions are rows of a Haar-random orthogonal
+//                 matrix (QR of a Gaussian matrix with the signs of diag(R) folded into Q).
+// Row norms:      chi    — each row's norm ~ chi_d independently, so every row is marginally N(0, I_d)
+//                          ("ortho_scaling 0"; for iid rows this is simply the Gaussian itself);
+//                 sqrt_d — every row has norm √d ("ortho_scaling 1"; iid rows become uniform on √d·S^{d−1}, the
+//                          regularized projections whose estimator has mean SMREG).
+#include <Eigen/Dense>
+
+#include <string>
+#include <string_view>
+
+#include "rng/philox_stream.hpp"
+
+namespace favorlab {
+
+enum class Coupling { iid, orthogonal };
+enum class RowNorms { chi, sqrt_d };
+
+std::string_view coupling_name(Coupling c);
+Coupling parse_coupling(std::string_view name);  // throws std::invalid_argument naming the bad value
+
+Eigen::MatrixXd iid_projection(int m, int d, PhiloxStream& rng);
+Eigen::MatrixXd orthogonal_projection(int m, int d, PhiloxStream& rng);
+Eigen::MatrixXd draw_projection(Coupling coupling, RowNorms norms, int m, int d, PhiloxStream& rng);
+
+// Rescales every row to norm √d (turns chi-norm rows into their regularized counterparts).
+void rescale_rows_to_sqrt_d(Eigen::MatrixXd& w);
+
+}  // namespace favorlab

@@ -1,0 +1,34 @@
+#pragma once
+// The result document of one experiment run (DESIGN.md, "Result JSON"), schema favorlab.result/1:
+// { schema, experiment, params, provenance, rows, checks }.
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+#include "stats/claim_check.hpp"
+
+namespace favorlab {
+
+using Json = nlohmann::ordered_json;
+
+struct Result {
+  std::string experiment;
+  Json params = Json::object();
+  Json rows = Json::array();
+  std::vector<Check> checks;
+  Json measurements = Json::object();  // run-level figures that go into provenance (e.g. throughput)
+};
+
+struct RunInfo {
+  int threads = 1;
+  double wall_seconds = 0;
+};
+
+const char* git_commit();  // generated at build time
+
+Json check_json(const Check& c);
+Json provenance_json(const RunInfo& info);
+Json result_json(const Result& r, const RunInfo& info);
+
+}  // namespace favorlab

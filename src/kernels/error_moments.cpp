@@ -1,0 +1,87 @@
+#include "kernels/error_moments.hpp"
+
+#include <array>
+#include <boost/math/special_functions/binomial.hpp>
+#include <boost/multiprecision/cpp_bin_float.hpp>
+
+namespace favorlab {
+
+namespace {
+
+using Real = boost::multiprecision::cpp_bin_float_50;
+constexpr int kOrder = 6;
+using Moments = std::array<Real, kOrder + 1>;  // index k: the k-th moment, k = 0..6
+
+Real binom(int n, int k) { return Real(boost::math::binomial_coefficient<double>(n, k)); }
+
+// E[e^{t u₁}] for u uniform on S^{d−1}: Σ_j t^{2j}/(2j)! · (2j−1)!!/(d(d+2)⋯(d+2j−2)); all terms positive.
+Real sphere_mgf(int d, const Real& t) {
+  Real term = 1, sum = 1;
+  const Real t2 = t * t;
+  for (int j = 0; j < 100000; ++j) {
+    term *= t2 / (Real(2 * j + 2) * Real(d + 2 * j));
+    sum += term;
+    if (term < sum * Real("1e-52")) break;
+  }
+  return sum;
+}
+
+Moments raw_feature_moments(Estimator e, const Geometry& g, int d) {
+  Moments raw;
+  const Real z2(g.z_sq()), delta2(g.delta_sq()), log_lambda(g.log_lambda());
+  for (int k = 0; k <= kOrder; ++k) {
+    Real sum = 0;
+    switch (e) {
+      case Estimator::positive:
+        sum = exp(Real(k) * log_lambda + Real(k * k) * z2 / 2);
+        break;
+      case Estimator::hyperbolic:
+        for (int j = 0; j <= k; ++j) sum += binom(k, j) * exp(Real((k - 2 * j) * (k - 2 * j)) * z2 / 2);
+        sum *= exp(Real(k) * log_lambda) / pow(Real(2), k);
+        break;
+      case Estimator::trig:
+        for (int j = 0; j <= k; ++j) sum += binom(k, j) * exp(-Real((k - 2 * j) * (k - 2 * j)) * delta2 / 2);
+        sum *= exp(-Real(k) * log_lambda) / pow(Real(2), k);
+        break;
+      case Estimator::smreg:
+        sum = exp(Real(k) * log_lambda) * sphere_mgf(d, Real(k) * sqrt(Real(d) * z2));
+        break;
+    }
+    raw[k] = sum;
+  }
+  return raw;
+}
+
+}  // namespace
+
+ErrorMoments error_moments(Estimator e, const Geometry& g, int d, int m) {
+  const Moments raw = raw_feature_moments(e, g, d);
+  const Real mean = raw[1];
+  Moments c;  // central moments of one feature
+  for (int k = 0; k <= kOrder; ++k) {
+    c[k] = 0;
+    for (int j = 0; j <= k; ++j) c[k] += binom(k, j) * raw[j] * pow(-mean, k - j);
+  }
+  // Cumulants of one feature, scaled to the mean of m features, then back to central moments of the error.
+  const Real k2 = c[2], k3 = c[3], k4 = c[4] - 3 * c[2] * c[2], k5 = c[5] - 10 * c[3] * c[2],
+             k6 = c[6] - 15 * c[4] * c[2] - 10 * c[3] * c[3] + 30 * pow(c[2], 3);
+  const Real mm(m);
+  const Real s2 = k2 / mm, s3 = k3 / pow(mm, 2), s4 = k4 / pow(mm, 3), s6 = k6 / pow(mm, 5);
+  (void)k5;  // the 5th cumulant enters no quantity used here (μ₆ = κ₆ + 15κ₄κ₂ + 10κ₃² + 15κ₂³)
+  const Real mu2 = s2, mu3 = s3, mu4 = s4 + 3 * s2 * s2, mu6 = s6 + 15 * s4 * s2 + 10 * s3 * s3 + 15 * pow(s2, 3);
+
+  ErrorMoments out;
+  out.variance = static_cast<double>(mu2);
+  // Exact (or exact up to rounding) where the feature does not vary: e.g. positive features at z = 0.
+  if (mu2 <= pow(mean, 2) * Real("1e-40")) {
+    out.degenerate = true;
+    return out;
+  }
+  out.error_skewness = static_cast<double>(mu3 / pow(mu2, Real(1.5)));
+  const Real var_sq = mu4 - mu2 * mu2;               // Var(e²)
+  const Real third_sq = mu6 - 3 * mu4 * mu2 + 2 * pow(mu2, 3);  // E[(e² − E e²)³]
+  out.squared_error_skewness = static_cast<double>(third_sq / pow(var_sq, Real(1.5)));
+  return out;
+}
+
+}  // namespace favorlab

@@ -1,0 +1,28 @@
+#include "kernels/lemma2.hpp"
+
+#include <cmath>
+#include <stdexcept>
+
+namespace favorlab {
+
+// Written with expm1 so that the variance does not vanish by cancellation as ‖z‖ or ‖Δ‖ → 0.
+double mse_trig(const Geometry& g, int m) {
+  const double one_minus = -std::expm1(-g.delta_sq());
+  return std::exp(-2 * g.log_lambda()) * one_minus * one_minus / (2.0 * m);
+}
+
+double mse_positive(const Geometry& g, int m) { return std::exp(2 * g.dot()) * std::expm1(g.z_sq()) / m; }
+
+double mse_hyperbolic(const Geometry& g, int m) { return 0.5 * -std::expm1(-g.z_sq()) * mse_positive(g, m); }
+
+double lemma2_mse(Estimator e, const Geometry& g, int m) {
+  switch (e) {
+    case Estimator::trig: return mse_trig(g, m);
+    case Estimator::positive: return mse_positive(g, m);
+    case Estimator::hyperbolic: return mse_hyperbolic(g, m);
+    case Estimator::smreg: break;
+  }
+  throw std::invalid_argument("Lemma 2 gives no MSE for the smreg estimator");
+}
+
+}  // namespace favorlab

@@ -1,0 +1,103 @@
+#include "mc/estimator_sweep.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <sstream>
+#include <stdexcept>
+
+#include "kernels/smreg.hpp"
+#include "kernels/softmax_kernel.hpp"
+#include "rng/philox_stream.hpp"
+
+namespace favorlab {
+
+double estimator_truth(Estimator e, const Geometry& g, int d) {
+  return e == Estimator::smreg ? smreg_exact(g, d) : softmax_kernel(g);
+}
+
+namespace {
+
+struct Accumulator {
+  std::vector<SweepCell> cells;
+  void merge(const Accumulator& other) {
+    for (std::size_t i = 0; i < cells.size(); ++i) {
+      cells[i].error.merge(other.cells[i].error);
+      cells[i].nonfinite += other.cells[i].nonfinite;
+    }
+  }
+};
+
+void validate(const SweepConfig& c) {
+  auto bad = [](const std::string& what) { throw std::invalid_argument(what); };
+  if (c.d <= 0) bad("dimension d must be positive, got " + std::to_string(c.d));
+  if (c.specs.empty()) bad("no estimator to run");
+  if (c.points.empty()) bad("the geometry grid is empty");
+  if (c.trials < 2) bad("trials must be at least 2, got " + std::to_string(c.trials));
+  if (c.threads < 1) bad("threads must be at least 1, got " + std::to_string(c.threads));
+  for (const auto& s : c.specs)
+    if (s.m <= 0) bad("number of random features m must be positive, got " + std::to_string(s.m));
+  for (const auto& g : c.points) validate_geometry(g, c.d);
+}
+
+}  // namespace
+
+SweepResult run_estimator_sweep(const SweepConfig& c, const ProgressFn& progress) {
+  validate(c);
+  const auto start = std::chrono::steady_clock::now();
+  const std::size_t points = c.points.size(), specs = c.specs.size();
+  int max_m = 0;
+  for (const auto& s : c.specs) max_m = std::max(max_m, s.m);
+
+  SweepResult result;
+  result.truth_stride = points;
+  result.truth.resize(specs * points);
+  for (std::size_t s = 0; s < specs; ++s)
+    for (std::size_t p = 0; p < points; ++p) {
+      const double t = estimator_truth(c.specs[s].estimator, c.points[p], c.d);
+      if (!std::isfinite(t) || t == 0) {
+        std::ostringstream msg;
+        msg << "the kernel value at x_norm=" << c.points[p].x_norm << ", y_norm=" << c.points[p].y_norm
+            << ", cos=" << c.points[p].cos_angle << (t == 0 ? " underflows" : " overflows")
+            << " double precision; use smaller norms";
+        throw std::invalid_argument(msg.str());
+      }
+      result.truth[s * points + p] = t;
+    }
+
+  Eigen::MatrixXd x(points, c.d), y(points, c.d);
+  for (std::size_t p = 0; p < points; ++p) {
+    x.row(static_cast<Eigen::Index>(p)) = geometry_x(c.points[p], c.d).transpose();
+    y.row(static_cast<Eigen::Index>(p)) = geometry_y(c.points[p], c.d).transpose();
+  }
+
+  Accumulator zero;
+  zero.cells.resize(specs * points);
+  Accumulator total = run_parallel_trials(
+      c.trials, c.threads, zero,
+      [&](std::int64_t trial, Accumulator& acc) {
+        PhiloxStream rng(c.seed, c.stream, static_cast<std::uint64_t>(trial));
+        const Eigen::MatrixXd w_all = draw_projection(c.coupling, RowNorms::chi, max_m, c.d, rng);
+        for (std::size_t s = 0; s < specs; ++s) {
+          Eigen::MatrixXd w = w_all.topRows(c.specs[s].m);
+          if (row_norms_for(c.specs[s].estimator) == RowNorms::sqrt_d) rescale_rows_to_sqrt_d(w);
+          const Eigen::VectorXd est = estimate_kernel(c.specs[s].estimator, x, y, w);
+          for (std::size_t p = 0; p < points; ++p) {
+            const double e = est(static_cast<Eigen::Index>(p)) - result.truth[s * points + p];
+            SweepCell& cell = acc.cells[s * points + p];
+            if (std::isfinite(e))
+              cell.error.add(e);
+            else
+              ++cell.nonfinite;
+          }
+        }
+      },
+      progress);
+
+  result.cells = std::move(total.cells);
+  result.evaluations = c.trials * static_cast<std::int64_t>(specs * points);
+  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return result;
+}
+
+}  // namespace favorlab

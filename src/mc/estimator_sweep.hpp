@@ -1,0 +1,55 @@
+#pragma once
+// Monte Carlo of softmax-kernel estimators over a grid of geometries.
+// Each trial draws ONE projection with max(m) rows for the coupling and evaluates every (estimator, m) spec at every
+// point with it — specs use its first m rows; smreg rescales them to norm √d — so all figures of one trial share
+// their randomness (common random numbers) and a trial costs one draw plus a few small GEMMs.
+// Trial t draws from PhiloxStream(seed, stream, t): results do not depend on the thread count.
+// Errors are recorded against the estimator's exact mean: SM for trig/positive/hyperbolic, SMREG for smreg.
+#include <cstdint>
+#include <vector>
+
+#include "features/estimator.hpp"
+#include "kernels/geometry.hpp"
+#include "mc/parallel_trials.hpp"
+#include "stats/running_moments.hpp"
+
+namespace favorlab {
+
+struct EstimatorSpec {
+  Estimator estimator;
+  int m;
+};
+
+struct SweepConfig {
+  int d = 16;
+  Coupling coupling = Coupling::iid;
+  std::vector<EstimatorSpec> specs;
+  std::vector<Geometry> points;
+  std::uint64_t seed = 2021;
+  std::uint64_t stream = 0;
+  std::int64_t trials = 1000;
+  int threads = 1;
+};
+
+struct SweepCell {
+  RunningMoments error;       // estimate − truth over the finite estimates
+  std::int64_t nonfinite = 0;
+};
+
+struct SweepResult {
+  std::vector<double> truth;                // [spec * points + point]
+  std::vector<SweepCell> cells;             // [spec * points + point]
+  std::int64_t evaluations = 0;             // estimator evaluations performed
+  double seconds = 0;
+  const SweepCell& cell(std::size_t spec, std::size_t point) const { return cells[spec * truth_stride + point]; }
+  std::size_t truth_stride = 0;             // number of points
+};
+
+// The exact mean of the estimator at g: SM for the Gaussian estimators, SMREG for smreg.
+double estimator_truth(Estimator e, const Geometry& g, int d);
+
+// Throws std::invalid_argument on an empty grid or spec list, m ≤ 0, d ≤ 0, trials < 2, threads < 1, a bad geometry,
+// or a truth that is not finite in double precision.
+SweepResult run_estimator_sweep(const SweepConfig& config, const ProgressFn& progress = {});
+
+}  // namespace favorlab

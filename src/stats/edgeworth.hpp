@@ -1,0 +1,18 @@
+#pragma once
+// When is a Monte Carlo z test of a mean trustworthy?
+// For the studentized mean T of n draws with skewness γ, the one-term Edgeworth expansion (Hall, "The Bootstrap and
+// Edgeworth Expansion", 1992, §2.6) gives P(T ≤ −z) = Φ(−z) + γ (2z² + 1) φ(z) / (6√n) + O(1/n): skewed draws move
+// probability into one tail. favorlab calls a test conclusive when that shift is at most the tail's nominal share
+// α/2, so the real false-failure rate of the point is at most twice the stated one. Heavy tails (the lognormal-like
+// errors of the exponential estimators) have enormous γ and fail this, honestly, instead of passing by luck.
+#include <cstdint>
+
+namespace favorlab {
+
+// γ (2z² + 1) φ(z) / (6√n) for |γ|.
+double edgeworth_tail_shift(double skewness, double z, std::int64_t trials);
+
+// Smallest n with edgeworth_tail_shift(γ, z, n) ≤ α/2 (saturates at INT64_MAX).
+std::int64_t trials_for_reliable_z_test(double skewness, double z, double alpha);
+
+}  // namespace favorlab

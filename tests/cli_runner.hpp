@@ -1,0 +1,47 @@
+#pragma once
+// Runs the favorlab binary from tests and captures its exit status, stdout and stderr.
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace favorlab::testing {
+
+struct CliRun {
+  int status = -1;
+  std::string out, err;
+};
+
+inline std::string read_text(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// A fresh scratch directory under the system temp dir, removed by the caller if wanted.
+inline std::filesystem::path scratch_dir(const std::string& name) {
+  const auto dir = std::filesystem::temp_directory_path() / ("favorlab-test-" + name + "-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+inline CliRun run_cli(const std::string& args, const std::filesystem::path& cwd) {
+  const auto out = cwd / ".stdout", err = cwd / ".stderr";
+  const std::string cmd = "cd '" + cwd.string() + "' && '" FAVORLAB_BINARY "' " + args + " >'" + out.string() +
+                          "' 2>'" + err.string() + "'";
+  const int raw = std::system(cmd.c_str());
+  CliRun r;
+  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  r.out = read_text(out);
+  r.err = read_text(err);
+  std::filesystem::remove(out);
+  std::filesystem::remove(err);
+  return r;
+}
+
+}  // namespace favorlab::testing

@@ -1,0 +1,79 @@
+#include <catch2/catch.hpp>
+#include <cmath>
+
+#include "features/estimator.hpp"
+#include "features/feature_maps.hpp"
+#include "kernels/geometry.hpp"
+
+using namespace favorlab;
+
+namespace {
+Eigen::MatrixXd sample_inputs(int rows, int d, std::uint64_t seed) {
+  PhiloxStream rng(seed, 0, 0);
+  Eigen::MatrixXd u(rows, d);
+  for (int i = 0; i < rows; ++i)
+    for (int j = 0; j < d; ++j) u(i, j) = 0.4 * rng.normal();
+  return u;
+}
+}  // namespace
+
+TEST_CASE("feature maps match their definitions entry by entry", "[features]") {
+  const int d = 6, m = 5;
+  const Eigen::MatrixXd u = sample_inputs(4, d, 1);
+  PhiloxStream rng(2, 0, 0);
+  const Eigen::MatrixXd w = iid_projection(m, d, rng);
+  const auto trig = trig_features<double>(u, w), pos = positive_features<double>(u, w),
+             hyp = hyperbolic_features<double>(u, w);
+  REQUIRE(trig.cols() == 2 * m);
+  REQUIRE(pos.cols() == m);
+  REQUIRE(hyp.cols() == 2 * m);
+  for (int r = 0; r < u.rows(); ++r) {
+    const double sq = u.row(r).squaredNorm();
+    for (int i = 0; i < m; ++i) {
+      const double a = w.row(i).dot(u.row(r));
+      CHECK(trig(r, i) == Approx(std::exp(sq / 2) * std::sin(a) / std::sqrt(m)).epsilon(1e-13));
+      CHECK(trig(r, m + i) == Approx(std::exp(sq / 2) * std::cos(a) / std::sqrt(m)).epsilon(1e-13));
+      CHECK(pos(r, i) == Approx(std::exp(-sq / 2) * std::exp(a) / std::sqrt(m)).epsilon(1e-13));
+      CHECK(hyp(r, i) == Approx(std::exp(-sq / 2) * std::exp(a) / std::sqrt(2 * m)).epsilon(1e-13));
+      CHECK(hyp(r, m + i) == Approx(std::exp(-sq / 2) * std::exp(-a) / std::sqrt(2 * m)).epsilon(1e-13));
+    }
+  }
+}
+
+TEST_CASE("float feature maps agree with double", "[features]") {
+  const Eigen::MatrixXd u = sample_inputs(8, 16, 3);
+  PhiloxStream rng(4, 0, 0);
+  const Eigen::MatrixXd w = iid_projection(32, 16, rng);
+  const Eigen::MatrixXf uf = u.cast<float>(), wf = w.cast<float>();
+  const auto check = [](const Eigen::MatrixXd& a, const Eigen::MatrixXf& b) {
+    CHECK((a - b.cast<double>()).cwiseAbs().maxCoeff() <= 1e-5 * a.cwiseAbs().maxCoeff());
+  };
+  check(trig_features<double>(u, w), trig_features<float>(uf, wf));
+  check(positive_features<double>(u, w), positive_features<float>(uf, wf));
+  check(hyperbolic_features<double>(u, w), hyperbolic_features<float>(uf, wf));
+}
+
+TEST_CASE("phi(x)^T phi(y) equals the estimator formulas of MATH.md", "[features]") {
+  const int d = 8, m = 7;
+  const Geometry g{0.9, 1.2, -0.3};
+  const Eigen::VectorXd x = geometry_x(g, d), y = geometry_y(g, d);
+  REQUIRE(x.dot(y) == Approx(g.dot()));
+  PhiloxStream rng(5, 0, 0);
+  const Eigen::MatrixXd w = iid_projection(m, d, rng);
+  const Eigen::MatrixXd xs = x.transpose(), ys = y.transpose();
+  double trig = 0, pos = 0, hyp = 0;
+  for (int i = 0; i < m; ++i) {
+    trig += std::cos(w.row(i).dot(x - y));
+    pos += std::exp(w.row(i).dot(x + y));
+    hyp += std::cosh(w.row(i).dot(x + y));
+  }
+  const double lambda = std::exp(g.log_lambda());
+  CHECK(estimate_kernel(Estimator::trig, xs, ys, w)(0) == Approx(trig / m / lambda).epsilon(1e-12));
+  CHECK(estimate_kernel(Estimator::positive, xs, ys, w)(0) == Approx(lambda * pos / m).epsilon(1e-12));
+  CHECK(estimate_kernel(Estimator::hyperbolic, xs, ys, w)(0) == Approx(lambda * hyp / m).epsilon(1e-12));
+}
+
+TEST_CASE("estimator names round-trip and unknown names are rejected", "[features]") {
+  for (const auto& name : estimator_names()) CHECK(estimator_name(parse_estimator(name)) == name);
+  CHECK_THROWS_AS(parse_estimator("softmax"), std::invalid_argument);
+}

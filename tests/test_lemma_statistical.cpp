@@ -1,0 +1,123 @@
+// Statistical tests of Lemma 1 and Lemma 2 through the Monte Carlo sweep, at points where the z test is reliable.
+// Each check uses a family-wise false-failure rate kAlpha (Bonferroni over its points); seeds are fixed, so CI is
+// deterministic, and the tests pass for other seeds with probability ≥ 1 − kAlpha per check.
+// The "power" cases feed the same machinery a wrong theory and require a violation: a check that cannot fail proves
+// nothing.
+#include <catch2/catch.hpp>
+
+#include "kernels/error_moments.hpp"
+#include "kernels/lemma2.hpp"
+#include "kernels/smreg.hpp"
+#include "kernels/softmax_kernel.hpp"
+#include "mc/estimator_sweep.hpp"
+#include "stats/claim_check.hpp"
+
+using namespace favorlab;
+
+namespace {
+
+constexpr double kAlpha = 1e-6;
+const std::vector<Geometry> kPoints{{0.3, 0.5, -0.5}, {0.5, 0.5, 0.3}, {0.6, 0.3, 0.9}, {0.6, 0.6, -1.0},
+                                    {0.4, 0.7, -0.9}};
+// The MSE test averages e², whose skewness grows fast with ‖z‖: these points keep it reliable at 250000 trials.
+const std::vector<Geometry> kMsePoints{{0.3, 0.5, -0.5}, {0.6, 0.6, -1.0}, {0.4, 0.7, -0.9}, {0.3, 0.3, 0.3},
+                                       {0.5, 0.5, -0.5}};
+constexpr int kD = 8, kM = 8;
+
+SweepResult sweep(Coupling c, std::vector<EstimatorSpec> specs, std::int64_t trials, std::uint64_t seed,
+                  const std::vector<Geometry>& points = kPoints) {
+  return run_estimator_sweep({kD, c, std::move(specs), points, seed, 0, trials, 2});
+}
+
+// Mean of spec s against `theory(point)`; returns the check's status. Requires every point to be conclusive.
+template <class Theory>
+std::string mean_check(const SweepResult& r, std::size_t s, Estimator e, Theory theory) {
+  ClaimCheck check("mean", "test", kAlpha, kPoints.size());
+  for (std::size_t p = 0; p < kPoints.size(); ++p) {
+    const auto& cell = r.cell(s, p);
+    const double truth = r.truth[s * kPoints.size() + p];
+    const PointVerdict v = check.judge({truth + cell.error.mean(), theory(kPoints[p]), cell.error.standard_error(),
+                                        1e-12 * truth, error_moments(e, kPoints[p], kD, kM).error_skewness,
+                                        cell.error.count(), cell.nonfinite, "p"});
+    INFO("point " << p << " z=" << v.z << " needs " << v.trials_needed);
+    REQUIRE(v.status != "inconclusive");
+  }
+  return check.result().status;
+}
+
+}  // namespace
+
+TEST_CASE("Lemma 1: every estimator is unbiased for its kernel, iid and orthogonal", "[statistical][lemma1]") {
+  const std::vector<EstimatorSpec> specs{
+      {Estimator::trig, kM}, {Estimator::positive, kM}, {Estimator::hyperbolic, kM}, {Estimator::smreg, kM}};
+  for (Coupling c : {Coupling::iid, Coupling::orthogonal}) {
+    const SweepResult r = sweep(c, specs, 40000, 2021);
+    for (std::size_t s = 0; s < specs.size(); ++s) {
+      INFO(estimator_name(specs[s].estimator) << " / " << coupling_name(c));
+      const auto truth = [&](const Geometry& g) { return estimator_truth(specs[s].estimator, g, kD); };
+      CHECK(mean_check(r, s, specs[s].estimator, truth) == "holds");
+    }
+  }
+}
+
+TEST_CASE("Lemma 1 check has power: SMREG is not SM, and the positive estimator is not unbiased for SMREG",
+          "[statistical][lemma1]") {
+  const SweepResult r = sweep(Coupling::iid, {{Estimator::positive, kM}, {Estimator::smreg, kM}}, 40000, 7);
+  const auto smreg = [](const Geometry& g) { return smreg_exact(g, kD); };
+  const auto sm = [](const Geometry& g) { return softmax_kernel(g); };
+  CHECK(mean_check(r, 0, Estimator::positive, smreg) == "violated");
+  CHECK(mean_check(r, 1, Estimator::smreg, sm) == "violated");
+}
+
+TEST_CASE("Lemma 2: empirical MSE matches the closed forms (iid)", "[statistical][lemma2]") {
+  const std::vector<EstimatorSpec> specs{{Estimator::trig, kM}, {Estimator::positive, kM}, {Estimator::hyperbolic, kM}};
+  const SweepResult r = sweep(Coupling::iid, specs, 250000, 2022, kMsePoints);
+  for (double scale : {1.0, 2.0}) {  // scale 2: the MSE of m/2 features — must be caught
+    for (std::size_t s = 0; s < specs.size(); ++s) {
+      const Estimator e = specs[s].estimator;
+      ClaimCheck check("mse", "test", kAlpha, kMsePoints.size());
+      for (std::size_t p = 0; p < kMsePoints.size(); ++p) {
+        const auto& cell = r.cell(s, p);
+        const double sm = softmax_kernel(kMsePoints[p]);
+        const PointVerdict v = check.judge({cell.error.mean_square(), scale * lemma2_mse(e, kMsePoints[p], kM),
+                                            cell.error.mean_square_stderr(), std::pow(1e-12 * sm, 2),
+                                            error_moments(e, kMsePoints[p], kD, kM).squared_error_skewness,
+                                            cell.error.count(), cell.nonfinite, "p"});
+        INFO(estimator_name(e) << " point " << p << " z=" << v.z << " needs " << v.trials_needed);
+        REQUIRE(v.status != "inconclusive");
+      }
+      INFO(estimator_name(e) << " scale " << scale);
+      CHECK(check.result().status == (scale == 1.0 ? "holds" : "violated"));
+    }
+  }
+}
+
+TEST_CASE("the same seed gives bit-identical sweeps with 1 and 2 threads", "[determinism]") {
+  SweepConfig c{kD, Coupling::orthogonal, {{Estimator::positive, 12}, {Estimator::trig, 5}}, kPoints, 99, 3,
+                1234 /* not a multiple of the block size */, 1};
+  const SweepResult one = run_estimator_sweep(c);
+  c.threads = 2;
+  const SweepResult two = run_estimator_sweep(c);
+  REQUIRE(one.cells.size() == two.cells.size());
+  for (std::size_t i = 0; i < one.cells.size(); ++i) {
+    CHECK(one.cells[i].error.count() == 1234);
+    CHECK(one.cells[i].error.mean() == two.cells[i].error.mean());
+    for (int k = 2; k <= 4; ++k) CHECK(one.cells[i].error.central_moment(k) == two.cells[i].error.central_moment(k));
+  }
+}
+
+TEST_CASE("sweep rejects bad configurations", "[mc]") {
+  SweepConfig c{kD, Coupling::iid, {{Estimator::positive, 4}}, kPoints, 1, 0, 100, 1};
+  auto bad = c;
+  bad.specs[0].m = 0;
+  CHECK_THROWS_AS(run_estimator_sweep(bad), std::invalid_argument);
+  bad = c;
+  bad.trials = 1;
+  CHECK_THROWS_AS(run_estimator_sweep(bad), std::invalid_argument);
+  bad = c;
+  bad.points = {{40, 40, 1}};  // SM = e^1600 overflows double
+  CHECK_THROWS_AS(run_estimator_sweep(bad), std::invalid_argument);
+  bad = c;
+  bad.points.clear();
+  CHECK_THROWS_AS(run_estimator_sweep(bad), std::invalid_argument);
+}
