@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "experiments/experiment.hpp"
 #include "features/estimator.hpp"
 #include "io/result.hpp"
 #include "kernels/geometry.hpp"
@@ -28,6 +29,19 @@ struct EstimatorGridOptions {
   std::vector<Estimator> parsed_estimators() const;
   std::vector<Coupling> parsed_couplings() const;
   Json params() const;
+};
+
+// Base of the estimator experiments: owns the grid options and registers them.
+class EstimatorGridExperiment : public Experiment {
+ public:
+  void add_options(CLI::App& app) override { grid_.add_to(app); }
+
+ protected:
+  EstimatorGridExperiment(std::vector<std::string> estimators, std::vector<std::string> couplings) {
+    grid_.estimators = std::move(estimators);
+    grid_.couplings = std::move(couplings);
+  }
+  EstimatorGridOptions grid_;
 };
 
 // Relative slack for floating-point rounding in an estimate (sums of m products of exponentials): far above double

@@ -26,18 +26,14 @@ struct MseFigure {
   std::int64_t trials = 0, nonfinite = 0;
 };
 
-class MseExperiment final : public Experiment {
+class MseExperiment final : public EstimatorGridExperiment {
  public:
-  MseExperiment() {
-    grid_.estimators = {"trig", "positive", "hyperbolic"};
-    grid_.couplings = {"iid"};
-  }
+  MseExperiment() : EstimatorGridExperiment({"trig", "positive", "hyperbolic"}, {"iid"}) {}
   std::string name() const override { return "mse"; }
   std::string summary() const override {
     return "Lemma 2 and Fig. 2: MSE of trig/positive/hyperbolic estimators against the closed forms";
   }
-  std::int64_t default_trials(bool quick) const override { return quick ? 20000 : 200000; }
-  void add_options(CLI::App& app) override { grid_.add_to(app); }
+  std::int64_t default_trials(bool quick) const override { return quick ? 100000 : 1000000; }
 
   Result run(const RunContext& ctx) override {
     const auto points = grid_.points();
@@ -188,8 +184,6 @@ class MseExperiment final : public Experiment {
     }
     return check.result();
   }
-
-  EstimatorGridOptions grid_;
 };
 
 }  // namespace

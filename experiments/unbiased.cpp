@@ -14,18 +14,14 @@ namespace favorlab {
 
 namespace {
 
-class UnbiasedExperiment final : public Experiment {
+class UnbiasedExperiment final : public EstimatorGridExperiment {
  public:
-  UnbiasedExperiment() {
-    grid_.estimators = {"trig", "positive", "hyperbolic", "smreg"};
-    grid_.couplings = {"iid", "orthogonal"};
-  }
+  UnbiasedExperiment() : EstimatorGridExperiment({"trig", "positive", "hyperbolic", "smreg"}, {"iid", "orthogonal"}) {}
   std::string name() const override { return "unbiased"; }
   std::string summary() const override {
     return "Lemma 1: trig/positive/hyperbolic estimators unbiased for SM, smreg for SMREG (iid and orthogonal)";
   }
-  std::int64_t default_trials(bool quick) const override { return quick ? 5000 : 50000; }
-  void add_options(CLI::App& app) override { grid_.add_to(app); }
+  std::int64_t default_trials(bool quick) const override { return quick ? 20000 : 200000; }
 
   Result run(const RunContext& ctx) override {
     const auto points = grid_.points();
@@ -86,8 +82,6 @@ class UnbiasedExperiment final : public Experiment {
     return result;
   }
 
- private:
-  EstimatorGridOptions grid_;
 };
 
 }  // namespace

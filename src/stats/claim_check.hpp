@@ -34,7 +34,7 @@ struct PointEvidence {
 
 struct PointVerdict {
   std::string status;
-  double z = 0;                     // (empirical − theory)/SE; 0 where the difference is within the allowance
+  double z = 0;                     // (empirical − theory)/SE; 0 where |difference| is within the allowance
   std::int64_t trials_needed = 0;   // for a reliable z test at this point's α
 };
 
@@ -51,8 +51,8 @@ class ClaimCheck {
   std::string claim_, where_;
   Sides sides_;
   double point_alpha_, z_crit_;
-  std::size_t held_ = 0, violated_ = 0, inconclusive_ = 0;
-  double worst_z_ = 0;
+  std::size_t held_ = 0, violated_ = 0, inconclusive_ = 0, confirmed_ = 0;
+  double worst_z_ = 0, worst_badness_ = 0;
   std::string worst_label_, inconclusive_reason_;
   std::int64_t most_trials_needed_ = 0;
 };

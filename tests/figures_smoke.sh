@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Small experiment runs through the plotting scripts: every figure is written and is a PNG.
+set -euo pipefail
+favorlab="$1"; plotting="$2"
+dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
+grid=(--x-norm 0.5,1 --y-norm 0.5,1 --cos -0.9,0,0.9 --trials 500 --quiet)
+"$favorlab" unbiased "${grid[@]}" --out "$dir/unbiased.json"
+"$favorlab" mse "${grid[@]}" --out "$dir/mse.json"
+/usr/bin/python3 "$plotting/make_figures.py" --results "$dir" --quiet
+for f in mse.png mse_ratio.png unbiased.png unbiased_bias.png; do
+  head -c 8 "$dir/figures/$f" | od -An -tx1 | grep -q "89 50 4e 47" || { echo "not a PNG: $f" >&2; exit 1; }
+done
+echo "figures ok"
