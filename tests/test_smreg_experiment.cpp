@@ -211,3 +211,14 @@ TEST_CASE("smreg subcommand: bad input exits 2 naming the option", "[cli][smreg]
   }
   std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("smreg subcommand: threads do not change the numbers", "[cli][smreg][determinism]") {
+  const auto dir = scratch_dir("smreg-threads");
+  const std::string args = "smreg --d 1,3,16 --z-norm 0.5,5 --C 2 --asymptote-d 64 --trials 3000 --quiet";
+  REQUIRE(run_cli(args + " --threads 1 --out a.json", dir).status == 0);
+  REQUIRE(run_cli(args + " --threads 2 --out b.json", dir).status == 0);
+  const auto a = nlohmann::json::parse(read_text(dir / "a.json")), b = nlohmann::json::parse(read_text(dir / "b.json"));
+  CHECK(a["rows"] == b["rows"]);
+  CHECK(a["checks"] == b["checks"]);
+  std::filesystem::remove_all(dir);
+}
