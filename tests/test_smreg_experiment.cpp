@@ -105,6 +105,21 @@ TEST_CASE("known limits: ratio -> 1 as |z| -> 0 (gap ~ w^2 (1 - 2/d) ... ) and a
   }
 }
 
+TEST_CASE("SMREG/SM falls as |z| grows, so the infimum over |z| <= 2 sqrt(ln C) is at the bound", "[kernels][smreg]") {
+  for (int d : kDims) {
+    double previous_gap = 0, previous_log = 0;
+    for (double z = 0.05; z < 37.6; z *= 1.1) {
+      // The gap 1 − ratio resolves the ratio near 1, its log near 0: each must move strictly in its range.
+      const double gap = smreg_ratio_gap(z, d), log_ratio = log_smreg_ratio_series(z, d);
+      INFO("d=" << d << " |z|=" << z);
+      if (gap < 0.5) CHECK(gap > previous_gap);
+      if (gap > 0.1) CHECK(log_ratio < previous_log);
+      previous_gap = gap;
+      previous_log = log_ratio;
+    }
+  }
+}
+
 TEST_CASE("Theorem 1 bound: |z| <= 2 sqrt(ln C), limit (2 ln C)^2, critical C = exp(1/sqrt 2)", "[kernels][smreg]") {
   CHECK(theorem1_max_w(1) == 0);
   CHECK(theorem1_max_z_norm(std::exp(1.0)) == Approx(2));
