@@ -4,10 +4,12 @@
 // family-wise α (Bonferroni over their points), require every point to be conclusive (a-priori skewness), and have a
 // power case that must fail.
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 #include <boost/math/quadrature/gauss_kronrod.hpp>
 #include <cmath>
 
+#include "cli_runner.hpp"
 #include "features/projection.hpp"
 #include "kernels/error_moments.hpp"
 #include "kernels/lemma2.hpp"
@@ -215,4 +217,24 @@ TEST_CASE("orthogonal MSE functions reject bad input", "[kernels][orthogonal]") 
   CHECK_THROWS_AS(orthogonal_mse(Estimator::positive, Geometry{0.5, 0.5, 2.0}, 4, 2), std::invalid_argument);
   CHECK_THROWS_AS(theorem2_claimed_bound(Estimator::positive, g, 4, 5), std::invalid_argument);
   CHECK_THROWS_AS(theorem2_corrected_bound(Estimator::smreg, g, 4, 8), std::invalid_argument);
+}
+
+TEST_CASE("favorlab orthogonal: result rows and checks, bad options exit 2 without a file", "[cli][orthogonal]") {
+  using namespace favorlab::testing;
+  const auto dir = scratch_dir("orthogonal");
+  const auto ok = run_cli("orthogonal --d 4,8 --m 1,4,8 --cos -0.9,0.5 --trials 300 --quiet --out o.json", dir);
+  REQUIRE(ok.status == 0);
+  const auto json = nlohmann::json::parse(read_text(dir / "o.json"));
+  // d=4 uses m 1,4 and d=8 uses m 1,4,8; 2 estimators × 2 couplings × 2 points; 5 checks per d × estimator.
+  CHECK(json["rows"].size() == (2 + 3) * 2 * 2 * 2);
+  CHECK(json["checks"].size() == 2 * 2 * 5);
+  for (const auto& row : json["rows"])
+    if (row["coupling"] == "orthogonal") CHECK(row.contains("claim_exact_status"));
+  for (const char* bad : {"--d 4 --m 8", "--d 1", "--estimators trig", "--m 0", "--alpha 2", "--cos 1.5"}) {
+    INFO(bad);
+    const auto run = run_cli(std::string("orthogonal --trials 300 --quiet --out bad.json ") + bad, dir);
+    CHECK(run.status == 2);
+    CHECK(!std::filesystem::exists(dir / "bad.json"));
+  }
+  std::filesystem::remove_all(dir);
 }
