@@ -222,9 +222,9 @@ TEST_CASE("orthogonal MSE functions reject bad input", "[kernels][orthogonal]") 
 TEST_CASE("favorlab orthogonal: result rows and checks, bad options exit 2 without a file", "[cli][orthogonal]") {
   using namespace favorlab::testing;
   const auto dir = scratch_dir("orthogonal");
-  const auto ok = run_cli("orthogonal --d 4,8 --m 1,4,8 --cos -0.9,0.5 --trials 300 --quiet --out o.json", dir);
+  const auto ok = run_cli("orthogonal --d 4,8 --m 1,4,8 --cos -0.9,0.5 --trials 300 --quiet --out orthogonal.json", dir);
   REQUIRE(ok.status == 0);
-  const auto json = nlohmann::json::parse(read_text(dir / "o.json"));
+  const auto json = nlohmann::json::parse(read_text(dir / "orthogonal.json"));
   // d=4 uses m 1,4 and d=8 uses m 1,4,8; 2 estimators × 2 couplings × 2 points; 5 checks per d × estimator.
   CHECK(json["rows"].size() == (2 + 3) * 2 * 2 * 2);
   CHECK(json["checks"].size() == 2 * 2 * 5);
@@ -236,5 +236,11 @@ TEST_CASE("favorlab orthogonal: result rows and checks, bad options exit 2 witho
     CHECK(run.status == 2);
     CHECK(!std::filesystem::exists(dir / "bad.json"));
   }
+  // The figures render from this file (plotting/plot_orthogonal.py through make_figures.py).
+  const auto plotting = std::filesystem::path(__FILE__).parent_path().parent_path() / "plotting" / "make_figures.py";
+  const std::string plot = "/usr/bin/python3 '" + plotting.string() + "' --results '" + dir.string() + "' --quiet";
+  CHECK(std::system(plot.c_str()) == 0);
+  for (const char* png : {"orthogonal_positive.png", "orthogonal_smreg.png", "orthogonal_gap.png"})
+    CHECK(std::filesystem::file_size(dir / "figures" / png) > 1000);
   std::filesystem::remove_all(dir);
 }
