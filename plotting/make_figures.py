@@ -14,6 +14,7 @@ matplotlib.use("Agg")
 from figure_writer import save_png  # noqa: E402  (after the backend is chosen)
 from plot_mse import plot_mse  # noqa: E402
 from plot_smreg import plot_smreg  # noqa: E402
+from plot_orthogonal import plot_orthogonal  # noqa: E402
 from plot_unbiased import plot_unbiased  # noqa: E402
 from result_file import ResultFileError, load_result  # noqa: E402
 
@@ -21,6 +22,7 @@ from result_file import ResultFileError, load_result  # noqa: E402
 PLOTS = {
     "mse": plot_mse,
     "smreg": plot_smreg,
+    "orthogonal": plot_orthogonal,
     "unbiased": plot_unbiased,
 }
 
