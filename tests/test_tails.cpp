@@ -191,6 +191,20 @@ TEST_CASE("Legendre transform is positive above the mean, increasing and convex"
   }
 }
 
+TEST_CASE("Legendre transform stays finite next to the top of the support in high dimension", "[tails][legendre]") {
+  // d = 128: log M_X − θ·max X ≈ −L_X reaches −1000 and more; the integrand must be rescaled, not underflow to 0.
+  const RegularizedFeature x({0.5, 0.5, 1.0}, 128);
+  double previous = 0;
+  for (double gap : {1e-2, 1e-4, 1e-6, 1e-8}) {
+    const double l = legendre_transform(x, x.max_value() * (1 - gap)).value;
+    INFO("gap=" << gap << " L=" << l);
+    CHECK(std::isfinite(l));
+    CHECK(l > previous);
+    previous = l;
+  }
+  CHECK(previous > 700);  // exp(−L) far below the smallest double: the bound is 0 in double, rightly
+}
+
 TEST_CASE("Theorem 3 bounds: values, factor d/(d+2), bad input", "[tails][bound]") {
   const Geometry g{0.5, 0.5, 0.5};
   const int d = 16;

@@ -50,7 +50,24 @@ double RegularizedFeature::top_atom() const {
   return d_ == 1 ? 0.5 : 0;
 }
 
-double RegularizedFeature::integral(double theta, Shift shift, int power) const {
+double RegularizedFeature::peak_log_integrand(double theta, Shift shift) const {
+  // For d > 3 the weight (1 − s²)^{(d−3)/2} vanishes at the ends, and for large |θ| the factor e^{θ(X − X(±1))}
+  // vanishes away from the favoured end: their product can peak far below 1e-308 (log M_X − θ·max X ≈ −L_X), so
+  // the integrand is scaled by the exponential of its largest log value. For θ > 0 that peak lies in 0 ≤ s < 1 (the
+  // weight is even, the exponent increasing); a log-spaced grid in the distance r to the end (r = 1 … 1e-300) finds it
+  // closely enough — any offset near the peak keeps the values representable, and it is added back exactly.
+  if (d_ <= 3 || shift == Shift::mean) return 0;
+  const double half_power = (d_ - 3) / 2.0;
+  double best = -std::numeric_limits<double>::infinity();
+  for (int j = 0; j <= 2400; ++j) {
+    const double r = std::pow(10.0, -j / 8.0);
+    const double excess = shift == Shift::top ? max_value() * std::expm1(-t_ * r) : min_value() * std::expm1(t_ * r);
+    best = std::max(best, log_norm_ + half_power * std::log(r * (2 - r)) + theta * excess);
+  }
+  return best;
+}
+
+double RegularizedFeature::integral(double theta, Shift shift, int power, double offset) const {
   const double lambda = std::exp(log_lambda_);
   const double half_power = (d_ - 3) / 2.0;
   // tanh_sinh on [−1, 1] passes (s, sc) with sc the signed distance to the nearer end: sc = 1 − s > 0 on the right
@@ -70,7 +87,7 @@ double RegularizedFeature::integral(double theta, Shift shift, int power) const 
     // when the bottom is.
     const double excess = shift == Shift::top ? max_value() * std::expm1(-t_ * one_minus)
                                               : min_value() * std::expm1(t_ * one_plus);
-    double value = std::exp(log_weight + theta * excess);
+    double value = std::exp(log_weight + theta * excess - offset);
     if (power == 1) value *= lambda * std::exp(t_ * s);
     return value;
   };
@@ -88,8 +105,10 @@ double RegularizedFeature::log_mgf(double theta) const {
     return theta * shift + std::log(0.5 + 0.5 * std::exp(-std::abs(theta) * range));
   // For small |θ|·range, log M_X ≈ θ E[X] is small, and θ·max X + log(∫…) would lose it to cancellation; centre on
   // the mean instead: log M_X = θ E[X] + log1p(E[e^{θ(X − E X)} − 1]), the integrand at most e − 1 in size.
-  if (std::abs(theta) * range <= 1) return theta * mean_ + std::log1p(integral(theta, Shift::mean, 0));
-  return theta * shift + std::log(integral(theta, theta > 0 ? Shift::top : Shift::bottom, 0));
+  if (std::abs(theta) * range <= 1) return theta * mean_ + std::log1p(integral(theta, Shift::mean, 0, 0));
+  const Shift side = theta > 0 ? Shift::top : Shift::bottom;
+  const double offset = peak_log_integrand(theta, side);
+  return theta * shift + offset + std::log(integral(theta, side, 0, offset));
 }
 
 double RegularizedFeature::tilted_mean(double theta) const {
@@ -101,7 +120,8 @@ double RegularizedFeature::tilted_mean(double theta) const {
     return top * max_value() + (1 - top) * min_value();
   }
   const Shift shift = theta >= 0 ? Shift::top : Shift::bottom;
-  return integral(theta, shift, 1) / integral(theta, shift, 0);
+  const double offset = peak_log_integrand(theta, shift);  // common to both integrals: cancels in the ratio
+  return integral(theta, shift, 1, offset) / integral(theta, shift, 0, offset);
 }
 
 double RegularizedFeature::log_mgf_series(double theta) const {

@@ -41,8 +41,11 @@ class RegularizedFeature {
   //   Shift::top     ∫ density(s) · exp(θ(X(s) − max X)) · X(s)^power ds
   //   Shift::bottom  ∫ density(s) · exp(θ(X(s) − min X)) · X(s)^power ds
   //   Shift::mean    ∫ density(s) · expm1(θ(X(s) − E X)) ds   (power ignored)
+  // with the top/bottom integrands multiplied by e^{−offset} (offset from peak_log_integrand).
   enum class Shift { top, bottom, mean };
-  double integral(double theta, Shift shift, int power) const;
+  double integral(double theta, Shift shift, int power, double offset) const;
+  // About the largest log of the top/bottom integrand (0 where no rescaling is needed).
+  double peak_log_integrand(double theta, Shift shift) const;
   int d_;
   double t_, log_lambda_, log_norm_, mean_;  // log_norm_ = −log B(1/2, (d−1)/2); mean_ = E[X]
 };
