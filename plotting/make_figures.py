@@ -15,6 +15,7 @@ from figure_writer import save_png  # noqa: E402  (after the backend is chosen)
 from plot_mse import plot_mse  # noqa: E402
 from plot_smreg import plot_smreg  # noqa: E402
 from plot_orthogonal import plot_orthogonal  # noqa: E402
+from plot_tails import plot_tails  # noqa: E402
 from plot_unbiased import plot_unbiased  # noqa: E402
 from result_file import ResultFileError, load_result  # noqa: E402
 
@@ -23,6 +24,7 @@ PLOTS = {
     "mse": plot_mse,
     "smreg": plot_smreg,
     "orthogonal": plot_orthogonal,
+    "tails": plot_tails,
     "unbiased": plot_unbiased,
 }
 

@@ -1,0 +1,218 @@
+// `favorlab tails` — Theorem 3: tail bounds for the regularized positive estimator.
+// For a > SMREG(x, y) and m ≤ d:  P[SMREG^+_m > a] ≤ exp(−m L_X(a))  and  P[SMREG^ort+_m > a] ≤ d/(d+2)·exp(−m L_X(a)),
+// with L_X the Legendre transform of one regularized feature X (kernels/regularized_tail_bound.hpp).
+// Per (coupling, d, m, geometry, a = SMREG·(1 + δ)): exceedance counts of the estimator over the trials, the exact
+// Clopper–Pearson interval of P[estimate > a], and the bound. Checks, one per coupling and d, Bonferroni over their
+// points: a point is violated only when the interval's lower end exceeds the bound. A third check per d tests the
+// orthogonal rows against the plain Chernoff bound exp(−m L_X(a)), the step of the paper's proof (E[e^{θΣX^ort}] ≤
+// E[e^{θΣX^iid}]) before the factor d/(d+2) is applied.
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+#include <stdexcept>
+
+#include "experiments/experiment.hpp"
+#include "kernels/regularized_tail_bound.hpp"
+#include "kernels/smreg.hpp"
+#include "mc/smreg_tail_sweep.hpp"
+#include "stats/tail_bound_check.hpp"
+
+namespace favorlab {
+
+namespace {
+
+struct TailPoint {  // one (m, geometry, δ) of one d: the bound, and where its row goes
+  int m;
+  std::size_t mi, p, k;
+  double delta;
+  TailBound bound;
+  double a;
+};
+
+class TailsExperiment final : public Experiment {
+ public:
+  std::string name() const override { return "tails"; }
+  std::string summary() const override {
+    return "Theorem 3: tail bounds exp(-m L_X(a)) (iid) and d/(d+2) exp(-m L_X(a)) (orthogonal) for SMREG estimators";
+  }
+  std::int64_t default_trials(bool quick) const override { return quick ? 100000 : 2000000; }
+
+  void add_options(CLI::App& app) override {
+    app.add_option("--d", ds_, "Dimensions, comma-separated (each uses the --m values <= d)")
+        ->delimiter(',')
+        ->capture_default_str();
+    m_option_ = app.add_option("--m", ms_,
+                               "Numbers of random features, comma-separated; each d uses the values <= d (Theorem 3 "
+                               "needs m <= d)")
+                    ->delimiter(',')
+                    ->capture_default_str();
+    app.add_option("--x-norm", x_norms_, "Norms of x, comma-separated")->delimiter(',')->capture_default_str();
+    app.add_option("--y-norm", y_norms_, "Norms of y, comma-separated")->delimiter(',')->capture_default_str();
+    app.add_option("--cos", cosines_, "Cosines of the angle between x and y, comma-separated (d = 1 needs +-1)")
+        ->delimiter(',')
+        ->capture_default_str();
+    app.add_option("--delta", deltas_, "Thresholds a = SMREG(x, y)·(1 + delta), comma-separated, each > 0")
+        ->delimiter(',')
+        ->capture_default_str();
+    app.add_option("--couplings", couplings_, "Projection couplings: iid, orthogonal")
+        ->delimiter(',')
+        ->capture_default_str();
+    app.add_option("--alpha", alpha_, "Family-wise level of each check's Clopper-Pearson intervals (Bonferroni)")
+        ->capture_default_str();
+  }
+
+  Result run(const RunContext& ctx) override {
+    validate();
+    std::vector<Coupling> couplings;
+    for (const auto& c : couplings_) couplings.push_back(parse_coupling(c));
+    Result result;
+    result.experiment = name();
+    result.params = Json{{"d", ds_},         {"m", ms_},         {"x_norm", x_norms_},     {"y_norm", y_norms_},
+                         {"cos", cosines_},  {"delta", deltas_}, {"couplings", couplings_}, {"alpha", alpha_}};
+
+    const std::size_t parts = couplings.size() * ds_.size();
+    std::size_t part = 0;
+    double seconds = 0;
+    std::int64_t draws = 0;
+    for (int d : ds_) {
+      std::vector<int> ms;
+      for (int m : ms_)
+        if (m <= d) ms.push_back(m);
+      if (ms.empty()) continue;  // every --m value exceeds this d: nothing to test here
+      const std::vector<Geometry> points = geometries(d);
+      std::vector<std::vector<double>> thresholds(points.size());
+      std::vector<double> smreg(points.size());
+      for (std::size_t p = 0; p < points.size(); ++p) {
+        smreg[p] = smreg_exact(points[p], d);
+        for (double delta : deltas_) thresholds[p].push_back(smreg[p] * (1 + delta));
+      }
+      // The bounds do not depend on the coupling: compute them once per d.
+      std::vector<TailPoint> tail_points;
+      for (std::size_t mi = 0; mi < ms.size(); ++mi)
+        for (std::size_t p = 0; p < points.size(); ++p)
+          for (std::size_t k = 0; k < deltas_.size(); ++k)
+            tail_points.push_back({ms[mi], mi, p, k, deltas_[k],
+                                   theorem3_bound(points[p], d, ms[mi], thresholds[p][k]), thresholds[p][k]});
+
+      for (Coupling coupling : couplings) {
+        const bool iid = coupling == Coupling::iid;
+        // A stream per (coupling, d): the d = 16 counts do not change when other dimensions join the run.
+        const std::uint64_t stream = (static_cast<std::uint64_t>(coupling) << 32) | static_cast<std::uint64_t>(d);
+        TailSweepConfig config{d, coupling, ms, points, thresholds, ctx.seed, stream, ctx.trials, ctx.threads};
+        const TailSweepResult sweep = run_smreg_tail_sweep(config, part_progress(ctx.progress, part++, parts));
+        seconds += sweep.seconds;
+        draws += sweep.trials;
+
+        const std::string where = std::string(coupling_name(coupling)) + " rows of norm sqrt(d), d=" +
+                                  std::to_string(d) + ", m in {" + join(ms) + "}, " + std::to_string(points.size()) +
+                                  " geometries x " + std::to_string(deltas_.size()) + " thresholds";
+        TailBoundCheck check(iid ? "Theorem 3: P[SMREG+_m > a] <= exp(-m L_X(a))"
+                                 : "Theorem 3: P[SMREG-ort+_m > a] <= d/(d+2) exp(-m L_X(a))",
+                             where, alpha_, tail_points.size());
+        TailBoundCheck chernoff("Theorem 3 proof step: P[SMREG-ort+_m > a] <= exp(-m L_X(a)) (without d/(d+2))",
+                                where, alpha_, tail_points.size());
+        for (const TailPoint& tp : tail_points) {
+          const Geometry& g = points[tp.p];
+          const std::string label = "d=" + std::to_string(d) + ", m=" + std::to_string(tp.m) + ", " +
+                                    geometry_label(g) + ", a=SMREG*(1+" + number(tp.delta) + ")";
+          const std::int64_t nonfinite = sweep.nonfinite_count(tp.mi, tp.p);
+          const TailPointEvidence ev{sweep.exceed_count(tp.mi, tp.p, tp.k), sweep.trials - nonfinite, nonfinite,
+                                     iid ? tp.bound.iid : tp.bound.orthogonal, label};
+          const TailPointVerdict v = check.judge(ev);
+          Json row{{"estimator", "smreg"}, {"coupling", coupling_name(coupling)}, {"d", d}, {"m", tp.m},
+                   {"x_norm", g.x_norm}, {"y_norm", g.y_norm}, {"cos_angle", g.cos_angle},
+                   {"smreg", tp.bound.smreg}, {"truth", tp.bound.smreg}, {"delta", tp.delta}, {"a", tp.a},
+                   {"max_estimate", tp.bound.max_feature}, {"above_support", tp.a >= tp.bound.max_feature},
+                   {"exceed_count", ev.exceed}, {"trials", ev.trials}, {"nonfinite", nonfinite},
+                   {"p_hat", v.p_hat}, {"p_lower", v.interval.lower}, {"p_upper", v.interval.upper},
+                   {"legendre", finite_or_null(tp.bound.legendre)}, {"theta", finite_or_null(tp.bound.theta)},
+                   {"bound", ev.bound}, {"chernoff_bound", tp.bound.iid}, {"margin", v.margin},
+                   {"confirmed", v.confirmed}, {"status", v.status}};
+          if (!iid) {
+            TailPointEvidence weak = ev;
+            weak.bound = tp.bound.iid;
+            row["chernoff_status"] = chernoff.judge(weak).status;
+          }
+          result.rows.push_back(row);
+        }
+        result.checks.push_back(check.result());
+        if (!iid) result.checks.push_back(chernoff.result());
+      }
+    }
+    result.measurements["projection_draws"] = draws;
+    result.measurements["draws_per_second"] = seconds > 0 ? static_cast<double>(draws) / seconds : 0.0;
+    return result;
+  }
+
+ private:
+  void validate() const {
+    if (ds_.empty()) throw std::invalid_argument("--d needs at least one value");
+    for (int d : ds_)
+      if (d <= 0) throw std::invalid_argument("--d values must be positive, got " + std::to_string(d));
+    if (ms_.empty()) throw std::invalid_argument("--m needs at least one value");
+    const int max_d = *std::max_element(ds_.begin(), ds_.end());
+    for (int m : ms_) {
+      if (m <= 0) throw std::invalid_argument("--m values must be positive, got " + std::to_string(m));
+      if (m > max_d && m_option_ && m_option_->count() > 0)  // the default list is simply cut at each d
+        throw std::invalid_argument("--m " + std::to_string(m) + " exceeds every --d (Theorem 3 needs m <= d)");
+    }
+    if (deltas_.empty()) throw std::invalid_argument("--delta needs at least one value");
+    for (double delta : deltas_)
+      if (!(delta > 0) || !std::isfinite(delta))
+        throw std::invalid_argument("--delta values must be finite and > 0 (Theorem 3 needs a > SMREG), got " +
+                                    number(delta));
+    if (!(alpha_ > 0 && alpha_ < 1)) throw std::invalid_argument("--alpha must lie in (0, 1)");
+    if (couplings_.empty()) throw std::invalid_argument("--couplings needs at least one coupling");
+    if (x_norms_.empty() || y_norms_.empty() || cosines_.empty())
+      throw std::invalid_argument("--x-norm, --y-norm and --cos each need at least one value");
+  }
+
+  std::vector<Geometry> geometries(int d) const {
+    std::vector<Geometry> out;
+    for (double xn : x_norms_)
+      for (double yn : y_norms_)
+        for (double c : cosines_) {
+          Geometry g{xn, yn, c};
+          validate_geometry(g, d);
+          // SMREG, the thresholds above it and the largest estimate Λe^{√d‖z‖} must be normal doubles.
+          const double top_threshold = smreg_exact(g, d) * (1 + *std::max_element(deltas_.begin(), deltas_.end()));
+          const double top_estimate = std::exp(g.log_lambda() + std::sqrt(d * g.z_sq()));
+          if (!std::isnormal(smreg_exact(g, d)) || !std::isfinite(top_threshold) || !std::isnormal(top_estimate))
+            throw std::invalid_argument("--x-norm/--y-norm out of range: SMREG(x, y) or the largest estimate overflows "
+                                        "or underflows double at " + geometry_label(g));
+          out.push_back(g);
+        }
+    return out;
+  }
+
+  static Json finite_or_null(double v) { return std::isfinite(v) ? Json(v) : Json(nullptr); }
+  static std::string number(double v) {
+    std::ostringstream s;
+    s << v;
+    return s.str();
+  }
+  static std::string geometry_label(const Geometry& g) {
+    return "x_norm=" + number(g.x_norm) + ", y_norm=" + number(g.y_norm) + ", cos=" + number(g.cos_angle);
+  }
+  static std::string join(const std::vector<int>& v) {
+    std::string s;
+    for (std::size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + std::to_string(v[i]);
+    return s;
+  }
+
+  CLI::Option* m_option_ = nullptr;
+  std::vector<int> ds_{1, 2, 16};
+  std::vector<int> ms_{1, 2, 4, 8, 16};
+  std::vector<double> x_norms_{0.1, 0.5};
+  std::vector<double> y_norms_{0.5};
+  std::vector<double> cosines_{1};
+  std::vector<double> deltas_{0.02, 0.05, 0.1, 0.2, 0.35, 0.5, 0.75, 1, 1.5, 2, 3, 5};
+  std::vector<std::string> couplings_{"iid", "orthogonal"};
+  double alpha_ = 1e-3;
+};
+
+}  // namespace
+
+std::unique_ptr<Experiment> make_tails_experiment() { return std::make_unique<TailsExperiment>(); }
+
+}  // namespace favorlab

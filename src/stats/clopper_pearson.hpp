@@ -1,0 +1,19 @@
+#pragma once
+// Exact (Clopper–Pearson) confidence interval for a binomial proportion: k successes in n trials, confidence 1 − α,
+// α/2 in each tail. From Boost.Math's inverse regularized incomplete beta function:
+//   lower = I⁻¹_{α/2}(k, n − k + 1)  (0 when k = 0),   upper = I⁻¹_{1−α/2}(k + 1, n − k)  (1 when k = n).
+// Coverage is at least 1 − α for every true p (conservative), with no normal approximation — so it stays valid for
+// the tiny tail probabilities and zero counts of a tail-bound experiment.
+#include <cstdint>
+
+namespace favorlab {
+
+struct ProportionInterval {
+  double lower = 0;
+  double upper = 1;
+};
+
+// Throws std::invalid_argument unless 0 ≤ k ≤ n, n ≥ 1 and 0 < α < 1.
+ProportionInterval clopper_pearson(std::int64_t k, std::int64_t n, double alpha);
+
+}  // namespace favorlab
