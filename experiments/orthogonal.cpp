@@ -52,7 +52,7 @@ class ExactInequality {
   }
   Check result() const {
     std::ostringstream s;
-    s << held_ << " points hold, " << violated_ << " violated (exact values, no sampling; rounding allowance "
+    s << held_ << " points hold, " << violated_ << " violated, exact values (no sampling, rounding allowance "
       << kRoundingAllowance << " K^2); largest (MSE - bound)/K^2 = " << worst_ << " at " << worst_label_;
     if (violated_ > 0) s << "; violated for |z| in [" << z_min_ << ", " << z_max_ << "]";
     return {claim_, where_, violated_ > 0 ? "violated" : "holds", worst_, s.str()};
@@ -138,7 +138,7 @@ class OrthogonalExperiment final : public Experiment {
           if (specs[s].estimator == e) my_specs.push_back(s);
         const std::size_t n = my_specs.size() * points.size();
         const std::string where = "d=" + std::to_string(d) + ", m in {" + join(ms) + "}, " +
-                                  std::to_string(points.size()) + " points";
+                                  std::to_string(points.size()) + " geometries";
         ClaimCheck ort_check("Exact orthogonal MSE (" + en + ", from the proof of Theorem 2) = Monte Carlo",
                              "orthogonal projections, " + where, alpha_, n);
         ClaimCheck iid_check(e == Estimator::smreg ? "Exact iid MSE (smreg, sphere MGF) = Monte Carlo"
