@@ -4,11 +4,13 @@ namespace favorlab {
 
 std::unique_ptr<Experiment> make_unbiased_experiment();
 std::unique_ptr<Experiment> make_mse_experiment();
+std::unique_ptr<Experiment> make_moments_experiment();
 
 std::vector<std::unique_ptr<Experiment>> make_experiments() {
   std::vector<std::unique_ptr<Experiment>> all;
   all.push_back(make_unbiased_experiment());
   all.push_back(make_mse_experiment());
+  all.push_back(make_moments_experiment());
   return all;
 }
 
