@@ -12,6 +12,7 @@ import matplotlib
 matplotlib.use("Agg")
 
 from figure_writer import save_png  # noqa: E402  (after the backend is chosen)
+from plot_moments import plot_moments  # noqa: E402
 from plot_mse import plot_mse  # noqa: E402
 from plot_unbiased import plot_unbiased  # noqa: E402
 from result_file import ResultFileError, load_result  # noqa: E402
@@ -19,6 +20,7 @@ from result_file import ResultFileError, load_result  # noqa: E402
 # Experiment name -> function from its loaded result to {PNG file name: figure}.
 PLOTS = {
     "mse": plot_mse,
+    "moments": plot_moments,
     "unbiased": plot_unbiased,
 }
 

@@ -6,8 +6,9 @@ dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
 grid=(--x-norm 0.5,1 --y-norm 0.5,1 --cos -0.9,0,0.9 --trials 500 --quiet)
 "$favorlab" unbiased "${grid[@]}" --out "$dir/unbiased.json"
 "$favorlab" mse "${grid[@]}" --out "$dir/mse.json"
+"$favorlab" moments --d 2,8 --max-k 2 --trials 500 --tau-d-max 6 --quiet --out "$dir/moments.json"
 /usr/bin/python3 "$plotting/make_figures.py" --results "$dir" --quiet
-for f in mse.png mse_ratio.png unbiased.png unbiased_bias.png; do
+for f in mse.png mse_ratio.png unbiased.png unbiased_bias.png moments.png moments_tau.png; do
   head -c 8 "$dir/figures/$f" | od -An -tx1 | grep -q "89 50 4e 47" || { echo "not a PNG: $f" >&2; exit 1; }
 done
 echo "figures ok"

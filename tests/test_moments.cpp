@@ -369,12 +369,14 @@ TEST_CASE("favorlab moments: result rows and checks; bad options exit 2", "[cli]
   for (const auto& row : doc["rows"]) {
     if (row["kind"] == "sphere_moment") {
       ++sphere_rows;
-      for (const char* key : {"d", "power", "k", "a_theory", "mean", "stderr", "z", "trials", "status", "trials_needed"})
+      for (const char* key :
+           {"d", "power", "k", "a_theory", "mean", "stderr", "z", "trials", "status", "trials_needed"})
         CHECK(row.contains(key));
     } else {
       REQUIRE(row["kind"] == "tau");
       ++tau_rows;
-      CHECK(row["argmax"] == (row["d"] == 2 ? "(2, 2)" : row["d"] == 3 ? "(2, 2, 0)" : row["d"] == 4 ? "(2, 2, 0, 0)" : "(2, 2, 0, …, 0)"));
+      const int d = row["d"];
+      CHECK(row["argmax"] == (d == 2 ? "(2, 2)" : d == 3 ? "(2, 2, 0)" : d == 4 ? "(2, 2, 0, 0)" : "(2, 2, 0, …, 0)"));
       CHECK(row["exact_comparison"] == "equal");
       CHECK(row["status"] == "holds");
     }
