@@ -1,9 +1,9 @@
 // `favorlab moments` — two lemmas of the Performers paper about moments:
 //   Lemma 3 / eq. 22: A(2k, d) = E[(ωᵀe₁/‖ω‖)^{2k}] = (2k−1)!!/(d(d+2)⋯(d+2k−2)), odd moments 0. Monte Carlo of
 //     u₁ = ωᵀe₁/‖ω‖ (ω ~ N(0, I_d)) at each --d and power 1..2·max-k, each mean against the formula by a two-sided
-//     z test (Bonferroni over the check's points). The skewness of u₁^{2k} is exact from A(2k), A(4k), A(6k), so
-//     points whose z test is unreliable at this trial count (high k at large d) are inconclusive, with the trials
-//     they would need.
+//     z test (Bonferroni over the check's points). The skewness and kurtosis of u₁^n are exact from A(n), …, A(4n),
+//     so points whose z test is unreliable at this trial count (high powers at large d; first- and second-order
+//     Edgeworth terms) are inconclusive, with the trials they would need.
 //   Lemma 6 (proof of Theorem 2): τ(d_1..d_m) = Π μ(d_i)/μ(Σ d_i) ≤ d/(d+2) for even d_i with ≥ 2 non-zero, m ≤ d.
 //     Exhaustive over all such compositions with total degree ≤ --tau-max-degree, for every d in
 //     [--tau-d-min, --tau-d-max], through integer partitions (kernels/tau_maximum.hpp); the maximiser is compared with
@@ -19,6 +19,8 @@
 #include "kernels/sphere_moments.hpp"
 #include "kernels/tau_maximum.hpp"
 #include "mc/sphere_moment_sweep.hpp"
+#include "stats/normal_quantiles.hpp"
+#include "stats/second_order_edgeworth.hpp"
 
 namespace favorlab {
 
@@ -106,17 +108,23 @@ class MomentsExperiment final : public Experiment {
                    "powers 1, 3, .., " + std::to_string(max_power - 1) + ", " + std::to_string(dims_.size()) +
                        " dimensions, " + std::to_string(points) + " points",
                    alpha_, points);
+    const double z_crit = even.critical_z(), point_alpha = bonferroni_alpha(alpha_, points);
     for (std::size_t i = 0; i < dims_.size(); ++i) {
       const int d = dims_[i];
       for (int power = 1; power <= max_power; ++power) {
         const RunningMoments& m = mc.at(i, power);
         const bool is_even = power % 2 == 0;
         const double theory = sphere_moment(power, d);
-        // The skewness of u1^{odd} is 0 by symmetry: the one-term Edgeworth shift vanishes and the t statistic of a
-        // symmetric law is, if anything, conservative.
-        const double skew = sphere_power_skewness(power, d);
+        // Reliability of the z test from the exact skewness (first-order Edgeworth, inside ClaimCheck) and the exact
+        // kurtosis (second order). The second matters for odd powers: u1^{odd} is symmetric (skewness 0), yet at
+        // large power and d its kurtosis is so large that the 1/n term distorts the tails at any affordable n.
+        const double skew = sphere_power_skewness(power, d), kurtosis = sphere_power_excess_kurtosis(power, d);
+        const std::int64_t second_order = trials_for_second_order_z_test(skew, kurtosis, z_crit, point_alpha);
+        const double skew_for_check = std::max(std::abs(skew), skewness_demanding_trials(second_order, z_crit,
+                                                                                          point_alpha));
         const std::int64_t nonfinite = std::isfinite(m.mean()) ? 0 : m.count();
-        const PointEvidence ev{m.mean(), theory, m.standard_error(), 1e-12 * theory, skew, m.count(), nonfinite,
+        const PointEvidence ev{m.mean(),      theory,    m.standard_error(), 1e-12 * theory,
+                               skew_for_check, m.count(), nonfinite,
                                "d=" + std::to_string(d) + ", power " + std::to_string(power)};
         const PointVerdict v = (is_even ? even : odd).judge(ev);
         Json row{{"kind", "sphere_moment"}, {"d", d}, {"power", power}};
@@ -127,6 +135,7 @@ class MomentsExperiment final : public Experiment {
         row["z"] = v.z;
         row["trials"] = m.count();
         row["skewness"] = skew;
+        row["excess_kurtosis"] = kurtosis;
         row["status"] = v.status;
         row["trials_needed"] = v.trials_needed;
         result.rows.push_back(row);

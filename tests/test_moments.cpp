@@ -23,6 +23,9 @@
 #include "kernels/tau_maximum.hpp"
 #include "mc/sphere_moment_sweep.hpp"
 #include "stats/claim_check.hpp"
+#include "stats/edgeworth.hpp"
+#include "stats/normal_quantiles.hpp"
+#include "stats/second_order_edgeworth.hpp"
 
 using namespace favorlab;
 
@@ -147,6 +150,32 @@ TEST_CASE("skewness of u1^2k: exact closed forms", "[moments][lemma3]") {
   CHECK(sphere_power_skewness(2, 10'000'000) == Approx(std::sqrt(8.0)).epsilon(1e-5));  // → χ²₁/d
   CHECK(sphere_power_skewness(5, 16) == 0.0);
   CHECK(sphere_power_skewness(4, 1) == 0.0);
+}
+
+TEST_CASE("excess kurtosis of u1^n: exact closed forms; second-order Edgeworth helpers", "[moments][lemma3]") {
+  // d = 3: u₁ ~ U(−1, 1). Odd p: E X² = 1/(2p+1), E X⁴ = 1/(4p+1). Even p: X = U^p on (0, 1), E X^j = 1/(pj+1).
+  for (int p : {1, 3, 5, 11}) {
+    const double m2 = 1.0 / (2 * p + 1), m4 = 1.0 / (4 * p + 1);
+    CHECK(sphere_power_excess_kurtosis(p, 3) == Approx(m4 / (m2 * m2) - 3).epsilon(1e-12));
+  }
+  for (int p : {2, 4, 8}) {
+    const auto e = [p](int j) { return 1.0 / (p * j + 1); };
+    const double mu = e(1), var = e(2) - mu * mu;
+    const double c4 = e(4) - 4 * mu * e(3) + 6 * mu * mu * e(2) - 3 * std::pow(mu, 4);
+    CHECK(sphere_power_excess_kurtosis(p, 3) == Approx(c4 / (var * var) - 3).epsilon(1e-10));
+  }
+  CHECK(sphere_power_excess_kurtosis(1, 10'000'000) == Approx(0.0).margin(1e-5));  // → normal
+  CHECK(sphere_power_excess_kurtosis(2, 10'000'000) == Approx(12.0).epsilon(1e-5));  // → χ²₁: 12
+  // The skewness handed to ClaimCheck asks for exactly the second-order trial count.
+  for (std::int64_t n : {2LL, 1000LL, 123456789LL})
+    for (double a : {1e-3, 1e-6}) {
+      const double z = two_sided_critical_z(a);
+      CHECK(trials_for_reliable_z_test(skewness_demanding_trials(n, z, a), z, a) == n);
+    }
+  // Normal draws (γ = κ = 0) still carry the t statistic's own 1/n term; heavy kurtosis needs proportionally more.
+  const double z = two_sided_critical_z(1e-4);
+  CHECK(trials_for_second_order_z_test(0, 0, z, 1e-4) < 1000);
+  CHECK(trials_for_second_order_z_test(0, 1e6, z, 1e-4) > 1e7);
 }
 
 TEST_CASE("chi moments mu(j): recursion, known values, quadrature", "[moments][lemma6]") {
@@ -307,6 +336,9 @@ TEST_CASE("Lemma 3 by Monte Carlo: E[u1^n] matches the formula", "[statistical][
           theory = double_factorial / std::pow(d, power / 2);
         }
         const RunningMoments& m = r.at(i, power);
+        REQUIRE(m.count() >= trials_for_second_order_z_test(sphere_power_skewness(power, d),
+                                                            sphere_power_excess_kurtosis(power, d),
+                                                            check.critical_z(), bonferroni_alpha(kAlpha, 4 * 6)));
         const PointVerdict v = check.judge({m.mean(), theory, m.standard_error(), 1e-12 * theory,
                                             sphere_power_skewness(power, d), m.count(), 0, "p"});
         INFO("variant " << variant << " d=" << d << " power " << power << " z=" << v.z << " needs "

@@ -51,4 +51,16 @@ double sphere_power_skewness(int power, int d) {
   return (r3 - 3 * (r2_minus_1 + 1) + 2) / std::pow(r2_minus_1, 1.5);
 }
 
+double sphere_power_excess_kurtosis(int power, int d) {
+  require_dimension(d);
+  if (power < 0) throw std::invalid_argument("sphere moment power must be >= 0, got " + std::to_string(power));
+  if (power == 0 || (d == 1 && power % 2 == 0)) return 0.0;
+  if (power % 2 == 1) return std::exp(log_sphere_moment_even(2 * power, d) - 2 * log_sphere_moment_even(power, d)) - 3;
+  const int k = power / 2;
+  const double log_a1 = log_sphere_moment_even(k, d);
+  const auto r = [&](int j) { return std::exp(log_sphere_moment_even(j * k, d) - j * log_a1); };  // A(j·power)/A^j
+  const double r2_minus_1 = std::expm1(log_sphere_moment_even(2 * k, d) - 2 * log_a1);
+  return (r(4) - 4 * r(3) + 6 * (r2_minus_1 + 1) - 3) / (r2_minus_1 * r2_minus_1) - 3;
+}
+
 }  // namespace favorlab

@@ -18,4 +18,8 @@ double sphere_moment(int power, int d);
 // Defined where X is not constant (d ≥ 2 or odd power with d ≥ 2); d = 1 gives u₁ = ±1 and X² ≡ 1 → γ = 0.
 double sphere_power_skewness(int power, int d);
 
+// Excess kurtosis of X = u₁^power, exact from A(power), A(2·power), A(3·power), A(4·power) (odd powers: mean 0, so
+// A(4·power)/A(2·power)² − 3). 0 where X is constant (d = 1 with an even power).
+double sphere_power_excess_kurtosis(int power, int d);
+
 }  // namespace favorlab
