@@ -75,7 +75,11 @@ def _sphere_figure(result, rows):
             x = np.array([dims.index(r["d"]) for r in subset]) + offsets[i] + shift
             statuses = [r["status"] for r in subset]
             if subset[0]["power"] % 2 == 1:
-                right.plot(x, column(subset, "z"), linestyle="none", marker="d", markersize=4, color=color, alpha=0.5)
+                z = column(subset, "z")
+                for hollow in (False, True):
+                    keep = np.array([(s == "inconclusive") == hollow for s in statuses])
+                    right.plot(x[keep], z[keep], linestyle="none", marker="d", markersize=4, color=color, alpha=0.6,
+                               markerfacecolor="none" if hollow else color)
             else:
                 style.plot_by_status(right, x, column(subset, "z"), statuses, color)
     for z in sorted({critical_z(c) for c in result["checks"] if c.get("claim", "").startswith("Lemma 3")} - {None}):
@@ -97,8 +101,8 @@ def _sphere_figure(result, rows):
     handles += style.status_handles()
     fig.legend(handles=handles, loc="lower center", bbox_to_anchor=(0.5, 0.04), ncol=min(len(handles), 7), fontsize=9,
                frameon=False)
-    fig.text(0.5, 0.005, r"Hollow points are inconclusive: $u_1^{2k}$ is so skewed at large k and d that a z test "
-             "needs more trials (row field trials_needed).", ha="center", va="bottom", fontsize=8, color="dimgray")
+    fig.text(0.5, 0.005, r"Hollow points are inconclusive: $u_1^n$ is so skewed or heavy-tailed at large n and d that a "
+             "z test needs more trials (row field trials_needed).", ha="center", va="bottom", fontsize=8, color="dimgray")
     fig.tight_layout(rect=(0, 0.1, 1, 1))
     return fig
 
