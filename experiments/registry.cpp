@@ -7,6 +7,7 @@ std::unique_ptr<Experiment> make_mse_experiment();
 std::unique_ptr<Experiment> make_smreg_experiment();
 std::unique_ptr<Experiment> make_orthogonal_experiment();
 std::unique_ptr<Experiment> make_tails_experiment();
+std::unique_ptr<Experiment> make_moments_experiment();
 
 std::vector<std::unique_ptr<Experiment>> make_experiments() {
   std::vector<std::unique_ptr<Experiment>> all;
@@ -15,6 +16,7 @@ std::vector<std::unique_ptr<Experiment>> make_experiments() {
   all.push_back(make_smreg_experiment());
   all.push_back(make_orthogonal_experiment());
   all.push_back(make_tails_experiment());
+  all.push_back(make_moments_experiment());
   return all;
 }
 

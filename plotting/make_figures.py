@@ -12,6 +12,7 @@ import matplotlib
 matplotlib.use("Agg")
 
 from figure_writer import save_png  # noqa: E402  (after the backend is chosen)
+from plot_moments import plot_moments  # noqa: E402
 from plot_mse import plot_mse  # noqa: E402
 from plot_smreg import plot_smreg  # noqa: E402
 from plot_orthogonal import plot_orthogonal  # noqa: E402
@@ -25,6 +26,7 @@ PLOTS = {
     "smreg": plot_smreg,
     "orthogonal": plot_orthogonal,
     "tails": plot_tails,
+    "moments": plot_moments,
     "unbiased": plot_unbiased,
 }
 

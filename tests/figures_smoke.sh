@@ -9,9 +9,10 @@ grid=(--x-norm 0.5,1 --y-norm 0.5,1 --cos -0.9,0,0.9 --trials 500 --quiet)
 "$favorlab" smreg --d 2,16 --z-norm 0.1,1,10 --C 1.5,3 --asymptote-d 1024 --trials 500 --quiet --out "$dir/smreg.json"
 "$favorlab" tails --d 2 --trials 500 --quiet --out "$dir/tails.json"
 "$favorlab" orthogonal --d 4 --m 1,4 --trials 500 --quiet --out "$dir/orthogonal.json"
+"$favorlab" moments --d 2,8 --max-k 2 --trials 500 --tau-d-max 6 --quiet --out "$dir/moments.json"
 /usr/bin/python3 "$plotting/make_figures.py" --results "$dir" --quiet
 for f in mse.png mse_ratio.png unbiased.png unbiased_bias.png smreg_ratio.png smreg_bound.png \
-         tails_d2.png orthogonal_positive.png orthogonal_smreg.png orthogonal_gap.png; do
+         tails_d2.png orthogonal_positive.png orthogonal_smreg.png orthogonal_gap.png moments.png moments_tau.png; do
   head -c 8 "$dir/figures/$f" | od -An -tx1 | grep -q "89 50 4e 47" || { echo "not a PNG: $f" >&2; exit 1; }
 done
 echo "figures ok"
