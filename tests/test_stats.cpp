@@ -74,6 +74,7 @@ TEST_CASE("claim check: holds, violated, inconclusive", "[stats]") {
   CHECK(check.judge({1.0, 1.3, 0.01, 0, 0, 1000, 0, "b"}).status == "violated");            // z = −30
   CHECK(check.judge({1.0, 1.3, 0.01, 0, 1e3, 1000, 0, "c"}).status == "inconclusive");      // far too skewed
   CHECK(check.judge({1.0, 1.0, 0.1, 0, 0, 1000, 3, "d"}).status == "inconclusive");         // NaNs seen
+  CHECK(check.judge({1.0, 1.0, 0.1, 0, 0, 1000, 0, "e", 5000}).status == "inconclusive");   // another criterion
   const Check c = check.result();
   CHECK(c.status == "violated");
   CHECK(c.statistic == Approx(-30));

@@ -27,7 +27,7 @@ PointVerdict ClaimCheck::judge(const PointEvidence& p) {
     v.z = p.standard_error > 0 ? diff / p.standard_error : std::copysign(kHugeZ, diff);
   // The Edgeworth shift concerns one tail; a one-sided test spends all of α there, a two-sided one half.
   const double tail_alpha = sides_ == Sides::two ? point_alpha_ : 2 * point_alpha_;
-  v.trials_needed = trials_for_reliable_z_test(p.skewness, z_crit_, tail_alpha);
+  v.trials_needed = std::max(trials_for_reliable_z_test(p.skewness, z_crit_, tail_alpha), p.min_trials);
 
   if (p.nonfinite > 0) {
     v.status = "inconclusive";

@@ -6,7 +6,8 @@
 // z comes from the family-wise α split over all points (Bonferroni). `allowance` absorbs floating-point rounding
 // only (a fixed multiple of machine ε times the scale), never sampling noise.
 // A point is inconclusive — never silently passed — when its estimates were not all finite, or when the a-priori
-// skewness of the averaged quantity makes the z test unreliable at this trial count (stats/edgeworth.hpp).
+// skewness of the averaged quantity makes the z test unreliable at this trial count (stats/edgeworth.hpp), or another
+// criterion the caller supplies (min_trials) asks for more trials than were run.
 // The claim's status: violated if any conclusive point is; otherwise inconclusive if any point is; otherwise holds.
 #include <cstdint>
 #include <string>
@@ -30,6 +31,7 @@ struct PointEvidence {
   std::int64_t trials = 0;
   std::int64_t nonfinite = 0;   // draws that produced NaN or ±Inf (excluded from the figures above)
   std::string label;            // where the point is, for the check's detail
+  std::int64_t min_trials = 0;  // a trial requirement from another reliability criterion (e.g. second-order Edgeworth)
 };
 
 struct PointVerdict {

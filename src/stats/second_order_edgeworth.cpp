@@ -17,11 +17,4 @@ std::int64_t trials_for_second_order_z_test(double skewness, double excess_kurto
   return std::max<std::int64_t>(2, static_cast<std::int64_t>(n));
 }
 
-double skewness_demanding_trials(std::int64_t trials, double z, double alpha) {
-  // trials_for_reliable_z_test: n = ceil((γ c / (α/2))²), c = (2z² + 1) φ(z)/6. Aim a little below n so that the
-  // ceiling lands on it.
-  const double c = (2 * z * z + 1) * normal_density(z) / 6;
-  return std::sqrt(static_cast<double>(trials) * (1 - 1e-12)) * (alpha / 2) / c;
-}
-
 }  // namespace favorlab

@@ -13,8 +13,4 @@ namespace favorlab {
 // Smallest n with |q₂(z)| φ(z)/n ≤ α/2 (saturates at INT64_MAX; at least 2).
 std::int64_t trials_for_second_order_z_test(double skewness, double excess_kurtosis, double z, double alpha);
 
-// The skewness that makes trials_for_reliable_z_test(γ, z, alpha) ask for `trials` (its inverse), so that a
-// requirement from another criterion can be handed to ClaimCheck, which judges reliability through a skewness.
-double skewness_demanding_trials(std::int64_t trials, double z, double alpha);
-
 }  // namespace favorlab
