@@ -96,6 +96,7 @@ def _mse_figure(rows, trials):
             ax.errorbar(dims, ratio, yerr=err, color=COLORS.get(c, "black"), marker="o", capsize=3, label=c)
         ax.axhline(1.0, color=COLORS["orthogonal"], linestyle="--", label="R-ORF (orthogonal)")
         ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
         ax.set_xlabel("dimension d (m = d)")
         ax.set_ylabel("MSE / MSE(R-ORF), geometric mean")
         ax.set_title(f"{e} estimator", fontsize=10)
