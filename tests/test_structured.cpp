@@ -226,6 +226,7 @@ TEST_CASE("CLI: unbiased runs with --couplings hadamard,givens; bad d and coupli
   for (const auto& r : s["rows"]) speed_rows += r["kind"] == "speed";
   CHECK(speed_rows == 3);
   CHECK(run_cli("structured --d 12 --trials 100 --quiet --out y.json", dir).status == 2);
+  CHECK(run_cli("tails --couplings hadamard --d 2 --trials 100 --quiet --out y.json", dir).status == 2);
   CHECK(run_cli("structured --repeats 0 --trials 100 --quiet --out y.json", dir).status == 2);
   CHECK(run_cli("structured --estimators smreg --trials 100 --quiet --out y.json", dir).status == 2);
   CHECK(!std::filesystem::exists(dir / "x.json"));
