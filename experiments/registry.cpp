@@ -8,6 +8,7 @@ std::unique_ptr<Experiment> make_smreg_experiment();
 std::unique_ptr<Experiment> make_orthogonal_experiment();
 std::unique_ptr<Experiment> make_tails_experiment();
 std::unique_ptr<Experiment> make_moments_experiment();
+std::unique_ptr<Experiment> make_structured_experiment();
 
 std::vector<std::unique_ptr<Experiment>> make_experiments() {
   std::vector<std::unique_ptr<Experiment>> all;
@@ -17,6 +18,7 @@ std::vector<std::unique_ptr<Experiment>> make_experiments() {
   all.push_back(make_orthogonal_experiment());
   all.push_back(make_tails_experiment());
   all.push_back(make_moments_experiment());
+  all.push_back(make_structured_experiment());
   return all;
 }
 

@@ -64,7 +64,12 @@ class TailsExperiment final : public Experiment {
   Result run(const RunContext& ctx) override {
     validate();
     std::vector<Coupling> couplings;
-    for (const auto& c : couplings_) couplings.push_back(parse_coupling(c));
+    for (const auto& c : couplings_) {
+      couplings.push_back(parse_coupling(c));
+      // Theorem 3's bounds concern iid and Haar-orthogonal rows only; structured rows would be judged by the wrong one.
+      if (couplings.back() != Coupling::iid && couplings.back() != Coupling::orthogonal)
+        throw std::invalid_argument("--couplings: tails tests Theorem 3 for iid and orthogonal only, not " + c);
+    }
     Result result;
     result.experiment = name();
     result.params = Json{{"d", ds_},         {"m", ms_},         {"x_norm", x_norms_},     {"y_norm", y_norms_},

@@ -3,14 +3,25 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "features/structured_projection.hpp"
+
 namespace favorlab {
 
-std::string_view coupling_name(Coupling c) { return c == Coupling::iid ? "iid" : "orthogonal"; }
+std::string_view coupling_name(Coupling c) {
+  switch (c) {
+    case Coupling::iid: return "iid";
+    case Coupling::orthogonal: return "orthogonal";
+    case Coupling::hadamard: return "hadamard";
+    case Coupling::givens: return "givens";
+  }
+  return "unknown";
+}
 
 Coupling parse_coupling(std::string_view name) {
-  if (name == "iid") return Coupling::iid;
-  if (name == "orthogonal") return Coupling::orthogonal;
-  throw std::invalid_argument("unknown coupling '" + std::string(name) + "' (expected iid or orthogonal)");
+  for (Coupling c : {Coupling::iid, Coupling::orthogonal, Coupling::hadamard, Coupling::givens})
+    if (name == coupling_name(c)) return c;
+  throw std::invalid_argument("unknown coupling '" + std::string(name) +
+                              "' (expected iid, orthogonal, hadamard or givens)");
 }
 
 namespace {
@@ -72,6 +83,9 @@ void rescale_rows_to_sqrt_d(Eigen::MatrixXd& w) {
 }
 
 Eigen::MatrixXd draw_projection(Coupling coupling, RowNorms norms, int m, int d, PhiloxStream& rng) {
+  // The structured kinds draw their row norms themselves.
+  if (coupling == Coupling::hadamard) return HadamardProjection::draw(m, d, norms, rng).dense();
+  if (coupling == Coupling::givens) return GivensProjection::draw(m, d, norms, rng).dense();
   Eigen::MatrixXd w = coupling == Coupling::iid ? iid_projection(m, d, rng) : orthogonal_projection(m, d, rng);
   if (norms == RowNorms::sqrt_d) rescale_rows_to_sqrt_d(w);
   return w;

@@ -3,6 +3,8 @@
 //   iid:          rows ω_i ~ N(0, I_d), independent.
 //   orthogonal:   independent blocks of ≤ d rows; inside a block the directions are rows of a Haar-random orthogonal
 //                 matrix (QR of a Gaussian matrix with the signs of diag(R) folded into Q).
+//   hadamard:     SORF blocks √d·H D₁ H D₂ H D₃; givens: products of d·⌈log₂ d⌉ random Givens rotations
+//                 (features/structured_projection.hpp). Orthogonal rows inside a block; hadamard needs d a power of 2.
 // Row norms:      chi    — each row's norm ~ chi_d independently, so every row is marginally N(0, I_d)
 //                          ("ortho_scaling 0"; for iid rows this is simply the Gaussian itself);
 //                 sqrt_d — every row has norm √d ("ortho_scaling 1"; iid rows become uniform on √d·S^{d−1}, the
@@ -16,7 +18,7 @@
 
 namespace favorlab {
 
-enum class Coupling { iid, orthogonal };
+enum class Coupling { iid, orthogonal, hadamard, givens };
 enum class RowNorms { chi, sqrt_d };
 
 std::string_view coupling_name(Coupling c);
