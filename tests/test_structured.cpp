@@ -233,3 +233,33 @@ TEST_CASE("CLI: unbiased runs with --couplings hadamard,givens; bad d and coupli
   CHECK(!std::filesystem::exists(dir / "y.json"));
   std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("CLI: orthogonal --structured tests Theorem 2's bound with structured features", "[structured][cli]") {
+  using namespace favorlab::testing;
+  const auto dir = scratch_dir("orthogonal-structured");
+  const auto run = run_cli("orthogonal --d 4 --m 2,4 --estimators positive --structured hadamard,givens --trials 300 "
+                           "--quiet --out o.json",
+                           dir);
+  REQUIRE(run.status == 0);
+  const auto doc = nlohmann::json::parse(read_text(dir / "o.json"));
+  std::size_t structured_rows = 0;
+  for (const auto& row : doc["rows"])
+    if (row["coupling"] == "hadamard" || row["coupling"] == "givens") {
+      ++structured_rows;
+      CHECK(row.contains("mse_ratio_to_orthogonal"));
+      CHECK(row.contains("claim_mc_status"));
+    }
+  CHECK(structured_rows == 2 * 2 * 9);  // couplings × m × default geometries
+  int structured_checks = 0;
+  for (const auto& c : doc["checks"])
+    structured_checks += c["claim"].get<std::string>().find("with hadamard features") != std::string::npos ||
+                         c["claim"].get<std::string>().find("with givens features") != std::string::npos;
+  CHECK(structured_checks == 2);
+  for (const char* args : {"orthogonal --structured iid --out x.json", "orthogonal --d 6 --structured hadamard --out x.json"}) {
+    const auto bad = run_cli(std::string(args) + " --trials 100 --quiet", dir);
+    INFO(args << ": " << bad.err);
+    CHECK(bad.status == 2);
+    CHECK(!std::filesystem::exists(dir / "x.json"));
+  }
+  std::filesystem::remove_all(dir);
+}
