@@ -94,3 +94,10 @@ TEST_CASE("geometry validation", "[kernels]") {
   CHECK_THROWS_AS(validate_geometry({1, 1, 0.5}, 1), std::invalid_argument);
   CHECK_NOTHROW(validate_geometry({1, 1, -1}, 1));
 }
+
+TEST_CASE("Gaussian kernel: SM = exp(|x|^2/2) K_gauss exp(|y|^2/2)", "[kernels]") {
+  for (const Geometry g : {Geometry{0.3, 1.1, -0.4}, Geometry{1.5, 0.2, 0.9}, Geometry{0.7, 0.7, -1.0}})
+    CHECK(softmax_kernel(g) ==
+          Approx(std::exp(g.x_norm * g.x_norm / 2) * gaussian_kernel(g) * std::exp(g.y_norm * g.y_norm / 2))
+              .epsilon(1e-14));
+}
