@@ -64,25 +64,29 @@ TEST_CASE("FWHT equals the dense Sylvester Hadamard matrix and is its own invers
   CHECK(!is_power_of_two(12));
 }
 
+// The fast apply equals the dense materialization, and every block of d rows is orthogonal with row norm √d.
+template <class Projection>
+void check_apply_and_blocks(const Projection& p, int m, int d) {
+  const Eigen::MatrixXd w = p.dense();
+  REQUIRE(w.rows() == m);
+  REQUIRE(w.cols() == d);
+  PhiloxStream xr(5, 0, 0);
+  const Eigen::MatrixXd x = gaussian_matrix(d, 7, xr);
+  CHECK((p.apply(x) - w * x).cwiseAbs().maxCoeff() < 1e-12 * d);
+  for (int start = 0; start < m; start += d) {
+    const int rows = std::min(d, m - start);
+    const Eigen::MatrixXd gram = w.middleRows(start, rows) * w.middleRows(start, rows).transpose();
+    CHECK((gram - d * Eigen::MatrixXd::Identity(rows, rows)).cwiseAbs().maxCoeff() < 1e-12 * d);
+  }
+}
+
 TEST_CASE("hadamard: dense materialization = explicit product sqrt(d) H D1 H D2 H D3 = fast apply", "[structured]") {
   for (int d : {1, 2, 4, 16, 64, 256})
     for (int m : {1, d, 2 * d + 1}) {
       PhiloxStream rng(4, static_cast<std::uint64_t>(d), static_cast<std::uint64_t>(m));
       const HadamardProjection p = HadamardProjection::draw(m, d, RowNorms::sqrt_d, rng);
-      const Eigen::MatrixXd w = p.dense();
-      REQUIRE(w.rows() == m);
-      REQUIRE(w.cols() == d);
-      PhiloxStream xr(5, 0, 0);
-      const Eigen::MatrixXd x = gaussian_matrix(d, 7, xr);
       INFO("d = " << d << ", m = " << m);
-      CHECK((p.apply(x) - w * x).cwiseAbs().maxCoeff() < 1e-12 * d);
-      // Every block is √d times a product of orthogonal matrices whose entries are ±1/√d after the first H:
-      // orthogonal rows of norm √d.
-      for (int start = 0; start < m; start += d) {
-        const int rows = std::min(d, m - start);
-        const Eigen::MatrixXd gram = w.middleRows(start, rows) * w.middleRows(start, rows).transpose();
-        CHECK((gram - d * Eigen::MatrixXd::Identity(rows, rows)).cwiseAbs().maxCoeff() < 1e-12 * d);
-      }
+      check_apply_and_blocks(p, m, d);
     }
   // The same draw, replayed from the stream by hand (D₁, D₂, D₃ in that order, sign from the top bit) and built as
   // a product of dense matrices.
@@ -105,18 +109,8 @@ TEST_CASE("givens: dense materialization = product of explicit rotation matrices
     for (int m : {1, d, 2 * d + 1}) {
       PhiloxStream rng(7, static_cast<std::uint64_t>(d), static_cast<std::uint64_t>(m));
       const GivensProjection p = GivensProjection::draw(m, d, RowNorms::sqrt_d, rng);
-      const Eigen::MatrixXd w = p.dense();
-      REQUIRE(w.rows() == m);
-      REQUIRE(w.cols() == d);
-      PhiloxStream xr(8, 0, 0);
-      const Eigen::MatrixXd x = gaussian_matrix(d, 7, xr);
       INFO("d = " << d << ", m = " << m);
-      CHECK((p.apply(x) - w * x).cwiseAbs().maxCoeff() < 1e-12 * d);
-      for (int start = 0; start < m; start += d) {
-        const int rows = std::min(d, m - start);
-        const Eigen::MatrixXd gram = w.middleRows(start, rows) * w.middleRows(start, rows).transpose();
-        CHECK((gram - d * Eigen::MatrixXd::Identity(rows, rows)).cwiseAbs().maxCoeff() < 1e-12 * d);
-      }
+      check_apply_and_blocks(p, m, d);
     }
   // The same draw, replayed from the stream by hand: pair (i, j ≠ i), angle 2π·u, as full d×d rotation matrices.
   const int d = 6;
