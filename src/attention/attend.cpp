@@ -1,0 +1,95 @@
+#include "attention/attend.hpp"
+
+#include <stdexcept>
+#include <string>
+
+#include "attention/attention_projection.hpp"
+#include "attention/bidirectional_favor_attention.hpp"
+#include "attention/causal_favor_attention.hpp"
+#include "attention/exact_attention.hpp"
+
+namespace favorlab {
+
+namespace {
+
+std::string shape(const Eigen::Index rows, const Eigen::Index cols) {
+  return "(" + std::to_string(rows) + ", " + std::to_string(cols) + ")";
+}
+
+template <class T>
+Matrix<T> attend_one_head(const Matrix<T>& q, const Matrix<T>& k, const Matrix<T>& v, const Matrix<T>& w,
+                          const AttentionConfig& config, int threads) {
+  if (config.mechanism == Mechanism::exact)
+    return exact_attention(q, k, v, config.causal, config.renormalize, threads);
+  if (config.causal) return causal_favor_attention(q, k, v, w, config);
+  return bidirectional_favor_attention(q, k, v, w, config, threads);
+}
+
+}  // namespace
+
+template <class T>
+void check_attention_inputs(const Heads<T>& q, const Heads<T>& k, const Heads<T>& v, const Eigen::MatrixXd& w,
+                            const AttentionConfig& config) {
+  if (q.empty()) throw std::invalid_argument("attention needs at least one head");
+  if (k.size() != q.size() || v.size() != q.size())
+    throw std::invalid_argument("Q, K and V have different numbers of heads (" + std::to_string(q.size()) + ", " +
+                                std::to_string(k.size()) + ", " + std::to_string(v.size()) + ")");
+  for (std::size_t h = 0; h < q.size(); ++h) {
+    const std::string head = q.size() > 1 ? " in head " + std::to_string(h) : "";
+    if (q[h].size() == 0 || k[h].size() == 0 || v[h].size() == 0)
+      throw std::invalid_argument("Q, K and V must be non-empty" + head);
+    if (q[h].cols() != k[h].cols())
+      throw std::invalid_argument("Q is " + shape(q[h].rows(), q[h].cols()) + " but K is " +
+                                  shape(k[h].rows(), k[h].cols()) + head + ": Q and K need the same dimension d");
+    if (k[h].rows() != v[h].rows())
+      throw std::invalid_argument("K is " + shape(k[h].rows(), k[h].cols()) + " but V is " +
+                                  shape(v[h].rows(), v[h].cols()) + head + ": K and V need the same length L");
+    if (config.causal && q[h].rows() != k[h].rows())
+      throw std::invalid_argument("causal attention needs as many queries as keys" + head + " (got " +
+                                  std::to_string(q[h].rows()) + " and " + std::to_string(k[h].rows()) + ")");
+    if (!q[h].allFinite()) throw std::invalid_argument("Q contains NaN or Inf" + head);
+    if (!k[h].allFinite()) throw std::invalid_argument("K contains NaN or Inf" + head);
+    if (!v[h].allFinite()) throw std::invalid_argument("V contains NaN or Inf" + head);
+  }
+  const int d = static_cast<int>(q.front().cols());
+  validate_attention_config(config, d);
+  check_attention_projection(config, d, w);
+}
+
+template <class T>
+Heads<T> attend(const Heads<T>& q, const Heads<T>& k, const Heads<T>& v, const Eigen::MatrixXd& w,
+                const AttentionConfig& config, int threads) {
+  check_attention_inputs(q, k, v, w, config);
+  const Matrix<T> wt = w.cast<T>();
+  const int heads = static_cast<int>(q.size());
+  Heads<T> out(q.size());
+  if (heads >= threads) {
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
+    for (int h = 0; h < heads; ++h) out[std::size_t(h)] = attend_one_head(q[h], k[h], v[h], wt, config, 1);
+  } else {
+    for (int h = 0; h < heads; ++h) out[std::size_t(h)] = attend_one_head(q[h], k[h], v[h], wt, config, threads);
+  }
+  return out;
+}
+
+template <class T>
+Matrix<T> attention_matrix(const Matrix<T>& q, const Matrix<T>& k, const Eigen::MatrixXd& w,
+                           const AttentionConfig& config, int threads) {
+  const Heads<T> one_hot{Matrix<T>::Identity(k.rows(), k.rows())};
+  return attend<T>({q}, {k}, one_hot, w, config, threads).front();
+}
+
+template void check_attention_inputs(const Heads<float>&, const Heads<float>&, const Heads<float>&,
+                                     const Eigen::MatrixXd&, const AttentionConfig&);
+template void check_attention_inputs(const Heads<double>&, const Heads<double>&, const Heads<double>&,
+                                     const Eigen::MatrixXd&, const AttentionConfig&);
+template Heads<float> attend(const Heads<float>&, const Heads<float>&, const Heads<float>&, const Eigen::MatrixXd&,
+                             const AttentionConfig&, int);
+template Heads<double> attend(const Heads<double>&, const Heads<double>&, const Heads<double>&,
+                              const Eigen::MatrixXd&, const AttentionConfig&, int);
+template Matrix<float> attention_matrix(const Matrix<float>&, const Matrix<float>&, const Eigen::MatrixXd&,
+                                        const AttentionConfig&, int);
+template Matrix<double> attention_matrix(const Matrix<double>&, const Matrix<double>&, const Eigen::MatrixXd&,
+                                         const AttentionConfig&, int);
+
+}  // namespace favorlab

@@ -1,0 +1,35 @@
+#pragma once
+// One attention call over several heads: the entry point of `favorlab attend`, the experiments and the tests.
+// Inputs are per head: q[h] is Lq×d, k[h] is L×d, v[h] is L×dv (raw queries and keys: the mechanisms scale them by
+// d^{-1/4}). One projection W (m×d, double; see attention_projection.hpp) serves every head, as in the reference
+// implementation. Heads run in parallel when there are at least as many as threads, otherwise the row blocks inside
+// a head do; either way the numbers do not depend on the thread count.
+#include <Eigen/Dense>
+
+#include <vector>
+
+#include "attention/attention_config.hpp"
+#include "features/feature_maps.hpp"
+
+namespace favorlab {
+
+template <class T>
+using Heads = std::vector<Matrix<T>>;
+
+// Throws std::invalid_argument naming the problem: no heads, head counts or shapes that disagree (Q/K dimension,
+// K/V length, causal with Lq ≠ L), empty inputs, NaN/Inf in Q, K or V, a bad configuration or a W of the wrong shape.
+template <class T>
+void check_attention_inputs(const Heads<T>& q, const Heads<T>& k, const Heads<T>& v, const Eigen::MatrixXd& w,
+                            const AttentionConfig& config);
+
+template <class T>
+Heads<T> attend(const Heads<T>& q, const Heads<T>& k, const Heads<T>& v, const Eigen::MatrixXd& w,
+                const AttentionConfig& config, int threads = 1);
+
+// The attention matrix of the mechanism (section C.4): the output for one-hot values V = I_L, so row i is the
+// weights query i gives to the keys. One head; Lq×L.
+template <class T>
+Matrix<T> attention_matrix(const Matrix<T>& q, const Matrix<T>& k, const Eigen::MatrixXd& w,
+                           const AttentionConfig& config, int threads = 1);
+
+}  // namespace favorlab

@@ -1,0 +1,39 @@
+#pragma once
+// Feature maps of FAVOR attention in log-scaled form: φ(u_i) = exp(log_scale_i) · values_i for every row u_i of U
+// (U already multiplied by d^{-1/4}). With the stabilizer on, the exponential part of a softmax feature is taken out
+// of each row — values_i = φ(u_i)·exp(−log_scale_i) has its largest exponent 0, so it cannot overflow — and
+// log_scale_i carries it. The attention routines combine the log scales of keys so that no causal output ever
+// depends on a later key (causal_favor_attention.hpp). With the stabilizer off, or for generalized kernels, the
+// log scales are 0 and values is φ(U) itself.
+//   trig:        φ(u) = exp(‖u‖²/2)/√m · [sin Wu, cos Wu]          log scale ‖u‖²/2
+//   positive,
+//   regularized: φ(u) = exp(Wu − ‖u‖²/2)/√m                         log scale max_i (ω_iᵀu) − ‖u‖²/2
+//   hyperbolic:  φ(u) = exp(±Wu − ‖u‖²/2)/√(2m)                     log scale max_i |ω_iᵀu| − ‖u‖²/2
+//   generalized: φ(u) = f(Wu) + ε_k, or f(u) + ε_k without projection
+#include <Eigen/Dense>
+
+#include "attention/attention_config.hpp"
+#include "features/feature_maps.hpp"
+
+namespace favorlab {
+
+template <class T>
+struct ScaledFeatures {
+  Matrix<T> values;                         // rows × feature_columns
+  Eigen::Array<T, Eigen::Dynamic, 1> log_scale;  // one per row
+};
+
+// w: the projection (m×d, or 0×d for generalized kernels without projection), already in precision T.
+template <class T>
+ScaledFeatures<T> attention_features(const Matrix<T>& u, const Matrix<T>& w, const AttentionConfig& config);
+
+}  // namespace favorlab
+
+namespace favorlab {
+
+// attention_features of rows [first, first + count) of the raw inputs X (L×d), scaled by d^{-1/4} on the way.
+template <class T>
+ScaledFeatures<T> attention_features_of_rows(const Matrix<T>& x, Eigen::Index first, Eigen::Index count,
+                                             const Matrix<T>& w, const AttentionConfig& config);
+
+}  // namespace favorlab

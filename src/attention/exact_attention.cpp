@@ -1,0 +1,45 @@
+#include "attention/exact_attention.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace favorlab {
+
+namespace {
+constexpr Eigen::Index kQueryBlock = 128;
+}
+
+template <class T>
+Matrix<T> exact_attention(const Matrix<T>& q, const Matrix<T>& k, const Matrix<T>& v, bool causal, bool renormalize,
+                          int threads) {
+  const Eigen::Index lq = q.rows(), dv = v.cols();
+  const T scale = T(1 / std::sqrt(double(q.cols())));
+  Matrix<T> out(lq, dv);
+  const Eigen::Index blocks = (lq + kQueryBlock - 1) / kQueryBlock;
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
+  for (Eigen::Index b = 0; b < blocks; ++b) {
+    const Eigen::Index first = b * kQueryBlock, rows = std::min(kQueryBlock, lq - first);
+    const Eigen::Index keys = causal ? first + rows : k.rows();  // a causal block never reads later keys
+    Matrix<T> logits = (q.middleRows(first, rows) * k.topRows(keys).transpose()) * scale;
+    if (causal)
+      for (Eigen::Index i = 0; i < rows; ++i)
+        logits.row(i).tail(keys - (first + i + 1)).setConstant(-std::numeric_limits<T>::infinity());
+    const Eigen::Array<T, Eigen::Dynamic, 1> top = logits.rowwise().maxCoeff().array();
+    const Matrix<T> weights = (logits.array().colwise() - top).exp().matrix();
+    Matrix<T> num = weights * v.topRows(keys);
+    if (renormalize)
+      num.array().colwise() /= weights.rowwise().sum().array();
+    else
+      num.array().colwise() *= top.exp();
+    out.middleRows(first, rows) = num;
+  }
+  return out;
+}
+
+template Matrix<float> exact_attention(const Matrix<float>&, const Matrix<float>&, const Matrix<float>&, bool, bool,
+                                       int);
+template Matrix<double> exact_attention(const Matrix<double>&, const Matrix<double>&, const Matrix<double>&, bool,
+                                        bool, int);
+
+}  // namespace favorlab

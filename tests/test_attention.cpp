@@ -1,0 +1,280 @@
+// Attention engine: exact and FAVOR against explicit (quadratic) references, chunking, the causal stabilizer,
+// extraction, precision, thread independence and bad input.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "attention/attend.hpp"
+#include "attention/attention_features.hpp"
+#include "attention/attention_projection.hpp"
+#include "rng/philox_stream.hpp"
+
+using namespace favorlab;
+
+namespace {
+
+Eigen::MatrixXd gaussian(int rows, int cols, double scale, std::uint64_t stream) {
+  PhiloxStream rng(77, stream, 0);
+  Eigen::MatrixXd x(rows, cols);
+  for (int i = 0; i < rows; ++i)
+    for (int j = 0; j < cols; ++j) x(i, j) = scale * rng.normal();
+  return x;
+}
+
+double relative_max_error(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b) {
+  return (a - b).cwiseAbs().maxCoeff() / b.cwiseAbs().maxCoeff();
+}
+
+// Explicit features φ(X d^{-1/4}) without any stabilizer: the quadratic references below multiply them out.
+Eigen::MatrixXd explicit_features(const Eigen::MatrixXd& x, const Eigen::MatrixXd& w, AttentionConfig config) {
+  config.stabilizer = false;
+  return attention_features<double>(x / std::pow(double(x.cols()), 0.25), w, config).values;
+}
+
+// D⁻¹ A V with A = Q'K'ᵀ (optionally lower-triangular): the quadratic reference of FAVOR.
+Eigen::MatrixXd explicit_favor(const Eigen::MatrixXd& q, const Eigen::MatrixXd& k, const Eigen::MatrixXd& v,
+                               const Eigen::MatrixXd& w, const AttentionConfig& config) {
+  Eigen::MatrixXd a = explicit_features(q, w, config) * explicit_features(k, w, config).transpose();
+  if (config.causal) a = a.triangularView<Eigen::Lower>();
+  Eigen::MatrixXd out = a * v;
+  if (config.renormalize) out.array().colwise() /= a.rowwise().sum().array();
+  return out;
+}
+
+Eigen::MatrixXd explicit_exact(const Eigen::MatrixXd& q, const Eigen::MatrixXd& k, const Eigen::MatrixXd& v,
+                               bool causal, bool renormalize) {
+  Eigen::MatrixXd a = ((q * k.transpose()) / std::sqrt(double(q.cols()))).array().exp().matrix();
+  if (causal) a = a.triangularView<Eigen::Lower>();
+  Eigen::MatrixXd out = a * v;
+  if (renormalize) out.array().colwise() /= a.rowwise().sum().array();
+  return out;
+}
+
+Eigen::MatrixXd run(const Eigen::MatrixXd& q, const Eigen::MatrixXd& k, const Eigen::MatrixXd& v,
+                    const Eigen::MatrixXd& w, const AttentionConfig& config, int threads = 1) {
+  return attend<double>({q}, {k}, {v}, w, config, threads).front();
+}
+
+AttentionConfig favor(FeatureKind kind, bool causal, int m = 24) {
+  AttentionConfig c;
+  c.features = kind;
+  c.causal = causal;
+  c.m = m;
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("exact attention equals the explicit D^-1 A V, bidirectional and causal", "[attention]") {
+  const int L = 300, d = 8;  // L spans several query blocks
+  const auto q = gaussian(L, d, 1.0, 1), k = gaussian(L, d, 1.0, 2), v = gaussian(L, 5, 1.0, 3);
+  for (bool causal : {false, true})
+    for (bool renormalize : {true, false}) {
+      AttentionConfig c;
+      c.mechanism = Mechanism::exact;
+      c.causal = causal;
+      c.renormalize = renormalize;
+      INFO("causal " << causal << " renormalize " << renormalize);
+      CHECK(relative_max_error(run(q, k, v, Eigen::MatrixXd(0, d), c), explicit_exact(q, k, v, causal, renormalize)) <
+            1e-12);
+    }
+}
+
+TEST_CASE("FAVOR equals the explicit product of its features for every feature map", "[attention]") {
+  const int L = 200, d = 8;
+  const auto q = gaussian(L, d, 0.7, 4), k = gaussian(L, d, 0.7, 5), v = gaussian(L, 3, 1.0, 6);
+  for (const std::string& name : feature_kind_names())
+    for (bool causal : {false, true})
+      for (bool renormalize : {true, false}) {
+        AttentionConfig c = favor(parse_feature_kind(name), causal);
+        c.renormalize = renormalize;
+        c.chunk = 32;
+        const auto w = draw_attention_projection(c, d, 9, 0);
+        INFO(name << " causal " << causal << " renormalize " << renormalize);
+        CHECK(relative_max_error(run(q, k, v, w, c), explicit_favor(q, k, v, w, c)) < 1e-10);
+      }
+}
+
+TEST_CASE("generalized kernels without projection use f(u) + eps", "[attention]") {
+  const int L = 64, d = 6;
+  const auto q = gaussian(L, d, 1.0, 7), k = gaussian(L, d, 1.0, 8), v = gaussian(L, 2, 1.0, 9);
+  AttentionConfig c = favor(FeatureKind::relu, true);
+  c.project = false;
+  const Eigen::MatrixXd w(0, d);
+  const Eigen::MatrixXd phi = (q / std::pow(d, 0.25)).array().max(0.0) + 1e-3;
+  REQUIRE(explicit_features(q, w, c).isApprox(phi, 1e-15));
+  CHECK(relative_max_error(run(q, k, v, w, c), explicit_favor(q, k, v, w, c)) < 1e-12);
+}
+
+TEST_CASE("chunked causal FAVOR equals the sequential prefix sums for every chunk size", "[attention]") {
+  const int L = 97, d = 8;
+  const auto q = gaussian(L, d, 1.0, 10), k = gaussian(L, d, 1.0, 11), v = gaussian(L, 4, 1.0, 12);
+  for (FeatureKind kind : {FeatureKind::positive, FeatureKind::trig, FeatureKind::hyperbolic}) {
+    AttentionConfig c = favor(kind, true);
+    c.chunk = 1;
+    const auto w = draw_attention_projection(c, d, 3, 0);
+    const auto sequential = run(q, k, v, w, c);
+    for (int chunk : {2, 5, 16, 96, 97, 200}) {
+      c.chunk = chunk;
+      INFO(feature_kind_name(kind) << " chunk " << chunk);
+      CHECK(relative_max_error(run(q, k, v, w, c), sequential) < 1e-12);
+    }
+  }
+}
+
+TEST_CASE("the stabilizer's max-subtraction changes outputs by less than 1e-12", "[attention]") {
+  const int L = 150, d = 16;
+  const auto q = gaussian(L, d, 1.0, 13), k = gaussian(L, d, 1.0, 14), v = gaussian(L, 4, 1.0, 15);
+  for (FeatureKind kind : {FeatureKind::positive, FeatureKind::hyperbolic, FeatureKind::trig, FeatureKind::regularized})
+    for (bool causal : {false, true})
+      for (bool renormalize : {true, false}) {
+        AttentionConfig on = favor(kind, causal, 64);
+        on.renormalize = renormalize;
+        on.chunk = 20;
+        AttentionConfig off = on;
+        off.stabilizer = false;
+        const auto w = draw_attention_projection(on, d, 4, 0);
+        INFO(feature_kind_name(kind) << " causal " << causal << " renormalize " << renormalize);
+        CHECK(relative_max_error(run(q, k, v, w, on), run(q, k, v, w, off)) < 1e-12);
+      }
+}
+
+TEST_CASE("the stabilizer keeps FAVOR finite where plain features overflow", "[attention]") {
+  const int L = 64, d = 16;
+  // Keys of norm ~ 240 after the d^{-1/4} scaling: exp(ωᵀk) overflows double without the stabilizer.
+  const auto q = gaussian(L, d, 1.0, 16), k = gaussian(L, d, 120.0, 17), v = gaussian(L, 4, 1.0, 18);
+  for (bool causal : {false, true}) {
+    AttentionConfig c = favor(FeatureKind::positive, causal, 32);
+    const auto w = draw_attention_projection(c, d, 5, 0);
+    CHECK(run(q, k, v, w, c).allFinite());
+    c.stabilizer = false;
+    CHECK_FALSE(run(q, k, v, w, c).allFinite());
+  }
+}
+
+TEST_CASE("a causal output never depends on later keys or values", "[attention]") {
+  const int L = 120, d = 8, cut = 50;
+  const auto q = gaussian(L, d, 1.0, 19), k = gaussian(L, d, 1.0, 20), v = gaussian(L, 4, 1.0, 21);
+  Eigen::MatrixXd k2 = k, v2 = v;
+  // Later keys with a huge norm: a sequence-wide max would shift every output.
+  k2.bottomRows(L - cut) = gaussian(L - cut, d, 30.0, 22);
+  v2.bottomRows(L - cut) = gaussian(L - cut, 4, 5.0, 23);
+  for (Mechanism mech : {Mechanism::exact, Mechanism::favor})
+    for (FeatureKind kind : {FeatureKind::positive, FeatureKind::hyperbolic, FeatureKind::trig})
+      for (int chunk : {1, 16, 64, 128}) {
+        AttentionConfig c = favor(kind, true, 32);
+        c.mechanism = mech;
+        c.chunk = chunk;
+        const auto w = draw_attention_projection(c, d, 6, 0);
+        const auto a = run(q, k, v, w, c), b = run(q, k2, v2, w, c);
+        INFO(mechanism_name(mech) << " " << feature_kind_name(kind) << " chunk " << chunk);
+        CHECK(a.topRows(cut) == b.topRows(cut));  // bit for bit
+        CHECK(a.bottomRows(L - cut) != b.bottomRows(L - cut));
+      }
+}
+
+TEST_CASE("attention-matrix extraction equals the explicit normalized matrix", "[attention]") {
+  const int L = 40, d = 8;
+  const auto q = gaussian(L, d, 1.0, 24), k = gaussian(L, d, 1.0, 25);
+  const Eigen::MatrixXd identity = Eigen::MatrixXd::Identity(L, L);
+  for (bool causal : {false, true}) {
+    AttentionConfig c = favor(FeatureKind::positive, causal, 16);
+    const auto w = draw_attention_projection(c, d, 7, 0);
+    CHECK(relative_max_error(attention_matrix<double>(q, k, w, c), explicit_favor(q, k, identity, w, c)) < 1e-12);
+    c.mechanism = Mechanism::exact;
+    const auto exact = attention_matrix<double>(q, k, Eigen::MatrixXd(0, d), c);
+    CHECK(relative_max_error(exact, explicit_exact(q, k, identity, causal, true)) < 1e-12);
+    CHECK(exact.rowwise().sum().isApprox(Eigen::VectorXd::Ones(L), 1e-12));
+  }
+}
+
+TEST_CASE("float32 attention stays within 1e-4 of double", "[attention]") {
+  const int L = 512, d = 16;
+  const auto q = gaussian(L, d, 1.0, 26), k = gaussian(L, d, 1.0, 27), v = gaussian(L, 8, 1.0, 28);
+  for (Mechanism mech : {Mechanism::exact, Mechanism::favor})
+    for (bool causal : {false, true}) {
+      AttentionConfig c = favor(FeatureKind::positive, causal, 64);
+      c.mechanism = mech;
+      const auto w = draw_attention_projection(c, d, 8, 0);
+      const Eigen::MatrixXd dbl = run(q, k, v, w, c);
+      const Eigen::MatrixXf flt =
+          attend<float>({q.cast<float>()}, {k.cast<float>()}, {v.cast<float>()}, w, c).front();
+      INFO(mechanism_name(mech) << " causal " << causal);
+      CHECK(relative_max_error(flt.cast<double>(), dbl) < 1e-4);
+    }
+}
+
+TEST_CASE("attention gives identical numbers on 1 and 2 threads, one head or several", "[attention]") {
+  const int L = 1100, d = 8;  // several key/query blocks per head
+  const auto q = gaussian(L, d, 1.0, 29), k = gaussian(L, d, 1.0, 30), v = gaussian(L, 4, 1.0, 31);
+  for (Mechanism mech : {Mechanism::exact, Mechanism::favor})
+    for (bool causal : {false, true}) {
+      AttentionConfig c = favor(FeatureKind::positive, causal, 32);
+      c.mechanism = mech;
+      const auto w = draw_attention_projection(c, d, 9, 0);
+      const Heads<double> qs{q, k}, ks{k, q}, vs{v, v};
+      CHECK(attend(qs, ks, vs, w, c, 1) == attend(qs, ks, vs, w, c, 2));
+      CHECK(run(q, k, v, w, c, 1) == run(q, k, v, w, c, 2));
+    }
+}
+
+TEST_CASE("FAVOR approaches exact attention, its MSE falling like 1/m", "[attention][statistical]") {
+  // Output MSE over R independent projections at m and 4m: if the error variance is c/m, the ratio of mean MSEs is 4.
+  // Judged through the standard error of the ratio (delta method) at α = 1e-7 (z = 5.33); an error falling like
+  // 1/√m (ratio 2) would fail by more than 7 standard errors. Inputs are small (‖q‖ d^{-1/4} ≈ 0.6) because the
+  // MSE of positive features has a lognormal tail: at ‖q‖ d^{-1/4} ≈ 1.2 a sample of 100 draws misses most of the mean
+  // (measured ratios 2.4–3.0 there), which says nothing about the mechanism.
+  const int L = 128, d = 16, R = 100;
+  const auto q = gaussian(L, d, 0.3, 32), k = gaussian(L, d, 0.3, 33), v = gaussian(L, 4, 1.0, 34);
+  const Eigen::MatrixXd exact = explicit_exact(q, k, v, false, true);
+  auto mse_stats = [&](int m) {
+    double sum = 0, sum2 = 0;
+    for (int r = 0; r < R; ++r) {
+      AttentionConfig c = favor(FeatureKind::positive, false, m);
+      c.coupling = Coupling::iid;
+      const double e = (run(q, k, v, draw_attention_projection(c, d, 10, std::uint64_t(r)), c) - exact)
+                           .array().square().mean();
+      sum += e;
+      sum2 += e * e;
+    }
+    const double mean = sum / R, var = (sum2 / R - mean * mean) * R / (R - 1);
+    return std::pair{mean, var / R};
+  };
+  const int m = 256;
+  const auto [small, small_var] = mse_stats(m);
+  const auto [large, large_var] = mse_stats(4 * m);
+  const double ratio = small / large;
+  const double se = ratio * std::sqrt(small_var / (small * small) + large_var / (large * large));
+  INFO("ratio " << ratio << " se " << se);
+  CHECK(std::abs(ratio - 4.0) <= 5.33 * se);
+  CHECK(large < small);
+}
+
+TEST_CASE("feature redraw: a draw index gives one projection, different indices differ", "[attention]") {
+  AttentionConfig c = favor(FeatureKind::positive, false, 16);
+  CHECK(draw_attention_projection(c, 8, 1, 3) == draw_attention_projection(c, 8, 1, 3));
+  CHECK(draw_attention_projection(c, 8, 1, 3) != draw_attention_projection(c, 8, 1, 4));
+  c.features = FeatureKind::regularized;
+  const auto w = draw_attention_projection(c, 8, 1, 0);
+  CHECK(w.rowwise().norm().isApprox(Eigen::VectorXd::Constant(16, std::sqrt(8.0)), 1e-12));
+  c.features = FeatureKind::gelu;
+  c.project = false;
+  CHECK(draw_attention_projection(c, 8, 1, 0).rows() == 0);
+}
+
+TEST_CASE("attention rejects bad input with a message naming the problem", "[attention]") {
+  const auto q = gaussian(10, 4, 1.0, 35), k = gaussian(10, 4, 1.0, 36), v = gaussian(10, 2, 1.0, 37);
+  AttentionConfig c = favor(FeatureKind::positive, false, 8);
+  const auto w = draw_attention_projection(c, 4, 1, 0);
+  CHECK_THROWS_WITH(run(q, gaussian(10, 5, 1.0, 1), v, w, c), Catch::Contains("same dimension d"));
+  CHECK_THROWS_WITH(run(q, k, gaussian(9, 2, 1.0, 1), w, c), Catch::Contains("same length L"));
+  Eigen::MatrixXd bad = k;
+  bad(3, 1) = std::nan("");
+  CHECK_THROWS_WITH(run(q, bad, v, w, c), Catch::Contains("K contains NaN"));
+  CHECK_THROWS_WITH(run(q, k, v, gaussian(7, 4, 1.0, 1), c), Catch::Contains("projection W must be 8"));
+  c.causal = true;
+  CHECK_THROWS_WITH(run(gaussian(9, 4, 1.0, 1), k, v, w, c), Catch::Contains("as many queries as keys"));
+  c.m = 0;
+  CHECK_THROWS_WITH(draw_attention_projection(c, 4, 1, 0), Catch::Contains("--m must be positive"));
+  CHECK_THROWS_WITH(parse_feature_kind("softmax"), Catch::Contains("unknown feature map 'softmax'"));
+}
