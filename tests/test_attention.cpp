@@ -7,18 +7,15 @@
 #include "attention/attend.hpp"
 #include "attention/attention_features.hpp"
 #include "attention/attention_projection.hpp"
-#include "rng/philox_stream.hpp"
+#include "attention/attention_error.hpp"
+#include "attention/random_inputs.hpp"
 
 using namespace favorlab;
 
 namespace {
 
 Eigen::MatrixXd gaussian(int rows, int cols, double scale, std::uint64_t stream) {
-  PhiloxStream rng(77, stream, 0);
-  Eigen::MatrixXd x(rows, cols);
-  for (int i = 0; i < rows; ++i)
-    for (int j = 0; j < cols; ++j) x(i, j) = scale * rng.normal();
-  return x;
+  return gaussian_input(rows, cols, scale, 77, stream, 0);
 }
 
 double relative_max_error(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b) {
@@ -232,8 +229,7 @@ TEST_CASE("FAVOR approaches exact attention, its MSE falling like 1/m", "[attent
     for (int r = 0; r < R; ++r) {
       AttentionConfig c = favor(FeatureKind::positive, false, m);
       c.coupling = Coupling::iid;
-      const double e = (run(q, k, v, draw_attention_projection(c, d, 10, std::uint64_t(r)), c) - exact)
-                           .array().square().mean();
+      const double e = output_mse(run(q, k, v, draw_attention_projection(c, d, 10, std::uint64_t(r)), c), exact);
       sum += e;
       sum2 += e * e;
     }
@@ -260,6 +256,18 @@ TEST_CASE("feature redraw: a draw index gives one projection, different indices 
   c.features = FeatureKind::gelu;
   c.project = false;
   CHECK(draw_attention_projection(c, 8, 1, 0).rows() == 0);
+}
+
+TEST_CASE("error measures: MSE, max error, and +inf for a broken approximation", "[attention]") {
+  Eigen::MatrixXd exact(2, 2), approx(2, 2);
+  exact << 1, 2, 3, 4;
+  approx << 1, 2.5, 2, 4;
+  CHECK(output_mse(approx, exact) == Approx((0.25 + 1.0) / 4));
+  CHECK(max_abs_error(approx, exact) == 1.0);
+  approx(0, 0) = std::nan("");
+  CHECK(std::isinf(output_mse(approx, exact)));
+  CHECK(std::isinf(max_abs_error(approx, exact)));
+  CHECK_THROWS(output_mse(Eigen::MatrixXd(2, 3), exact));
 }
 
 TEST_CASE("attention rejects bad input with a message naming the problem", "[attention]") {
