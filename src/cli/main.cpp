@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "cli/attend_command.hpp"
 #include "cli/run_experiment.hpp"
 #include "io/atomic_file.hpp"
 
@@ -67,6 +68,10 @@ int main(int argc, char** argv) {
   reproduce->add_flag("--no-figures", no_figures, "Skip the PNG figures");
   reproduce->add_flag("--quiet", reproduce_options.quiet, "No progress output");
 
+  fl::AttendOptions attend_options;
+  auto* attend = app.add_subcommand("attend", "Run one attention mechanism on .npy Q, K, V; write the output as .npy");
+  fl::add_attend_options(*attend, attend_options);
+
   std::vector<fl::CommonOptions> common(experiments.size());
   std::vector<CLI::App*> subs;
   for (std::size_t i = 0; i < experiments.size(); ++i) {
@@ -78,7 +83,7 @@ int main(int argc, char** argv) {
 
   if (argc > 1 && argv[1][0] != '-') {
     const std::string first = argv[1];
-    bool known = first == "list" || first == "reproduce";
+    bool known = first == "list" || first == "reproduce" || first == "attend";
     for (const auto& e : experiments) known = known || e->name() == first;
     if (!known) {
       std::fprintf(stderr, "favorlab: error: unknown experiment '%s' (see favorlab list)\n", first.c_str());
@@ -101,6 +106,10 @@ int main(int argc, char** argv) {
   try {
     if (list->parsed()) {
       for (const auto& e : experiments) std::printf("%-12s %s\n", e->name().c_str(), e->summary().c_str());
+      return 0;
+    }
+    if (attend->parsed()) {
+      fl::run_attend(attend_options);
       return 0;
     }
     if (reproduce->parsed()) {

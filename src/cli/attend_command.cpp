@@ -1,0 +1,159 @@
+#include "cli/attend_command.hpp"
+
+#include <chrono>
+#include <cstdio>
+#include <stdexcept>
+
+#include "attention/attend.hpp"
+#include "attention/attention_projection.hpp"
+#include "cli/run_experiment.hpp"
+#include "io/atomic_file.hpp"
+#include "io/npy.hpp"
+#include "io/npy_heads.hpp"
+
+namespace favorlab {
+
+namespace {
+
+// The largest L for --matrix: an (H, L, L) float64 matrix at L = 8192 is already 512 MB per head.
+constexpr Eigen::Index kMatrixMaxLength = 8192;
+
+AttentionConfig config_from(const AttendOptions& o) {
+  AttentionConfig c;
+  c.mechanism = parse_mechanism(o.mechanism);
+  c.features = parse_feature_kind(o.features);
+  c.coupling = parse_coupling(o.coupling);
+  c.m = o.m;
+  c.chunk = o.chunk;
+  c.kernel_epsilon = o.kernel_epsilon;
+  c.causal = o.causal;
+  c.renormalize = !o.no_renormalize;
+  c.stabilizer = !o.no_stabilizer;
+  c.project = !o.no_projection;
+  return c;
+}
+
+Eigen::MatrixXd read_projection(const std::string& path, AttentionConfig& config, int d) {
+  const NpyArray w = read_npy(path);
+  if (w.shape.size() != 2)
+    throw std::invalid_argument(path + ": W must have shape (m, d), got " + npy_shape_string(w.shape));
+  if (w.shape[1] != d)
+    throw std::invalid_argument(path + ": W has " + std::to_string(w.shape[1]) + " columns but Q and K have d = " +
+                                std::to_string(d));
+  if (projection_rows(config) == 0)
+    throw std::invalid_argument("--w: this mechanism uses no projection (" + std::string(mechanism_name(config.mechanism)) +
+                                (config.mechanism == Mechanism::favor ? ", --no-projection" : "") + ")");
+  config.m = static_cast<int>(w.shape[0]);  // W decides m
+  Eigen::MatrixXd out(w.shape[0], w.shape[1]);
+  for (Eigen::Index i = 0; i < out.rows(); ++i)
+    for (Eigen::Index j = 0; j < out.cols(); ++j) out(i, j) = w.values[std::size_t(i * out.cols() + j)];
+  return out;
+}
+
+template <class T>
+void write_heads(const std::string& path, const Heads<T>& heads, bool head_axis, NpyDtype dtype) {
+  const NpyArray array = heads_to_npy(heads, !head_axis);
+  write_npy(path, array.shape, array.values, dtype);
+}
+
+std::int64_t nonfinite_count(const auto& heads) {
+  std::int64_t n = 0;
+  for (const auto& h : heads) n += (!h.array().isFinite()).count();
+  return n;
+}
+
+template <class T>
+void run_typed(const AttendOptions& o, const NpyArray& qa, const NpyArray& ka, const NpyArray& va,
+               AttentionConfig config, NpyDtype out_dtype) {
+  const Heads<T> q = npy_to_heads<T>(qa, o.q), k = npy_to_heads<T>(ka, o.k), v = npy_to_heads<T>(va, o.v);
+  const int d = static_cast<int>(q.front().cols());
+  validate_attention_config(config, d);
+  Eigen::MatrixXd w = o.w.empty() ? Eigen::MatrixXd() : read_projection(o.w, config, d);
+  if (o.w.empty()) w = draw_attention_projection(config, d, o.seed, o.draw);
+  const bool head_axis = qa.shape.size() == 3;
+  if (!o.matrix.empty() && k.front().rows() > kMatrixMaxLength)
+    throw std::invalid_argument("--matrix: L = " + std::to_string(k.front().rows()) + " keys would give an L×L matrix "
+                                "per head; the limit is L = " + std::to_string(kMatrixMaxLength));
+  // Every output path is checked before any work, so a typo in the last one does not waste the run.
+  for (const std::string& path : {o.out, o.matrix, o.save_w})
+    if (!path.empty()) AtomicFileWriter probe(path);
+
+  const int threads = resolve_threads(o.threads);
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    check_attention_inputs(q, k, v, w, config);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(o.q + ", " + o.k + ", " + o.v + ": " + e.what());
+  }
+  const Heads<T> out = attend<T>(q, k, v, w, config, threads);
+  Heads<T> matrices;
+  if (!o.matrix.empty())
+    for (std::size_t h = 0; h < q.size(); ++h) matrices.push_back(attention_matrix<T>(q[h], k[h], w, config, threads));
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+
+  write_heads(o.out, out, head_axis, out_dtype);
+  if (!o.matrix.empty()) write_heads(o.matrix, matrices, head_axis, out_dtype);
+  if (!o.save_w.empty())
+    write_heads(o.save_w, Heads<double>{w}, false, NpyDtype::float64);
+
+  if (const std::int64_t bad = nonfinite_count(out) + nonfinite_count(matrices); bad > 0)
+    std::fprintf(stderr,
+                 "favorlab: warning: the output has %lld NaN/Inf values: the estimated row sums D̂ vanished or "
+                 "overflowed (%s features%s)\n",
+                 static_cast<long long>(bad), o.features.c_str(), o.no_stabilizer ? ", stabilizer off" : "");
+  if (!o.quiet)
+    std::fprintf(stderr, "attend: %s%s%s, %s, %zu head(s) × L = %lld × d = %d (%s) in %.3f s → %s\n",
+                 o.mechanism.c_str(), config.mechanism == Mechanism::favor ? (" " + o.features).c_str() : "",
+                 config.mechanism == Mechanism::favor && w.rows() ? (" m = " + std::to_string(w.rows())).c_str() : "",
+                 config.causal ? "causal" : "bidirectional", q.size(), static_cast<long long>(q.front().rows()), d,
+                 out_dtype == NpyDtype::float32 ? "float32" : "float64", seconds, o.out.c_str());
+}
+
+}  // namespace
+
+void add_attend_options(CLI::App& app, AttendOptions& o) {
+  app.add_option("--q", o.q, "Queries .npy, shape (L, d) or (H, L, d), float32/float64")->required();
+  app.add_option("--k", o.k, "Keys .npy, same shape as --q")->required();
+  app.add_option("--v", o.v, "Values .npy, shape (L, dv) or (H, L, dv)")->required();
+  app.add_option("--w", o.w, "Projection .npy, shape (m, d), rows are the ω_i (default: drawn from --seed/--draw)");
+  app.add_option("--out", o.out, "Output .npy (same layout as --v)")->required();
+  app.add_option("--matrix", o.matrix, "Also write the attention matrix .npy, (L, L) or (H, L, L)");
+  app.add_option("--save-w", o.save_w, "Also write the projection used, (m, d) float64");
+  app.add_option("--mechanism", o.mechanism, "exact or favor")->capture_default_str();
+  app.add_option("--features", o.features,
+                 "trig, positive, hyperbolic, regularized, or a generalized kernel: relu, exp, sigmoid, abs, gelu, cos, "
+                 "tanh, identity")
+      ->capture_default_str();
+  app.add_option("--m", o.m, "Number of random features (rows of W)")->capture_default_str();
+  app.add_option("--coupling", o.coupling, "iid, orthogonal, hadamard or givens")->capture_default_str();
+  app.add_flag("--causal", o.causal, "Causal (unidirectional) attention: query i sees keys j ≤ i");
+  app.add_flag("--no-renormalize", o.no_renormalize, "Return the estimate of A V, not D⁻¹ A V");
+  app.add_flag("--no-stabilizer", o.no_stabilizer, "Plain exp(·) in softmax features (may overflow)");
+  app.add_flag("--no-projection", o.no_projection, "Generalized kernels: f(u) instead of f(Wu)");
+  app.add_option("--kernel-epsilon", o.kernel_epsilon, "ε_k added to generalized-kernel features")->capture_default_str();
+  app.add_option("--chunk", o.chunk, "Causal FAVOR: rows per chunk (1 = plain prefix sums)")->capture_default_str();
+  app.add_option("--dtype", o.dtype, "float32 or float64 (default: float64 if any input is float64)");
+  app.add_option("--seed", o.seed, "Seed of the projection draw")->capture_default_str();
+  app.add_option("--draw", o.draw, "Draw number (feature redraw: 0, 1, 2, …)")->capture_default_str();
+  app.add_option("--threads", o.threads, "OpenMP threads (default: all processors)");
+  app.add_flag("--quiet", o.quiet, "No summary line");
+}
+
+void run_attend(const AttendOptions& o) {
+  const AttentionConfig config = config_from(o);
+  const NpyArray q = read_npy(o.q), k = read_npy(o.k), v = read_npy(o.v);
+  if (q.shape.size() != k.shape.size() || q.shape.size() != v.shape.size())
+    throw std::invalid_argument("--q " + o.q + " is " + npy_shape_string(q.shape) + ", --k " + o.k + " is " +
+                                npy_shape_string(k.shape) + ", --v " + o.v + " is " + npy_shape_string(v.shape) +
+                                ": all three need a head axis, or none");
+  NpyDtype dtype = (q.dtype == NpyDtype::float64 || k.dtype == NpyDtype::float64 || v.dtype == NpyDtype::float64)
+                       ? NpyDtype::float64
+                       : NpyDtype::float32;
+  if (o.dtype == "float32") dtype = NpyDtype::float32;
+  else if (o.dtype == "float64") dtype = NpyDtype::float64;
+  else if (!o.dtype.empty()) throw std::invalid_argument("--dtype must be float32 or float64, got '" + o.dtype + "'");
+  if (dtype == NpyDtype::float32) run_typed<float>(o, q, k, v, config, dtype);
+  else run_typed<double>(o, q, k, v, config, dtype);
+}
+
+}  // namespace favorlab
