@@ -17,6 +17,7 @@ from plot_mse import plot_mse  # noqa: E402
 from plot_smreg import plot_smreg  # noqa: E402
 from plot_structured import plot_structured  # noqa: E402
 from plot_orthogonal import plot_orthogonal  # noqa: E402
+from plot_permute import plot_permute  # noqa: E402
 from plot_tails import plot_tails  # noqa: E402
 from plot_unbiased import plot_unbiased  # noqa: E402
 from result_file import ResultFileError, load_result  # noqa: E402
@@ -30,6 +31,7 @@ PLOTS = {
     "moments": plot_moments,
     "unbiased": plot_unbiased,
     "structured": plot_structured,
+    "permute-properties": plot_permute,
 }
 
 
