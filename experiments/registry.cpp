@@ -10,6 +10,7 @@ std::unique_ptr<Experiment> make_tails_experiment();
 std::unique_ptr<Experiment> make_moments_experiment();
 std::unique_ptr<Experiment> make_structured_experiment();
 std::unique_ptr<Experiment> make_perm_order_experiment();
+std::unique_ptr<Experiment> make_permute_properties_experiment();
 
 std::vector<std::unique_ptr<Experiment>> make_experiments() {
   std::vector<std::unique_ptr<Experiment>> all;
@@ -21,6 +22,7 @@ std::vector<std::unique_ptr<Experiment>> make_experiments() {
   all.push_back(make_moments_experiment());
   all.push_back(make_structured_experiment());
   all.push_back(make_perm_order_experiment());
+  all.push_back(make_permute_properties_experiment());
   return all;
 }
 

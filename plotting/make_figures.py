@@ -18,6 +18,7 @@ from plot_smreg import plot_smreg  # noqa: E402
 from plot_structured import plot_structured  # noqa: E402
 from plot_orthogonal import plot_orthogonal  # noqa: E402
 from plot_perm_order import plot_perm_order  # noqa: E402
+from plot_permute import plot_permute  # noqa: E402
 from plot_tails import plot_tails  # noqa: E402
 from plot_unbiased import plot_unbiased  # noqa: E402
 from result_file import ResultFileError, load_result  # noqa: E402
@@ -32,6 +33,7 @@ PLOTS = {
     "unbiased": plot_unbiased,
     "structured": plot_structured,
     "perm-order": plot_perm_order,
+    "permute-properties": plot_permute,
 }
 
 

@@ -1,0 +1,570 @@
+// `favorlab permute-properties` — PermuteFormer's position encoding on FAVOR features (MATH.md, "PermuteFormer"):
+//   sim(i, j) = q̃_iᵀ k̃_j = r^{i−j} φ(q_i)ᵀ P_π^{j−i} φ(k_j),  q̃_i = r^i P_π^i φ(q_i),  k̃_j = r^{−j} P_π^j φ(k_j).
+// Similarities are formed as the mechanism forms them, from absolute positions (attention/permute_similarity.hpp),
+// in double, for `--trials` random draws of (π, π_x, π_y, a query content q, a key content k) per feature map.
+// Property 1 needs the *content* shift-copied too: sim(i+t, j+t) is compared with sim(i, j) for the same φ(q), φ(k)
+// placed at the shifted positions (with different content at the shifted positions nothing is invariant).
+// Checks (tolerances are floating-point bounds, never fitted; γ_n = n·u/(1 − n·u), u = 2^−53, m' features):
+//   P1  shift invariance, 1-D and 2-D, bidirectional (r = 1) and causal (r = --r, j ≤ i):
+//       |sim(i+t, j+t) − sim(i, j)| ≤ 2γ_{m'+1}·max(sims) (same m' positive products summed in another order, times
+//       the same r^{i−j}).
+//   P2  boundedness: (a) every sampled pair, positions up to max(--lengths): sim ≤ ‖φq‖‖φk‖ (P is orthogonal and
+//       r^{i−j} ≤ 1) up to 1 + 2γ_{m'+2}; (b) the float32 causal mechanism at L = --lengths with V = 1 and no
+//       renormalization returns Σ_{j≤i} sim(i, j): finite, and ≤ ‖φ(q_i)‖ max_j‖φ(k_j)‖ / (1 − r) up to the float32
+//       rounding allowance (m' + 2·chunk + 8)·u_f. The row "naive_overflow" gives the first j where float32 r^{−j} is
+//       infinite (what a direct implementation would hit).
+//   P3  sim > 0 at every sampled pair (double; in float32 r^{i−j} underflows to 0 beyond ≈ 149 ln2/|ln r| steps —
+//       a rounding fact, not a property of the encoding).
+//   Period (bidirectional, 1-D): offsets δ and δ + order(π) give equal sims (≤ 2γ_{m'+1}); offsets below the order
+//       give pairwise different sims (gap > 2γ_{m'+1}·max) — for a constructed π of order 60 and for the random π
+//       (offsets below min(order, --offsets)).
+//   2-D: the 2-D encoding tells the row wrap (W−1, y) → (0, y+1) from the unit step (x, y) → (x+1, y); the flattened
+//       1-D encoding gives them equal sims (both are flat offset 1).
+//   Overhead (kind "overhead"; informational — timing on a shared machine): PermuteFormer vs plain FAVOR, positive
+//       features, float32, d = --overhead-d, one thread, median of --repeats interleaved runs; check: time ratio
+//       ≤ --overhead-target at m = 256 at every L.
+#include <Eigen/Core>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <sstream>
+
+#include "attention/attend.hpp"
+#include "attention/attention_projection.hpp"
+#include "attention/cyclic_permutation.hpp"
+#include "attention/permute_attention.hpp"
+#include "attention/permute_reference.hpp"
+#include "attention/permute_similarity.hpp"
+#include "attention/random_inputs.hpp"
+#include "experiments/experiment.hpp"
+
+namespace favorlab {
+
+namespace {
+
+constexpr std::uint64_t kContentStream = 0x9E40'0000ULL;  // + 0 queries, + 1 keys
+constexpr std::uint64_t kPermStream = 0x9E41'0000ULL;     // + 0 π (1-D), + 1 π_x, + 2 π_y
+constexpr std::uint64_t kLongStream = 0x9E42'0000ULL;     // + 0 Q, + 1 K of the long float32 runs
+constexpr std::uint64_t kTimingStream = 0x9E43'0000ULL;
+
+// Tally of one check: the largest (measured / allowed) ratio, and where.
+struct Tally {
+  double worst = 0;  // max over points of badness (> 1: violated)
+  std::string where;
+  std::int64_t points = 0, failed = 0;
+  void add(double badness, const std::string& label) {
+    ++points;
+    if (badness > 1) ++failed;
+    if (badness > worst || where.empty()) {
+      worst = std::max(worst, badness);
+      where = label;
+    }
+  }
+  Check check(std::string claim, std::string scope, const std::string& what) const {
+    std::ostringstream s;
+    s << points - failed << " of " << points << " points hold, " << failed << " violated; worst " << what << " = "
+      << worst << " at " << where;
+    return {std::move(claim), std::move(scope), failed > 0 ? "violated" : "holds", worst, s.str()};
+  }
+};
+
+std::string label(const std::string& features, std::int64_t draw, const std::string& rest) {
+  return features + ", draw " + std::to_string(draw) + ", " + rest;
+}
+
+class PermutePropertiesExperiment final : public Experiment {
+ public:
+  std::string name() const override { return "permute-properties"; }
+  std::string summary() const override {
+    return "PermuteFormer: shift invariance, boundedness, positivity, period = order(pi), 2-D wrap, overhead vs FAVOR";
+  }
+  std::int64_t default_trials(bool quick) const override { return quick ? 3 : 12; }
+
+  void add_options(CLI::App& app) override {
+    app.add_option("--d", d_, "Input dimension d of the property runs")->capture_default_str();
+    app.add_option("--m", m_, "Features m (random projections; even for 2-D)")->capture_default_str();
+    app.add_option("--r", r_, "Decay r of the causal runs, in (0, 1)")->capture_default_str();
+    app.add_option("--features", features_, "Feature maps: positive, relu (any positive kind)")
+        ->delimiter(',')
+        ->capture_default_str();
+    app.add_option("--positions", positions_, "Largest token position of the property grids (default 4096, quick 1024)");
+    app.add_option("--grid", grid_, "2-D grid WxH (default 32x32, quick 16x16)");
+    app.add_option("--lengths", lengths_,
+                   "L of the float32 causal runs of property 2 (default 1000,10000,100000,1000000; quick to 30000)")
+        ->delimiter(',');
+    app.add_option("--offsets", offsets_, "Offsets tested for distinct sims below the order")->capture_default_str();
+    app.add_option("--chunk", chunk_, "Causal chunk size")->capture_default_str();
+    app.add_option("--scale", scale_, "Standard deviation of the random query/key entries")->capture_default_str();
+    app.add_option("--overhead-L", overhead_lengths_, "L of the overhead measurement (default 1024..65536, quick ..8192)")
+        ->delimiter(',');
+    app.add_option("--overhead-m", overhead_m_, "m of the overhead measurement")->delimiter(',')->capture_default_str();
+    app.add_option("--overhead-d", overhead_d_, "d of the overhead measurement")->capture_default_str();
+    app.add_option("--repeats", repeats_, "Timed repeats per method (median; default 5, quick 3)");
+    app.add_option("--overhead-target", overhead_target_, "Target time ratio PermuteFormer / FAVOR at m = 256")
+        ->capture_default_str();
+  }
+
+  Result run(const RunContext& ctx) override {
+    const Sizes s = resolve(ctx.quick);
+    Result result;
+    result.experiment = name();
+    result.params = Json{{"d", d_},
+                         {"m", m_},
+                         {"r", r_},
+                         {"features", features_},
+                         {"positions", s.positions},
+                         {"grid", std::to_string(s.width) + "x" + std::to_string(s.height)},
+                         {"lengths", s.lengths},
+                         {"offsets", offsets_},
+                         {"chunk", chunk_},
+                         {"scale", scale_},
+                         {"overhead_L", s.overhead_lengths},
+                         {"overhead_m", overhead_m_},
+                         {"overhead_d", overhead_d_},
+                         {"repeats", s.repeats},
+                         {"overhead_target", overhead_target_}};
+    const std::size_t parts = features_.size() * 2 + 1;
+    std::size_t part = 0;
+    for (const auto& f : features_) {
+      properties(ctx, s, parse_feature_kind(f), result);
+      if (ctx.progress) ctx.progress(static_cast<std::int64_t>(++part), static_cast<std::int64_t>(parts));
+      long_runs(ctx, s, parse_feature_kind(f), result);
+      if (ctx.progress) ctx.progress(static_cast<std::int64_t>(++part), static_cast<std::int64_t>(parts));
+    }
+    overhead(ctx, s, result);
+    if (ctx.progress) ctx.progress(static_cast<std::int64_t>(parts), static_cast<std::int64_t>(parts));
+    return result;
+  }
+
+ private:
+  struct Sizes {
+    std::int64_t positions = 0;
+    Eigen::Index width = 0, height = 0;
+    std::vector<std::int64_t> lengths, overhead_lengths;
+    int repeats = 0;
+  };
+
+  AttentionConfig config_for(FeatureKind kind, bool causal) const {
+    AttentionConfig c;
+    c.features = kind;
+    c.m = m_;
+    c.causal = causal;
+    c.chunk = chunk_;
+    return c;
+  }
+
+  // Properties 1–3, the period and the 2-D wrap, in double, for one feature map.
+  void properties(const RunContext& ctx, const Sizes& s, FeatureKind kind, Result& result) const {
+    const std::string fname(feature_kind_name(kind));
+    const AttentionConfig config = config_for(kind, false);
+    const int columns = feature_columns(config, d_);
+    const Eigen::MatrixXd w = draw_attention_projection(config, d_, ctx.seed, 0);
+    const double tol = 2 * dot_rounding_bound(columns + 1);
+    const PermuteLayout line = PermuteLayout::line(), grid = PermuteLayout::grid(s.width, s.height);
+    const std::int64_t P = s.positions, W = s.width, H = s.height;
+    const std::int64_t longest = std::max<std::int64_t>(P, *std::max_element(s.lengths.begin(), s.lengths.end()));
+
+    Tally shift[2][2], bound, positive, period_equal[2], period_distinct[2], wrap2d, wrap1d;
+    double min_sim = std::numeric_limits<double>::infinity(), max_ratio = 0;
+    for (std::int64_t t = 0; t < ctx.trials; ++t) {
+      const auto draw = static_cast<std::uint64_t>(t);
+      const Eigen::VectorXd phi_q =
+          explicit_permute_features(gaussian_input(1, d_, scale_, ctx.seed, kContentStream, draw), w, config)
+              .row(0)
+              .transpose();
+      const Eigen::VectorXd phi_k =
+          explicit_permute_features(gaussian_input(1, d_, scale_, ctx.seed, kContentStream + 1, draw), w, config)
+              .row(0)
+              .transpose();
+      const double norms = phi_q.norm() * phi_k.norm();
+      const Permutation pi = random_permutation(columns, ctx.seed, kPermStream, draw);
+      const Permutation pi_x = random_permutation(columns / 2, ctx.seed, kPermStream + 1, draw);
+      const Permutation pi_y = random_permutation(columns / 2, ctx.seed, kPermStream + 2, draw);
+      for (int causal = 0; causal < 2; ++causal) {
+        const double r = causal ? r_ : 1.0;
+        const PermuteHead h1{pi, std::nullopt, r}, h2{pi_x, pi_y, r};
+        const std::string mode = causal ? "causal" : "bidirectional";
+        // P1 (1-D), P2(a), P3: base positions i, j and shifts t from spread grids up to the largest position.
+        for (std::int64_t i : spread(P / 2))
+          for (std::int64_t j : spread(P / 2)) {
+            if (causal && j > i) continue;
+            const double base = absolute_similarity(phi_q, phi_k, h1, line, i, j);
+            for (std::int64_t sh : spread(P / 2)) {
+              if (sh == 0) continue;
+              const double moved = absolute_similarity(phi_q, phi_k, h1, line, i + sh, j + sh);
+              shift[0][causal].add(std::abs(moved - base) / (tol * std::max(base, moved)),
+                                   label(fname, t, mode + " i=" + std::to_string(i) + " j=" + std::to_string(j) +
+                                                       " t=" + std::to_string(sh)));
+            }
+            // Far positions (up to the longest L) for the bound and positivity.
+            for (std::int64_t far : {std::int64_t{0}, longest / 2, longest - 1 - std::max(i, j)}) {
+              const double sim = absolute_similarity(phi_q, phi_k, h1, line, i + far, j + far);
+              const std::string where = label(fname, t, mode + " i=" + std::to_string(i + far) +
+                                                            " j=" + std::to_string(j + far));
+              max_ratio = std::max(max_ratio, sim / norms);
+              bound.add((sim / norms - 1) / (2 * dot_rounding_bound(columns + 2)), where);
+              min_sim = std::min(min_sim, sim);
+              positive.add(sim > 0 ? 0.0 : 2.0, where);
+            }
+          }
+        // P1 (2-D): positions (x, y) and shifts (tx, ty) inside the grid.
+        for (std::int64_t x : spread(W - 1))
+          for (std::int64_t y : spread(H - 1))
+            for (std::int64_t x2 : spread(W - 1))
+              for (std::int64_t y2 : spread(H - 1)) {
+                const std::int64_t i = y * W + x, j = y2 * W + x2;
+                if (causal && j > i) continue;
+                const double base = absolute_similarity(phi_q, phi_k, h2, grid, i, j);
+                for (std::int64_t tx : {std::int64_t{0}, std::int64_t{1}, W / 3})
+                  for (std::int64_t ty : {std::int64_t{0}, std::int64_t{1}, H / 2}) {
+                    if ((tx == 0 && ty == 0) || std::max(x, x2) + tx >= W || std::max(y, y2) + ty >= H) continue;
+                    const std::int64_t shift_flat = ty * W + tx;
+                    const double moved = absolute_similarity(phi_q, phi_k, h2, grid, i + shift_flat, j + shift_flat);
+                    shift[1][causal].add(std::abs(moved - base) / (tol * std::max(base, moved)),
+                                         label(fname, t, mode + " (" + std::to_string(x) + "," + std::to_string(y) +
+                                                             ")->(" + std::to_string(x2) + "," + std::to_string(y2) +
+                                                             ") shift (" + std::to_string(tx) + "," +
+                                                             std::to_string(ty) + ")"));
+                    const double sim = moved;
+                    positive.add(sim > 0 ? 0.0 : 2.0, label(fname, t, mode + " 2-D"));
+                    min_sim = std::min(min_sim, sim);
+                  }
+              }
+      }
+
+      // Period and distinctness (bidirectional, r = 1): a π of order 60 and the random π.
+      const Permutation small = order_sixty_permutation(columns);
+      const Permutation* perms[2] = {&small, &pi};
+      for (int which = 0; which < 2; ++which) {
+        const PermuteHead h{*perms[which], std::nullopt, 1.0};
+        const std::uint64_t order = h.pi.order_u64();
+        const std::string kind_name = which == 0 ? "order-60 pi" : "random pi (order " + std::to_string(order) + ")";
+        const std::int64_t base = 123;
+        const std::int64_t shown = std::min<std::int64_t>(static_cast<std::int64_t>(std::min<std::uint64_t>(order, 1u << 30)), offsets_);
+        std::vector<double> values;
+        for (std::int64_t delta = 0; delta < shown; ++delta) {
+          const double a = absolute_similarity(phi_q, phi_k, h, line, base, base + delta);
+          const double b = absolute_similarity(phi_q, phi_k, h, line, base, base + delta + static_cast<std::int64_t>(order));
+          period_equal[which].add(std::abs(a - b) / (tol * std::max(a, b)),
+                                  label(fname, t, kind_name + " offset " + std::to_string(delta)));
+          values.push_back(a);
+        }
+        std::sort(values.begin(), values.end());
+        double gap = std::numeric_limits<double>::infinity();
+        for (std::size_t v = 1; v < values.size(); ++v) gap = std::min(gap, (values[v] - values[v - 1]) / values[v]);
+        // badness > 1 when two offsets below the order share a similarity (gap within rounding).
+        period_distinct[which].add(values.size() < 2 ? 0.0 : tol / gap,
+                                   label(fname, t, kind_name + ", " + std::to_string(values.size()) + " offsets"));
+        if (t == 0)
+          for (std::int64_t delta = 0; delta < 3 * 60; ++delta)
+            result.rows.push_back(Json{{"kind", "offset"},
+                                       {"features", fname},
+                                       {"permutation", which == 0 ? "order60" : "random"},
+                                       {"order", order},
+                                       {"m", columns},
+                                       {"offset", delta},
+                                       {"sim", absolute_similarity(phi_q, phi_k, h, line, base, base + delta)}});
+      }
+
+      // 2-D row wrap (W−1, y) → (0, y+1) against the unit step (x, y) → (x+1, y); bidirectional heads.
+      const PermuteHead h1{pi, std::nullopt, 1.0}, h2{pi_x, pi_y, 1.0};
+      const std::int64_t y = H / 2, x = W / 2;
+      const std::int64_t wi = y * W + (W - 1), wj = (y + 1) * W, ui = y * W + x, uj = y * W + x + 1;
+      const double wrap_2d = absolute_similarity(phi_q, phi_k, h2, grid, wi, wj);
+      const double unit_2d = absolute_similarity(phi_q, phi_k, h2, grid, ui, uj);
+      const double wrap_1d = absolute_similarity(phi_q, phi_k, h1, line, wi, wj);
+      const double unit_1d = absolute_similarity(phi_q, phi_k, h1, line, ui, uj);
+      const double gap_2d = std::abs(wrap_2d - unit_2d) / std::max(wrap_2d, unit_2d);
+      const double gap_1d = std::abs(wrap_1d - unit_1d) / std::max(wrap_1d, unit_1d);
+      wrap2d.add(tol / gap_2d, label(fname, t, "2-D"));
+      wrap1d.add(gap_1d / tol, label(fname, t, "flattened 1-D"));
+      result.rows.push_back(Json{{"kind", "wrap"},       {"features", fname},    {"draw", t},
+                                 {"W", W},               {"H", H},               {"sim_wrap_2d", wrap_2d},
+                                 {"sim_unit_2d", unit_2d}, {"sim_wrap_1d", wrap_1d}, {"sim_unit_1d", unit_1d},
+                                 {"relative_gap_2d", gap_2d}, {"relative_gap_1d", gap_1d}, {"tolerance", tol}});
+      if (t == 0) {
+        // The similarity of a query at the grid centre to every key: 2-D and flattened 1-D encodings.
+        for (std::int64_t ky = 0; ky < H; ++ky)
+          for (std::int64_t kx = 0; kx < W; ++kx)
+            result.rows.push_back(Json{{"kind", "grid_sim"},
+                                       {"features", fname},
+                                       {"x", kx},
+                                       {"y", ky},
+                                       {"query_x", x},
+                                       {"query_y", y},
+                                       {"sim_2d", absolute_similarity(phi_q, phi_k, h2, grid, y * W + x, ky * W + kx)},
+                                       {"sim_1d", absolute_similarity(phi_q, phi_k, h1, line, y * W + x, ky * W + kx)}});
+      }
+    }
+
+    const std::string scope = fname + " features, m'=" + std::to_string(columns) + ", d=" + std::to_string(d_) + ", " +
+                              std::to_string(ctx.trials) + " draws of (pi, q, k)";
+    const std::string tol_text = "|diff|/(2 gamma_{m'+1} max sim) with 2 gamma = " + to_text(tol);
+    for (int dim = 0; dim < 2; ++dim)
+      for (int causal = 0; causal < 2; ++causal) {
+        Tally t = shift[dim][causal];
+        result.checks.push_back(t.check(
+            "PF property 1: sim(i+t, j+t) = sim(i, j) (" + std::string(dim ? "2-D" : "1-D") + ", " +
+                (causal ? "causal r=" + to_text(r_) : std::string("bidirectional")) + ")",
+            scope + (dim ? ", grid " + std::to_string(W) + "x" + std::to_string(H) : ", positions < " + std::to_string(P)) +
+                ", content shift-copied",
+            tol_text));
+        result.rows.push_back(Json{{"kind", "shift"}, {"features", fname}, {"dims", dim ? 2 : 1},
+                                   {"causal", causal == 1}, {"points", t.points}, {"worst_ratio_to_tolerance", t.worst},
+                                   {"tolerance", tol}});
+      }
+    result.checks.push_back(bound.check("PF property 2: sim(i, j) <= |phi(q)| |phi(k)| (no blow-up with position)",
+                                        scope + ", positions up to " + std::to_string(longest - 1),
+                                        "(sim/(|phi q||phi k|) - 1)/(2 gamma_{m'+2}); max sim/norms = " +
+                                            to_text(max_ratio)));
+    result.checks.push_back(positive.check("PF property 3: sim > 0", scope + " (double)",
+                                           "indicator (2 = non-positive); min sim = " + to_text(min_sim)));
+    const char* names[2] = {"a pi of order 60", "the random pi"};
+    for (int which = 0; which < 2; ++which) {
+      result.checks.push_back(period_equal[which].check(
+          std::string("PF: offsets delta and delta + order(pi) give the same sim (") + names[which] + ")",
+          scope + ", bidirectional, offsets < min(order, " + std::to_string(offsets_) + ")", tol_text));
+      result.checks.push_back(period_distinct[which].check(
+          std::string("PF: offsets below order(pi) give different sims (") + names[which] + ")",
+          scope + ", bidirectional, offsets < min(order, " + std::to_string(offsets_) + ")",
+          "2 gamma / (smallest relative gap between sorted sims)"));
+    }
+    result.checks.push_back(wrap2d.check("PF 2-D: the row wrap (W-1,y)->(0,y+1) and the unit step get different sims",
+                                         scope + ", grid " + std::to_string(W) + "x" + std::to_string(H),
+                                         "2 gamma / relative gap"));
+    result.checks.push_back(wrap1d.check("PF 1-D flattened: the row wrap and the unit step get the same sim",
+                                         scope + ", grid " + std::to_string(W) + "x" + std::to_string(H),
+                                         "relative gap / 2 gamma"));
+  }
+
+  // Property 2 (b): the float32 causal mechanism at growing L.
+  void long_runs(const RunContext& ctx, const Sizes& s, FeatureKind kind, Result& result) const {
+    const std::string fname(feature_kind_name(kind));
+    AttentionConfig config = config_for(kind, true);
+    config.renormalize = false;
+    const int columns = feature_columns(config, d_);
+    const Eigen::MatrixXd w = draw_attention_projection(config, d_, ctx.seed, 0);
+    const PermuteHead head{random_permutation(columns, ctx.seed, kPermStream, 0), std::nullopt, r_};
+    const double allowance = (columns + 2.0 * chunk_ + 8) * std::numeric_limits<float>::epsilon() / 2;
+    Tally tally;
+    for (std::int64_t L : s.lengths) {
+      const Eigen::MatrixXd q = gaussian_input(static_cast<int>(L), d_, scale_, ctx.seed, kLongStream, 0);
+      const Eigen::MatrixXd k = gaussian_input(static_cast<int>(L), d_, scale_, ctx.seed, kLongStream + 1, 0);
+      const Matrix<float> qf = q.cast<float>(), kf = k.cast<float>();
+      const Matrix<float> wf = w.cast<float>();
+      const Matrix<float> ones = Matrix<float>::Ones(L, 1);
+      const PositionPermutation positions(head, PermuteLayout::line(), L);
+      const auto start = std::chrono::steady_clock::now();
+      const Matrix<float> sums = permute_attention(qf, kf, ones, wf, config, positions, r_);
+      const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      // Norms of the exact features in double, in blocks (L × m' doubles would not fit for L = 1e6).
+      Eigen::VectorXd q_norm(L), k_norm(L);
+      for (std::int64_t first = 0; first < L; first += 4096) {
+        const std::int64_t rows = std::min<std::int64_t>(4096, L - first);
+        q_norm.segment(first, rows) = explicit_permute_features(q.middleRows(first, rows), w, config).rowwise().norm();
+        k_norm.segment(first, rows) = explicit_permute_features(k.middleRows(first, rows), w, config).rowwise().norm();
+      }
+      bool finite = sums.allFinite();
+      double worst = 0, largest = 0, k_max = 0;
+      for (std::int64_t i = 0; i < L; ++i) {
+        k_max = std::max(k_max, k_norm(i));
+        const double bound = q_norm(i) * k_max / (1 - r_);
+        worst = std::max(worst, static_cast<double>(sums(i, 0)) / bound);
+        largest = std::max(largest, static_cast<double>(sums(i, 0)));
+      }
+      tally.add(finite ? (worst - 1) / allowance : 1e300, fname + ", L=" + std::to_string(L));
+      result.rows.push_back(Json{{"kind", "long_run"},
+                                 {"features", fname},
+                                 {"L", L},
+                                 {"m", columns},
+                                 {"d", d_},
+                                 {"r", r_},
+                                 {"chunk", chunk_},
+                                 {"finite", finite},
+                                 {"max_row_sum", largest},
+                                 {"max_ratio_to_bound", worst},
+                                 {"seconds", seconds}});
+    }
+    std::int64_t naive = 1;
+    while (std::isfinite(std::pow(static_cast<float>(r_), -static_cast<float>(naive)))) ++naive;
+    result.rows.push_back(Json{{"kind", "naive_overflow"}, {"features", fname}, {"r", r_}, {"first_infinite_j", naive}});
+    result.checks.push_back(tally.check(
+        "PF property 2: causal float32 output finite and sum_j sim(i, j) <= |phi(q_i)| max|phi(k)| / (1 - r)",
+        fname + " features, m'=" + std::to_string(columns) + ", r=" + to_text(r_) + ", chunk " +
+            std::to_string(chunk_) + ", L up to " + std::to_string(s.lengths.back()) +
+            " (a naive r^-j is infinite in float32 from j=" + std::to_string(naive) + ")",
+        "(ratio to bound - 1)/allowance, allowance (m' + 2 chunk + 8) u_float"));
+  }
+
+  template <class F>
+  static double seconds_of(F&& f) {
+    const auto start = std::chrono::steady_clock::now();
+    f();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
+
+  void overhead(const RunContext& ctx, const Sizes& s, Result& result) const {
+    const int eigen_threads = Eigen::nbThreads();
+    Eigen::setNbThreads(1);
+    double checksum = 0;
+    Tally tally[2];
+    for (int causal = 0; causal < 2; ++causal)
+      for (int m : overhead_m_)
+        for (std::int64_t L : s.overhead_lengths) {
+          AttentionConfig config;
+          config.m = m;
+          config.causal = causal == 1;
+          config.chunk = chunk_;
+          const int d = overhead_d_;
+          const Eigen::MatrixXd w = draw_attention_projection(config, d, ctx.seed, 0);
+          const auto L32 = static_cast<int>(L);
+          const Heads<float> q{gaussian_input(L32, d, 1.0, ctx.seed, kTimingStream, 0).cast<float>()};
+          const Heads<float> k{gaussian_input(L32, d, 1.0, ctx.seed, kTimingStream + 1, 0).cast<float>()};
+          const Heads<float> v{gaussian_input(L32, d, 1.0, ctx.seed, kTimingStream + 2, 0).cast<float>()};
+          const std::vector<PermuteHead> heads{
+              {random_permutation(m, ctx.seed, kPermStream, 0), std::nullopt, causal ? r_ : 1.0}};
+          std::vector<double> favor, permute;
+          for (int rep = 0; rep < s.repeats; ++rep) {
+            // Interleaved, alternating which goes first, so drifts in machine load hit both alike.
+            auto run_favor = [&] {
+              favor.push_back(seconds_of([&] { checksum += attend<float>(q, k, v, w, config, 1)[0](0, 0); }));
+            };
+            auto run_permute = [&] {
+              permute.push_back(seconds_of([&] {
+                checksum += permute_attend<float>(q, k, v, w, config, heads, PermuteLayout::line(), 1)[0](0, 0);
+              }));
+            };
+            if (rep % 2 == 0) {
+              run_favor();
+              run_permute();
+            } else {
+              run_permute();
+              run_favor();
+            }
+          }
+          const double tf = median(favor), tp = median(permute), ratio = tp / tf;
+          result.rows.push_back(Json{{"kind", "overhead"},
+                                     {"mode", causal ? "causal" : "bidirectional"},
+                                     {"L", L},
+                                     {"m", m},
+                                     {"d", d},
+                                     {"repeats", s.repeats},
+                                     {"favor_seconds", tf},
+                                     {"permute_seconds", tp},
+                                     {"time_ratio", ratio},
+                                     {"threads", 1}});
+          if (m == 256) tally[causal].add(ratio / overhead_target_, "L=" + std::to_string(L));
+        }
+    Eigen::setNbThreads(eigen_threads);
+    result.measurements["overhead_checksum"] = checksum;
+    for (int causal = 0; causal < 2; ++causal)
+      if (tally[causal].points > 0) {
+        Check c = tally[causal].check(
+            "PF: as fast as Performer, time ratio <= " + to_text(overhead_target_) + " at m = 256 (" +
+                (causal ? "causal" : "bidirectional") + ")",
+            "positive features, float32, d=" + std::to_string(overhead_d_) + ", one thread, median of " +
+                std::to_string(s.repeats) + " interleaved runs",
+            "ratio/target");
+        c.detail += "; informational: a wall-clock measurement on a possibly shared machine";
+        result.checks.push_back(c);
+      }
+  }
+
+  static double median(std::vector<double> t) {
+    std::sort(t.begin(), t.end());
+    return t[t.size() / 2];
+  }
+
+  static std::string to_text(double x) {
+    std::ostringstream s;
+    s << x;
+    return s.str();
+  }
+
+  // 0, 1, 2, 3, then roughly geometric up to `top` (inclusive).
+  static std::vector<std::int64_t> spread(std::int64_t top) {
+    std::vector<std::int64_t> out;
+    for (std::int64_t v = 0; v <= top; v = v < 3 ? v + 1 : v * 3 - 1) out.push_back(v);
+    if (out.back() != top && top > 0) out.push_back(top);
+    return out;
+  }
+
+  Sizes resolve(bool quick) const {
+    Sizes s;
+    s.positions = positions_ > 0 ? positions_ : (quick ? 1024 : 4096);
+    const std::string g = grid_.empty() ? (quick ? "16x16" : "32x32") : grid_;
+    const auto x = g.find('x');
+    try {
+      if (x == std::string::npos) throw std::invalid_argument("no x");
+      std::size_t used = 0;
+      s.width = std::stoll(g.substr(0, x), &used);
+      if (used != x) throw std::invalid_argument("trailing");
+      s.height = std::stoll(g.substr(x + 1), &used);
+      if (used != g.size() - x - 1) throw std::invalid_argument("trailing");
+    } catch (const std::exception&) {
+      throw std::invalid_argument("--grid must be WxH with positive integers, got '" + g + "'");
+    }
+    s.lengths = !lengths_.empty() ? lengths_
+                                  : (quick ? std::vector<std::int64_t>{1000, 10000, 30000}
+                                           : std::vector<std::int64_t>{1000, 10000, 100000, 1000000});
+    s.overhead_lengths = !overhead_lengths_.empty()
+                             ? overhead_lengths_
+                             : (quick ? std::vector<std::int64_t>{1024, 2048, 4096, 8192}
+                                      : std::vector<std::int64_t>{1024, 2048, 4096, 8192, 16384, 32768, 65536});
+    s.repeats = repeats_ > 0 ? repeats_ : (quick ? 3 : 5);
+    validate(s);
+    return s;
+  }
+
+  void validate(const Sizes& s) const {
+    if (d_ <= 0) throw std::invalid_argument("--d must be positive, got " + std::to_string(d_));
+    if (m_ <= 0) throw std::invalid_argument("--m must be positive, got " + std::to_string(m_));
+    if (m_ % 2 != 0)
+      throw std::invalid_argument("--m must be even (2-D halves for pi_x and pi_y), got " + std::to_string(m_));
+    if (m_ < 12) throw std::invalid_argument("--m must be at least 12 (the order-60 permutation), got " + std::to_string(m_));
+    if (!(r_ > 0 && r_ < 1)) throw std::invalid_argument("--r must lie in (0, 1), got " + to_text(r_));
+    if (features_.empty()) throw std::invalid_argument("--features needs at least one feature map");
+    for (const auto& f : features_)
+      if (!positive_feature_kind(parse_feature_kind(f)))
+        throw std::invalid_argument("--features '" + f + "' can be negative; PermuteFormer needs positive features");
+    if (s.positions < 8) throw std::invalid_argument("--positions must be at least 8");
+    if (s.width < 2 || s.height < 2) throw std::invalid_argument("--grid sides must be at least 2");
+    for (std::int64_t L : s.lengths)
+      if (L < 1 || L > 100'000'000) throw std::invalid_argument("--lengths must lie in [1, 1e8]");
+    if (s.lengths.empty()) throw std::invalid_argument("--lengths needs at least one length");
+    for (std::int64_t L : s.overhead_lengths)
+      if (L < 1 || L > 10'000'000) throw std::invalid_argument("--overhead-L must lie in [1, 1e7]");
+    for (int m : overhead_m_)
+      if (m <= 0) throw std::invalid_argument("--overhead-m must be positive");
+    if (overhead_d_ <= 0) throw std::invalid_argument("--overhead-d must be positive");
+    if (offsets_ < 2) throw std::invalid_argument("--offsets must be at least 2");
+    if (chunk_ < 1) throw std::invalid_argument("--chunk must be positive");
+    if (!(scale_ > 0) || !std::isfinite(scale_)) throw std::invalid_argument("--scale must be positive and finite");
+    if (s.repeats < 1) throw std::invalid_argument("--repeats must be at least 1");
+    if (!(overhead_target_ > 0)) throw std::invalid_argument("--overhead-target must be positive");
+  }
+
+  int d_ = 16, m_ = 64;
+  double r_ = 0.88;
+  std::vector<std::string> features_{"positive", "relu"};
+  std::int64_t positions_ = 0;
+  std::string grid_;
+  std::vector<std::int64_t> lengths_, overhead_lengths_;
+  std::int64_t offsets_ = 256;
+  int chunk_ = 128;
+  double scale_ = 1.0;
+  std::vector<int> overhead_m_{64, 128, 256};
+  int overhead_d_ = 64;
+  int repeats_ = 0;
+  double overhead_target_ = 1.10;
+};
+
+}  // namespace
+
+std::unique_ptr<Experiment> make_permute_properties_experiment() {
+  return std::make_unique<PermutePropertiesExperiment>();
+}
+
+}  // namespace favorlab

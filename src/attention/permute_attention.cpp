@@ -1,0 +1,170 @@
+#include "attention/permute_attention.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+#include "attention/attention_features.hpp"
+#include "attention/values_with_ones.hpp"
+
+namespace favorlab {
+
+namespace {
+
+constexpr Eigen::Index kBlock = 512;
+
+template <class T>
+Matrix<T> bidirectional_permute(const Matrix<T>& q, const Matrix<T>& k, const Matrix<T>& v, const Matrix<T>& w,
+                                const AttentionConfig& config, const PositionPermutation& positions, int threads) {
+  const Eigen::Index lk = k.rows(), lq = q.rows(), dv = v.cols();
+  const Eigen::Index key_blocks = (lk + kBlock - 1) / kBlock;
+  std::vector<Matrix<T>> states(static_cast<std::size_t>(key_blocks));
+  std::vector<T> block_scale(static_cast<std::size_t>(key_blocks));
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
+  for (Eigen::Index b = 0; b < key_blocks; ++b) {
+    const Eigen::Index first = b * kBlock, rows = std::min(kBlock, lk - first);
+    ScaledFeatures<T> f = attention_features_of_rows(k, first, rows, w, config);
+    const T top = f.log_scale.maxCoeff();
+    f.values.array().colwise() *= (f.log_scale - top).exp();
+    states[std::size_t(b)] = positions.gather_rows(f.values, first).transpose() * values_with_ones(v, first, rows);
+    block_scale[std::size_t(b)] = top;
+  }
+  // Merged in index order: the same sum for any thread count.
+  const T key_scale = *std::max_element(block_scale.begin(), block_scale.end());
+  Matrix<T> state = Matrix<T>::Zero(states.front().rows(), dv + 1);
+  for (std::size_t b = 0; b < states.size(); ++b) state += std::exp(block_scale[b] - key_scale) * states[b];
+
+  Matrix<T> out(lq, dv);
+  const Eigen::Index query_blocks = (lq + kBlock - 1) / kBlock;
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
+  for (Eigen::Index b = 0; b < query_blocks; ++b) {
+    const Eigen::Index first = b * kBlock, rows = std::min(kBlock, lq - first);
+    const ScaledFeatures<T> f = attention_features_of_rows(q, first, rows, w, config);
+    const Matrix<T> num = positions.gather_rows(f.values, first) * state;
+    if (config.renormalize)
+      out.middleRows(first, rows) = (num.leftCols(dv).array().colwise() / num.col(dv).array()).matrix();
+    else
+      out.middleRows(first, rows) =
+          (num.leftCols(dv).array().colwise() * (f.log_scale + key_scale).exp()).matrix();
+  }
+  return out;
+}
+
+template <class T>
+Matrix<T> causal_permute(const Matrix<T>& q, const Matrix<T>& k, const Matrix<T>& v, const Matrix<T>& w,
+                         const AttentionConfig& config, const PositionPermutation& positions, double r) {
+  using Column = Eigen::Array<T, Eigen::Dynamic, 1>;
+  const Eigen::Index length = q.rows(), dv = v.cols(), chunk = std::min<Eigen::Index>(config.chunk, length);
+  // decay[t] = r^t for 0 ≤ t ≤ chunk: the only powers of r ever used (t ≥ 0, so each is ≤ 1; far ones underflow
+  // to 0, which is the correctly rounded value of a weight below the smallest subnormal).
+  Column decay(chunk + 1);
+  for (Eigen::Index t = 0; t <= chunk; ++t) decay(t) = static_cast<T>(std::pow(r, static_cast<double>(t)));
+
+  Matrix<T> out(length, dv);
+  Matrix<T> state;  // Σ_{j<first} r^{first−j} k̃'_j exp(M_j − carried) [v_j, 1]ᵀ
+  T carried = -std::numeric_limits<T>::infinity();
+  for (Eigen::Index first = 0; first < length; first += chunk) {
+    const Eigen::Index rows = std::min(chunk, length - first);
+    ScaledFeatures<T> keys = attention_features_of_rows(k, first, rows, w, config);
+    const ScaledFeatures<T> queries = attention_features_of_rows(q, first, rows, w, config);
+
+    Column running(rows);  // M_j: running maximum of key log scales up to j
+    T top = carried;
+    for (Eigen::Index j = 0; j < rows; ++j) running(j) = top = std::max(top, keys.log_scale(j));
+    keys.values.array().colwise() *= (keys.log_scale - running).exp();
+    Matrix<T> key_rows = positions.gather_rows(keys.values, first);        // P^{pos j} φ(k_j) e^{ls_j − M_j}
+    const Matrix<T> query_rows = positions.gather_rows(queries.values, first);
+    if (state.size() == 0) state = Matrix<T>::Zero(key_rows.cols(), dv + 1);
+
+    Matrix<T> scores = query_rows * key_rows.transpose();
+    for (Eigen::Index i = 0; i < rows; ++i) {
+      for (Eigen::Index j = 0; j < i; ++j) scores(i, j) *= decay(i - j) * std::exp(running(j) - running(i));
+      scores.row(i).tail(rows - i - 1).setZero();
+    }
+    const Matrix<T> values = values_with_ones(v, first, rows);
+    Matrix<T> num = scores * values;
+    if (first > 0) {
+      // r^{i−first} · exp(carried − M_i) ≤ 1: the state, decayed to the chunk start, read by query i.
+      const Column carry_factor = decay.head(rows) * (carried - running).exp();
+      num += ((query_rows * state).array().colwise() * carry_factor).matrix();
+    }
+    if (config.renormalize)
+      out.middleRows(first, rows) = (num.leftCols(dv).array().colwise() / num.col(dv).array()).matrix();
+    else
+      out.middleRows(first, rows) =
+          (num.leftCols(dv).array().colwise() * (queries.log_scale + running).exp()).matrix();
+
+    // Carry to the next chunk start first + rows: key j gets r^{rows − j} (exponent ≥ 1), the old state r^{rows}.
+    const T last = running(rows - 1);
+    const Column to_end = (running - last).exp() * decay.segment(1, rows).reverse();
+    key_rows.array().colwise() *= to_end;
+    if (first > 0) state *= std::exp(carried - last) * decay(rows);
+    state.noalias() += key_rows.transpose() * values;
+    carried = last;
+  }
+  return out;
+}
+
+}  // namespace
+
+template <class T>
+Matrix<T> permute_attention(const Matrix<T>& q, const Matrix<T>& k, const Matrix<T>& v, const Matrix<T>& w,
+                            const AttentionConfig& config, const PositionPermutation& positions, double r,
+                            int threads) {
+  if (config.causal) return causal_permute(q, k, v, w, config, positions, r);
+  return bidirectional_permute(q, k, v, w, config, positions, threads);
+}
+
+template <class T>
+void check_permute_inputs(const Heads<T>& q, const Heads<T>& k, const Heads<T>& v, const Eigen::MatrixXd& w,
+                          const AttentionConfig& config, const std::vector<PermuteHead>& heads,
+                          const PermuteLayout& layout) {
+  check_attention_inputs(q, k, v, w, config);
+  if (heads.size() != q.size())
+    throw std::invalid_argument("PermuteFormer needs one permutation head per attention head (got " +
+                                std::to_string(heads.size()) + " for " + std::to_string(q.size()) + " heads)");
+  const int d = static_cast<int>(q.front().cols());
+  for (std::size_t h = 0; h < q.size(); ++h) {
+    if (q[h].rows() != k[h].rows())
+      throw std::invalid_argument("PermuteFormer needs as many queries as keys (positions are shared), got " +
+                                  std::to_string(q[h].rows()) + " and " + std::to_string(k[h].rows()));
+    validate_permute_head(config, d, heads[h], layout, k[h].rows());
+  }
+}
+
+template <class T>
+Heads<T> permute_attend(const Heads<T>& q, const Heads<T>& k, const Heads<T>& v, const Eigen::MatrixXd& w,
+                        const AttentionConfig& config, const std::vector<PermuteHead>& heads,
+                        const PermuteLayout& layout, int threads) {
+  check_permute_inputs(q, k, v, w, config, heads, layout);
+  const Matrix<T> wt = w.cast<T>();
+  const int count = static_cast<int>(q.size());
+  Heads<T> out(q.size());
+  auto one = [&](int h, int inner_threads) {
+    const std::size_t s = static_cast<std::size_t>(h);
+    const PositionPermutation positions(heads[s], layout, k[s].rows());
+    out[s] = permute_attention(q[s], k[s], v[s], wt, config, positions, heads[s].r, inner_threads);
+  };
+  if (count >= threads) {
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
+    for (int h = 0; h < count; ++h) one(h, 1);
+  } else {
+    for (int h = 0; h < count; ++h) one(h, threads);
+  }
+  return out;
+}
+
+#define FAVORLAB_PERMUTE_INSTANTIATE(T)                                                                             \
+  template Matrix<T> permute_attention(const Matrix<T>&, const Matrix<T>&, const Matrix<T>&, const Matrix<T>&,      \
+                                       const AttentionConfig&, const PositionPermutation&, double, int);            \
+  template void check_permute_inputs(const Heads<T>&, const Heads<T>&, const Heads<T>&, const Eigen::MatrixXd&,     \
+                                     const AttentionConfig&, const std::vector<PermuteHead>&, const PermuteLayout&); \
+  template Heads<T> permute_attend(const Heads<T>&, const Heads<T>&, const Heads<T>&, const Eigen::MatrixXd&,       \
+                                   const AttentionConfig&, const std::vector<PermuteHead>&, const PermuteLayout&, int);
+FAVORLAB_PERMUTE_INSTANTIATE(float)
+FAVORLAB_PERMUTE_INSTANTIATE(double)
+#undef FAVORLAB_PERMUTE_INSTANTIATE
+
+}  // namespace favorlab

@@ -1,0 +1,66 @@
+#include "attention/position_permutation.hpp"
+
+namespace favorlab {
+
+namespace {
+
+// Rows the table of π needs for positions 0..positions−1: the powers repeat with period order(π).
+Eigen::Index table_rows(const Permutation& pi, Eigen::Index positions) {
+  const BigInt order = pi.order();
+  return order < BigInt(positions) ? static_cast<Eigen::Index>(order) : positions;
+}
+
+}  // namespace
+
+PositionPermutation::PositionPermutation(const PermuteHead& head, const PermuteLayout& layout, Eigen::Index length)
+    : columns_(layout.two_d() ? 2 * head.pi.size() : head.pi.size()),
+      width_(layout.two_d() ? layout.width : 0),
+      x_period_(table_rows(head.pi, layout.two_d() ? layout.width : length)),
+      x_(head.pi, x_period_) {
+  if (layout.two_d()) {
+    y_period_ = table_rows(*head.pi_y, layout.height);
+    y_.emplace(*head.pi_y, y_period_);
+  }
+}
+
+void PositionPermutation::index_map(Eigen::Index token, std::int32_t* out) const {
+  if (width_ == 0) {
+    const std::int32_t* row = x_row(token);
+    for (int a = 0; a < columns_; ++a) out[a] = row[a];
+    return;
+  }
+  const int half = columns_ / 2;
+  const std::int32_t* xr = x_row(token % width_);
+  const std::int32_t* yr = y_row(token / width_);
+  for (int a = 0; a < half; ++a) out[a] = xr[a];
+  for (int a = 0; a < half; ++a) out[half + a] = half + yr[a];
+}
+
+template <class T>
+Matrix<T> PositionPermutation::gather_rows(const Matrix<T>& values, Eigen::Index first) const {
+  const Eigen::Index rows = values.rows();
+  Matrix<T> out(rows, columns_);
+  const T* in = values.data();
+  T* dst = out.data();
+  // Column-major storage: entry (r, a) lives at a·rows + r. The gather reads one row through the index map.
+  auto gather = [&](Eigen::Index r, const std::int32_t* map, int from, int count, int offset) {
+    for (int a = 0; a < count; ++a)
+      dst[(from + a) * rows + r] = in[(offset + map[a]) * rows + r];
+  };
+  for (Eigen::Index r = 0; r < rows; ++r) {
+    const Eigen::Index token = first + r;
+    if (width_ == 0) {
+      gather(r, x_row(token), 0, columns_, 0);
+    } else {
+      const int half = columns_ / 2;
+      gather(r, x_row(token % width_), 0, half, 0);
+      gather(r, y_row(token / width_), half, half, half);
+    }
+  }
+  return out;
+}
+
+template Matrix<float> PositionPermutation::gather_rows(const Matrix<float>&, Eigen::Index) const;
+template Matrix<double> PositionPermutation::gather_rows(const Matrix<double>&, Eigen::Index) const;
+
+}  // namespace favorlab

@@ -1,0 +1,43 @@
+#pragma once
+// The gathers P_π^{pos(i)} of PermuteFormer for every token i of one head, from cached power tables
+// (perm/permutation_powers.hpp: row t of a table is π^t as an index map, (P_π^t x)_a = x_{π^t(a)}).
+//   1-D: token i is gathered with π^i.
+//   2-D: token i = y·W + x is gathered with π_x^x on the first half of the columns and π_y^y on the second half.
+// A table only needs min(positions, order(π)) rows, since π^t = π^{t mod order}: a π of small order costs O(order·m)
+// memory whatever L is; otherwise O(L·m) (1-D) or O((W + H)·m/2) (2-D) int32.
+#include <Eigen/Core>
+
+#include <cstdint>
+#include <optional>
+
+#include "attention/permute_config.hpp"
+#include "features/feature_maps.hpp"
+#include "perm/permutation.hpp"
+#include "perm/permutation_powers.hpp"
+
+namespace favorlab {
+
+class PositionPermutation {
+ public:
+  // Expects a validated head (validate_permute_head); length = L.
+  PositionPermutation(const PermuteHead& head, const PermuteLayout& layout, Eigen::Index length);
+
+  int columns() const { return columns_; }
+  // Row r of the result is P^{pos(first + r)} applied to row r of values: out(r, a) = values(r, map_{first+r}(a)).
+  template <class T>
+  Matrix<T> gather_rows(const Matrix<T>& values, Eigen::Index first) const;
+  // The index map of token i (columns() entries).
+  void index_map(Eigen::Index token, std::int32_t* out) const;
+
+ private:
+  const std::int32_t* x_row(Eigen::Index t) const { return x_.row(t % x_period_); }
+  const std::int32_t* y_row(Eigen::Index t) const { return y_->row(t % y_period_); }
+
+  int columns_;
+  Eigen::Index width_;  // 0 in 1-D
+  Eigen::Index x_period_, y_period_ = 1;
+  PermutationPowers x_;
+  std::optional<PermutationPowers> y_;
+};
+
+}  // namespace favorlab
