@@ -74,8 +74,8 @@ Matrix<T> causal_permute(const Matrix<T>& q, const Matrix<T>& k, const Matrix<T>
     T top = carried;
     for (Eigen::Index j = 0; j < rows; ++j) running(j) = top = std::max(top, keys.log_scale(j));
     keys.values.array().colwise() *= (keys.log_scale - running).exp();
-    Matrix<T> key_rows = positions.gather_rows(keys.values, first);        // P^{pos j} φ(k_j) e^{ls_j − M_j}
-    const Matrix<T> query_rows = positions.gather_rows(queries.values, first);
+    RowMatrix<T> key_rows = positions.gather_rows(keys.values, first);        // P^{pos j} φ(k_j) e^{ls_j − M_j}
+    const RowMatrix<T> query_rows = positions.gather_rows(queries.values, first);
     if (state.size() == 0) state = Matrix<T>::Zero(key_rows.cols(), dv + 1);
 
     Matrix<T> scores = query_rows * key_rows.transpose();

@@ -37,30 +37,28 @@ void PositionPermutation::index_map(Eigen::Index token, std::int32_t* out) const
 }
 
 template <class T>
-Matrix<T> PositionPermutation::gather_rows(const Matrix<T>& values, Eigen::Index first) const {
-  const Eigen::Index rows = values.rows();
-  Matrix<T> out(rows, columns_);
-  const T* in = values.data();
-  T* dst = out.data();
-  // Column-major storage: entry (r, a) lives at a·rows + r. The gather reads one row through the index map.
-  auto gather = [&](Eigen::Index r, const std::int32_t* map, int from, int count, int offset) {
-    for (int a = 0; a < count; ++a)
-      dst[(from + a) * rows + r] = in[(offset + map[a]) * rows + r];
-  };
-  for (Eigen::Index r = 0; r < rows; ++r) {
+RowMatrix<T> PositionPermutation::gather_rows(const Matrix<T>& values, Eigen::Index first) const {
+  const RowMatrix<T> in = values;
+  RowMatrix<T> out(values.rows(), columns_);
+  for (Eigen::Index r = 0; r < values.rows(); ++r) {
     const Eigen::Index token = first + r;
+    const T* src = in.row(r).data();
+    T* dst = out.row(r).data();
     if (width_ == 0) {
-      gather(r, x_row(token), 0, columns_, 0);
+      const std::int32_t* map = x_row(token);
+      for (int a = 0; a < columns_; ++a) dst[a] = src[map[a]];
     } else {
       const int half = columns_ / 2;
-      gather(r, x_row(token % width_), 0, half, 0);
-      gather(r, y_row(token / width_), half, half, half);
+      const std::int32_t* xmap = x_row(token % width_);
+      const std::int32_t* ymap = y_row(token / width_);
+      for (int a = 0; a < half; ++a) dst[a] = src[xmap[a]];
+      for (int a = 0; a < half; ++a) dst[half + a] = src[half + ymap[a]];
     }
   }
   return out;
 }
 
-template Matrix<float> PositionPermutation::gather_rows(const Matrix<float>&, Eigen::Index) const;
-template Matrix<double> PositionPermutation::gather_rows(const Matrix<double>&, Eigen::Index) const;
+template RowMatrix<float> PositionPermutation::gather_rows(const Matrix<float>&, Eigen::Index) const;
+template RowMatrix<double> PositionPermutation::gather_rows(const Matrix<double>&, Eigen::Index) const;
 
 }  // namespace favorlab

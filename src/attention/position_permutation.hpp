@@ -17,6 +17,9 @@
 
 namespace favorlab {
 
+template <class T>
+using RowMatrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
 class PositionPermutation {
  public:
   // Expects a validated head (validate_permute_head); length = L.
@@ -24,8 +27,10 @@ class PositionPermutation {
 
   int columns() const { return columns_; }
   // Row r of the result is P^{pos(first + r)} applied to row r of values: out(r, a) = values(r, map_{first+r}(a)).
+  // Row-major, so each gather reads and writes one contiguous row (a column-major gather strides through memory
+  // for every entry); Eigen's products take it as it is.
   template <class T>
-  Matrix<T> gather_rows(const Matrix<T>& values, Eigen::Index first) const;
+  RowMatrix<T> gather_rows(const Matrix<T>& values, Eigen::Index first) const;
   // The index map of token i (columns() entries).
   void index_map(Eigen::Index token, std::int32_t* out) const;
 
