@@ -9,6 +9,9 @@ std::unique_ptr<Experiment> make_orthogonal_experiment();
 std::unique_ptr<Experiment> make_tails_experiment();
 std::unique_ptr<Experiment> make_moments_experiment();
 std::unique_ptr<Experiment> make_structured_experiment();
+std::unique_ptr<Experiment> make_attention_error_experiment();
+std::unique_ptr<Experiment> make_redraw_experiment();
+std::unique_ptr<Experiment> make_attention_matrix_experiment();
 
 std::vector<std::unique_ptr<Experiment>> make_experiments() {
   std::vector<std::unique_ptr<Experiment>> all;
@@ -19,6 +22,9 @@ std::vector<std::unique_ptr<Experiment>> make_experiments() {
   all.push_back(make_tails_experiment());
   all.push_back(make_moments_experiment());
   all.push_back(make_structured_experiment());
+  all.push_back(make_attention_error_experiment());
+  all.push_back(make_redraw_experiment());
+  all.push_back(make_attention_matrix_experiment());
   return all;
 }
 

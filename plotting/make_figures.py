@@ -12,12 +12,15 @@ import matplotlib
 matplotlib.use("Agg")
 
 from figure_writer import save_png  # noqa: E402  (after the backend is chosen)
+from plot_attention_error import plot_attention_error  # noqa: E402
+from plot_attention_matrix import plot_attention_matrix  # noqa: E402
 from plot_moments import plot_moments  # noqa: E402
 from plot_mse import plot_mse  # noqa: E402
 from plot_smreg import plot_smreg  # noqa: E402
 from plot_structured import plot_structured  # noqa: E402
 from plot_orthogonal import plot_orthogonal  # noqa: E402
 from plot_tails import plot_tails  # noqa: E402
+from plot_redraw import plot_redraw  # noqa: E402
 from plot_unbiased import plot_unbiased  # noqa: E402
 from result_file import ResultFileError, load_result  # noqa: E402
 
@@ -30,6 +33,9 @@ PLOTS = {
     "moments": plot_moments,
     "unbiased": plot_unbiased,
     "structured": plot_structured,
+    "attention-error": plot_attention_error,
+    "redraw": plot_redraw,
+    "attention-matrix": plot_attention_matrix,
 }
 
 
