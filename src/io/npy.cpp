@@ -1,0 +1,435 @@
+#include "io/npy.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <optional>
+#include <sstream>
+#include <stdexcept>
+
+#include "io/atomic_file.hpp"
+
+namespace favorlab {
+
+namespace {
+
+constexpr std::string_view kMagic = "\x93NUMPY";
+constexpr std::int64_t kInt64Max = std::numeric_limits<std::int64_t>::max();
+
+[[noreturn]] void fail(const std::string& source, const std::string& problem) {
+  throw std::invalid_argument(source + ": " + problem);
+}
+
+// Bytes as text for messages: printable ASCII kept, everything else as \xNN.
+std::string printable(std::string_view s, std::size_t max_chars = 40) {
+  std::string out;
+  for (std::size_t i = 0; i < s.size() && i < max_chars; ++i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c >= 0x20 && c < 0x7f) {
+      out += static_cast<char>(c);
+    } else {
+      static const char* hex = "0123456789abcdef";
+      out += "\\x";
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    }
+  }
+  if (s.size() > max_chars) out += "...";
+  return out;
+}
+
+std::uint32_t little_endian_uint(std::string_view bytes, std::size_t at, std::size_t width) {
+  std::uint32_t v = 0;
+  for (std::size_t i = 0; i < width; ++i) v |= std::uint32_t{static_cast<unsigned char>(bytes[at + i])} << (8 * i);
+  return v;
+}
+
+struct Header {
+  std::string descr;
+  bool fortran_order = false;
+  std::vector<std::int64_t> shape;
+};
+
+// The header is a Python dict literal; numpy reads it with ast.literal_eval. This parser accepts exactly the dicts
+// numpy accepts for our dtypes: the three keys, each once, in any order, string keys in ' or " quotes, an optional
+// trailing comma, and whitespace anywhere between tokens (numpy pads with spaces and ends with '\n').
+class HeaderParser {
+ public:
+  HeaderParser(std::string_view text, const std::string& source) : text_(text), source_(source) {}
+
+  Header parse() {
+    Header h;
+    bool have_descr = false, have_fortran = false, have_shape = false;
+    skip_space();
+    if (!consume('{')) malformed("expected a dict starting with '{', found '" + printable(text_.substr(pos_, 20)) + "'");
+    for (;;) {
+      skip_space();
+      if (consume('}')) break;
+      const std::string key = parse_key();
+      skip_space();
+      if (!consume(':')) malformed("expected ':' after key '" + key + "'");
+      skip_space();
+      if (key == "descr") {
+        if (have_descr) malformed("key 'descr' appears twice");
+        have_descr = true;
+        h.descr = parse_descr();
+      } else if (key == "fortran_order") {
+        if (have_fortran) malformed("key 'fortran_order' appears twice");
+        have_fortran = true;
+        h.fortran_order = parse_bool(key);
+      } else if (key == "shape") {
+        if (have_shape) malformed("key 'shape' appears twice");
+        have_shape = true;
+        h.shape = parse_shape();
+      } else {
+        malformed("unexpected key '" + printable(key) + "' (expected 'descr', 'fortran_order', 'shape')");
+      }
+      skip_space();
+      if (consume(',')) continue;
+      if (consume('}')) break;
+      malformed("expected ',' or '}' after the value of key '" + key + "'");
+    }
+    skip_space();
+    if (pos_ != text_.size())
+      malformed("unexpected text after the closing '}': '" + printable(text_.substr(pos_, 20)) + "'");
+    if (!have_descr) malformed("missing key 'descr'");
+    if (!have_fortran) malformed("missing key 'fortran_order'");
+    if (!have_shape) malformed("missing key 'shape'");
+    return h;
+  }
+
+ private:
+  [[noreturn]] void malformed(const std::string& what) const { fail(source_, "malformed header: " + what); }
+
+  bool at_end() const { return pos_ >= text_.size(); }
+  char peek() const { return at_end() ? '\0' : text_[pos_]; }
+  bool consume(char c) {
+    if (at_end() || text_[pos_] != c) return false;
+    ++pos_;
+    return true;
+  }
+  void skip_space() {
+    while (!at_end() && (text_[pos_] == ' ' || text_[pos_] == '\n' || text_[pos_] == '\t' || text_[pos_] == '\r'))
+      ++pos_;
+  }
+
+  // A Python string literal in ' or " without escapes (numpy's keys and descr strings never contain any).
+  std::optional<std::string> parse_string() {
+    const char quote = peek();
+    if (quote != '\'' && quote != '"') return std::nullopt;
+    const std::size_t end = text_.find(quote, pos_ + 1);
+    if (end == std::string_view::npos) return std::nullopt;
+    std::string s(text_.substr(pos_ + 1, end - pos_ - 1));
+    if (s.find('\\') != std::string::npos) return std::nullopt;
+    pos_ = end + 1;
+    return s;
+  }
+
+  std::string parse_key() {
+    auto key = parse_string();
+    if (!key) malformed("expected a quoted key, found '" + printable(text_.substr(pos_, 20)) + "'");
+    return *key;
+  }
+
+  std::string parse_descr() {
+    if (auto s = parse_string()) return *s;
+    if (peek() == '[') {
+      // A structured dtype (a list of fields): valid numpy, but not an array of floats.
+      std::size_t depth = 0, end = pos_;
+      for (; end < text_.size(); ++end) {
+        if (text_[end] == '[') ++depth;
+        if (text_[end] == ']' && --depth == 0) break;
+      }
+      fail(source_, "unsupported dtype " + printable(text_.substr(pos_, end + 1 - pos_)) +
+                        " (a structured dtype): only float32/float64 are supported");
+    }
+    malformed("key 'descr': expected a quoted dtype string such as '<f8', found '" +
+              printable(text_.substr(pos_, 20)) + "'");
+  }
+
+  bool parse_bool(const std::string& key) {
+    if (text_.substr(pos_, 4) == "True") {
+      pos_ += 4;
+      return true;
+    }
+    if (text_.substr(pos_, 5) == "False") {
+      pos_ += 5;
+      return false;
+    }
+    malformed("key '" + key + "': expected True or False, found '" + printable(text_.substr(pos_, 20)) + "'");
+  }
+
+  std::vector<std::int64_t> parse_shape() {
+    const auto bad = [&](const std::string& why) { malformed("key 'shape': " + why); };
+    if (!consume('(')) bad("expected a tuple such as (L, d), found '" + printable(text_.substr(pos_, 20)) + "'");
+    std::vector<std::int64_t> shape;
+    bool trailing_comma = false;
+    for (;;) {
+      skip_space();
+      if (consume(')')) break;
+      if (peek() == '-') {
+        std::size_t end = pos_ + 1;
+        while (end < text_.size() && text_[end] >= '0' && text_[end] <= '9') ++end;
+        bad("negative dimension " + printable(text_.substr(pos_, end - pos_)));
+      }
+      if (peek() < '0' || peek() > '9')
+        bad("expected a non-negative integer, found '" + printable(text_.substr(pos_, 20)) + "'");
+      std::int64_t dim = 0;
+      const std::size_t start = pos_;
+      while (!at_end() && peek() >= '0' && peek() <= '9') {
+        const int digit = peek() - '0';
+        if (dim > (kInt64Max - digit) / 10) {
+          std::size_t end = pos_;
+          while (end < text_.size() && text_[end] >= '0' && text_[end] <= '9') ++end;
+          bad("dimension " + printable(text_.substr(start, end - start)) + " is too large");
+        }
+        dim = dim * 10 + digit;
+        ++pos_;
+      }
+      consume('L');  // Python 2 wrote long integers as 3L
+      shape.push_back(dim);
+      skip_space();
+      trailing_comma = consume(',');
+      if (trailing_comma) continue;
+      skip_space();
+      if (consume(')')) break;
+      bad("expected ',' or ')' after a dimension, found '" + printable(text_.substr(pos_, 20)) + "'");
+    }
+    // (3) is the integer 3 in Python, not a tuple; numpy refuses it too.
+    if (shape.size() == 1 && !trailing_comma) bad("(" + std::to_string(shape[0]) + ") is not a tuple; write (" +
+                                                  std::to_string(shape[0]) + ",)");
+    return shape;
+  }
+
+  std::string_view text_;
+  const std::string& source_;
+  std::size_t pos_ = 0;
+};
+
+struct Dtype {
+  NpyDtype type;
+  std::size_t item_size;
+  bool swap;  // file byte order differs from this machine's
+};
+
+Dtype parse_dtype(const std::string& descr, const std::string& source) {
+  // '<' little, '>' big, '|' not applicable (numpy never writes it for floats; read as native), '=' native.
+  const bool plausible = descr.size() == 3 && std::string_view("<>|=").find(descr[0]) != std::string_view::npos &&
+                         descr[1] == 'f' && (descr[2] == '4' || descr[2] == '8');
+  if (!plausible)
+    fail(source, "unsupported dtype '" + printable(descr) +
+                     "': only float32/float64 are supported ('<f4', '<f8', '>f4', '>f8')");
+  const bool file_big = descr[0] == '>' || (descr[0] != '<' && std::endian::native == std::endian::big);
+  const bool native_big = std::endian::native == std::endian::big;
+  return Dtype{descr[2] == '4' ? NpyDtype::float32 : NpyDtype::float64, descr[2] == '4' ? std::size_t{4} : 8,
+               file_big != native_big};
+}
+
+// C-order strides (in elements) of a shape whose element count is known not to overflow.
+std::vector<std::int64_t> c_strides(const std::vector<std::int64_t>& shape) {
+  std::vector<std::int64_t> stride(shape.size());
+  std::int64_t s = 1;
+  for (std::size_t k = shape.size(); k-- > 0;) {
+    stride[k] = s;
+    s *= std::max<std::int64_t>(shape[k], 1);
+  }
+  return stride;
+}
+
+// Fortran order lists the first index fastest. Walk the file with an odometer over the multi-index (first digit
+// fastest) and keep the matching C offset up to date: O(1) per element on average, any rank.
+std::vector<double> fortran_to_c_order(const std::vector<double>& file_order, const std::vector<std::int64_t>& shape) {
+  std::vector<double> c_order(file_order.size());
+  const auto stride = c_strides(shape);
+  std::vector<std::int64_t> digit(shape.size());
+  std::int64_t offset = 0;
+  for (const double value : file_order) {
+    c_order[static_cast<std::size_t>(offset)] = value;
+    for (std::size_t k = 0; k < shape.size(); ++k) {
+      ++digit[k];
+      offset += stride[k];
+      if (digit[k] < shape[k]) break;
+      offset -= shape[k] * stride[k];
+      digit[k] = 0;
+    }
+  }
+  return c_order;
+}
+
+std::string index_string(std::int64_t flat, const std::vector<std::int64_t>& shape) {
+  const auto stride = c_strides(shape);
+  std::string s = "[";
+  for (std::size_t k = 0; k < shape.size(); ++k) {
+    if (k > 0) s += ", ";
+    s += std::to_string(flat / stride[k]);
+    flat %= stride[k];
+  }
+  return s + "]";
+}
+
+// Element count of a shape, or nullopt when count · item_size would overflow (a zero dimension makes it 0 whatever
+// the others are, as numpy has it).
+std::optional<std::int64_t> element_count(const std::vector<std::int64_t>& shape, std::size_t item_size) {
+  if (std::find(shape.begin(), shape.end(), 0) != shape.end()) return 0;
+  const std::int64_t limit = kInt64Max / static_cast<std::int64_t>(item_size);
+  std::int64_t n = 1;
+  for (const std::int64_t d : shape) {
+    if (d < 0 || n > limit / d) return std::nullopt;
+    n *= d;
+  }
+  return n;
+}
+
+}  // namespace
+
+std::string npy_shape_string(const std::vector<std::int64_t>& shape) {
+  std::string s = "(";
+  for (std::size_t k = 0; k < shape.size(); ++k) {
+    if (k > 0) s += ", ";
+    s += std::to_string(shape[k]);
+  }
+  if (shape.size() == 1) s += ",";
+  return s + ")";
+}
+
+NpyArray decode_npy(std::string_view bytes, const std::string& source) {
+  if (bytes.size() < kMagic.size() || bytes.substr(0, kMagic.size()) != kMagic)
+    fail(source, "not a .npy file (bad magic string: expected \\x93NUMPY, found '" +
+                     printable(bytes.substr(0, kMagic.size())) + "')");
+  if (bytes.size() < 8) fail(source, "truncated header: the file ends inside the version bytes");
+  const int major = static_cast<unsigned char>(bytes[6]), minor = static_cast<unsigned char>(bytes[7]);
+  if ((major != 1 && major != 2 && major != 3) || minor != 0)
+    fail(source, "unsupported .npy version " + std::to_string(major) + "." + std::to_string(minor) +
+                     " (supported: 1.0, 2.0, 3.0)");
+  const std::size_t length_width = major == 1 ? 2 : 4;
+  const std::size_t preamble = 8 + length_width;
+  if (bytes.size() < preamble) fail(source, "truncated header: the file ends inside the header length");
+  const std::size_t header_length = little_endian_uint(bytes, 8, length_width);
+  if (bytes.size() - preamble < header_length)
+    fail(source, "truncated header: the header declares " + std::to_string(header_length) + " bytes, the file has " +
+                     std::to_string(bytes.size() - preamble) + " after the preamble");
+
+  const Header header = HeaderParser(bytes.substr(preamble, header_length), source).parse();
+  const Dtype dtype = parse_dtype(header.descr, source);
+  const auto count = element_count(header.shape, dtype.item_size);
+  if (!count)
+    fail(source, "shape " + npy_shape_string(header.shape) + " has too many elements (the byte count overflows)");
+
+  const std::size_t data_offset = preamble + header_length;
+  const std::size_t expected = static_cast<std::size_t>(*count) * dtype.item_size;
+  const std::size_t found = bytes.size() - data_offset;
+  if (found < expected)
+    fail(source, "truncated data: expected " + std::to_string(expected) + " bytes for shape " +
+                     npy_shape_string(header.shape) + " of '" + header.descr + "', found " + std::to_string(found));
+  if (found > expected)
+    fail(source, "trailing bytes: expected " + std::to_string(expected) + " bytes of data, found " +
+                     std::to_string(found) + " (" + std::to_string(found - expected) + " extra)");
+
+  const auto n = static_cast<std::size_t>(*count);
+  std::vector<double> file_order(n);
+  const char* data = bytes.data() + data_offset;
+  unsigned char raw[8];
+  for (std::size_t i = 0; i < n; ++i) {
+    std::memcpy(raw, data + i * dtype.item_size, dtype.item_size);
+    if (dtype.swap) std::reverse(raw, raw + dtype.item_size);
+    if (dtype.type == NpyDtype::float32) {
+      float f;
+      std::memcpy(&f, raw, sizeof f);
+      file_order[i] = f;
+    } else {
+      std::memcpy(&file_order[i], raw, sizeof(double));
+    }
+  }
+
+  NpyArray out;
+  out.shape = header.shape;
+  out.dtype = dtype.type;
+  if (!header.fortran_order || header.shape.size() < 2) {
+    out.values = std::move(file_order);
+  } else {
+    out.values = fortran_to_c_order(file_order, header.shape);
+  }
+
+  std::size_t bad = 0, first_bad = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!std::isfinite(out.values[i]) && bad++ == 0) first_bad = i;
+  }
+  if (bad > 0)
+    fail(source, "contains NaN/Inf (" + std::to_string(bad) + (bad == 1 ? " value" : " values") + ", first at " +
+                     index_string(static_cast<std::int64_t>(first_bad), out.shape) + ")");
+  return out;
+}
+
+NpyArray read_npy(const std::filesystem::path& path) {
+  const std::string source = path.string();
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) fail(source, "cannot open: it is a directory");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) fail(source, std::string("cannot open: ") + std::strerror(errno));
+  std::ostringstream content;
+  content << in.rdbuf();
+  if (in.bad()) fail(source, std::string("cannot read: ") + std::strerror(errno));
+  return decode_npy(content.str(), source);
+}
+
+std::string encode_npy(const std::vector<std::int64_t>& shape, std::span<const double> values, NpyDtype dtype,
+                       const std::string& source) {
+  const std::size_t item_size = dtype == NpyDtype::float32 ? 4 : 8;
+  for (const std::int64_t d : shape)
+    if (d < 0) fail(source, "cannot write shape " + npy_shape_string(shape) + ": negative dimension");
+  const auto count = element_count(shape, item_size);
+  if (!count) fail(source, "cannot write shape " + npy_shape_string(shape) + ": too many elements");
+  if (static_cast<std::size_t>(*count) != values.size())
+    fail(source, "cannot write shape " + npy_shape_string(shape) + ": it holds " + std::to_string(*count) +
+                     " values, " + std::to_string(values.size()) + " given");
+
+  const std::string dict = std::string("{'descr': '") + (dtype == NpyDtype::float32 ? "<f4" : "<f8") +
+                           "', 'fortran_order': False, 'shape': " + npy_shape_string(shape) + ", }";
+  // Pad with spaces so that preamble + header (ending in '\n') is a multiple of 64; version 2.0 only when the
+  // header no longer fits version 1.0's uint16 length (numpy does the same).
+  std::size_t preamble = 10;
+  std::size_t header_length = (preamble + dict.size() + 1 + 63) / 64 * 64 - preamble;
+  int major = 1;
+  if (header_length > 0xffff) {
+    preamble = 12;
+    header_length = (preamble + dict.size() + 1 + 63) / 64 * 64 - preamble;
+    major = 2;
+  }
+
+  std::string out;
+  out.reserve(preamble + header_length + values.size() * item_size);
+  out += kMagic;
+  out += static_cast<char>(major);
+  out += '\0';
+  for (std::size_t i = 0; i < preamble - 8; ++i) out += static_cast<char>((header_length >> (8 * i)) & 0xff);
+  out += dict;
+  out.append(header_length - dict.size() - 1, ' ');
+  out += '\n';
+
+  const bool swap = std::endian::native == std::endian::big;
+  unsigned char raw[8];
+  for (const double v : values) {
+    if (dtype == NpyDtype::float32) {
+      const auto f = static_cast<float>(v);
+      std::memcpy(raw, &f, sizeof f);
+    } else {
+      std::memcpy(raw, &v, sizeof v);
+    }
+    if (swap) std::reverse(raw, raw + item_size);
+    out.append(reinterpret_cast<const char*>(raw), item_size);
+  }
+  return out;
+}
+
+void write_npy(const std::filesystem::path& path, const std::vector<std::int64_t>& shape,
+               std::span<const double> values, NpyDtype dtype) {
+  const std::string bytes = encode_npy(shape, values, dtype, path.string());  // validates before touching the file
+  AtomicFileWriter writer(path);
+  writer.commit(bytes);
+}
+
+}  // namespace favorlab
