@@ -1,7 +1,8 @@
 // `favorlab attention-error` — Performers Fig. 4: output MSE of FAVOR against exact attention as m grows.
 // For every mode (bidirectional, causal) × coupling (iid, orthogonal) × feature map (trig, positive, hyperbolic,
 // regularized) × m, the output MSE mean_{i,c}(Âtt − Att)² on each of --trials independent inputs (Gaussian Q, K, V;
-// input i uses projection draw i), summarised as mean ± std over the inputs. Checks, each a paired comparison on the
+// input i uses projection draw i; or the heads of --q/--k/--v .npy files, one input per head), summarised as
+// mean ± std over the inputs. Checks, each a paired comparison on the
 // same inputs (stats/paired_check.hpp: t test of log-MSE differences, Bonferroni over the m values):
 //   1. orthogonal below iid, per feature map and mode;
 //   2. positive below trig, per coupling and mode.
@@ -13,7 +14,10 @@
 #include <stdexcept>
 #include <tuple>
 
+#include "attention/attend.hpp"
 #include "attention/favor_error_sweep.hpp"
+#include "io/npy.hpp"
+#include "io/npy_heads.hpp"
 #include "experiments/experiment.hpp"
 #include "stats/paired_check.hpp"
 #include "stats/running_moments.hpp"
@@ -62,6 +66,9 @@ class AttentionErrorExperiment final : public Experiment {
         ->capture_default_str();
     app.add_option("--alpha", alpha_, "Family-wise false-failure rate of each check (Bonferroni over its m values)")
         ->capture_default_str();
+    app.add_option("--q", q_path_, "Queries from a .npy file, (L, d) or (H, L, d): each head is one input (with --k, --v)");
+    app.add_option("--k", k_path_, "Keys from a .npy file, same shape as --q");
+    app.add_option("--v", v_path_, "Values from a .npy file, (L, dv) or (H, L, dv)");
   }
 
   Result run(const RunContext& ctx) override {
@@ -87,7 +94,25 @@ class AttentionErrorExperiment final : public Experiment {
       if (mode != "bidirectional" && mode != "causal")
         throw std::invalid_argument("--modes: unknown mode " + mode + " (bidirectional, causal)");
 
-    const int inputs_n = static_cast<int>(ctx.trials);
+    // Inputs: the Gaussian default (--trials of them), or the heads of the --q/--k/--v files (each head one input,
+    // with projection draw = head index; --trials, --L, --d and --scale then do not apply).
+    std::vector<AttentionInput> inputs;
+    const bool from_files = !q_path_.empty() || !k_path_.empty() || !v_path_.empty();
+    int L_used = L, d_used = d_;
+    if (from_files) {
+      if (q_path_.empty() || k_path_.empty() || v_path_.empty())
+        throw std::invalid_argument("--q, --k and --v must be given together");
+      const auto q = npy_to_heads<double>(read_npy(q_path_), "--q " + q_path_);
+      const auto k = npy_to_heads<double>(read_npy(k_path_), "--k " + k_path_);
+      const auto v = npy_to_heads<double>(read_npy(v_path_), "--v " + v_path_);
+      AttentionConfig exact;
+      exact.mechanism = Mechanism::exact;
+      check_attention_inputs<double>(q, k, v, Eigen::MatrixXd(0, q.front().cols()), exact);
+      for (std::size_t h = 0; h < q.size(); ++h) inputs.push_back({q[h], k[h], v[h]});
+      L_used = static_cast<int>(k.front().rows());
+      d_used = static_cast<int>(q.front().cols());
+    }
+    const int inputs_n = from_files ? static_cast<int>(inputs.size()) : static_cast<int>(ctx.trials);
     Result result;
     result.experiment = name();
     result.params = Json{{"L", L},
@@ -108,9 +133,20 @@ class AttentionErrorExperiment final : public Experiment {
                          {"stabilizer", true},
                          {"alpha", alpha_}};
 
-    std::vector<AttentionInput> inputs;
-    for (int i = 0; i < inputs_n; ++i)
-      inputs.push_back(gaussian_attention_input(L, d_, d_, scale_, 1.0, ctx.seed, static_cast<std::uint64_t>(i)));
+    if (from_files) {
+      result.params["input_kind"] = "npy";
+      result.params["q"] = q_path_;
+      result.params["k"] = k_path_;
+      result.params["v"] = v_path_;
+      result.params["L"] = L_used;
+      result.params["d"] = d_used;
+      result.params["dv"] = inputs.front().v.cols();
+      result.params["qk_scale"] = nullptr;
+      result.params["typical_scaled_norm"] = nullptr;
+    } else {
+      for (int i = 0; i < inputs_n; ++i)
+        inputs.push_back(gaussian_attention_input(L, d_, d_, scale_, 1.0, ctx.seed, static_cast<std::uint64_t>(i)));
+    }
 
     std::vector<Arm> arms;
     std::vector<AttentionConfig> configs;
@@ -151,9 +187,9 @@ class AttentionErrorExperiment final : public Experiment {
                {"mode", arms[a].mode},
                {"causal", arms[a].mode == "causal"},
                {"m", arms[a].m},
-               {"L", L},
-               {"d", d_},
-               {"qk_scale", scale_},
+               {"L", L_used},
+               {"d", d_used},
+               {"qk_scale", from_files ? Json(nullptr) : Json(scale_)},
                {"mse_mean", finite_or_null(moments.count() > 0 ? moments.mean() : NAN)},
                {"mse_std", finite_or_null(moments.count() > 1 ? std::sqrt(moments.variance()) : NAN)},
                {"mse_stderr", finite_or_null(moments.count() > 1 ? moments.standard_error() : NAN)},
@@ -171,7 +207,7 @@ class AttentionErrorExperiment final : public Experiment {
         for (FeatureKind f : features) {
           PairedClaimCheck check("Fig. 4: orthogonal features give lower output MSE than iid",
                                  std::string(feature_kind_name(f)) + " features, " + mode + ", L=" +
-                                     std::to_string(L) + ", d=" + std::to_string(d_) + ", " +
+                                     std::to_string(L_used) + ", d=" + std::to_string(d_used) + ", " +
                                      std::to_string(inputs_n) + " inputs, m in {" + join(ms) + "}",
                                  alpha_, ms.size());
           for (int m : ms) {
@@ -188,7 +224,7 @@ class AttentionErrorExperiment final : public Experiment {
         for (Coupling c : couplings) {
           PairedClaimCheck check("Fig. 4: positive features give lower output MSE than trig",
                                  std::string(coupling_name(c)) + " projections, " + mode + ", L=" +
-                                     std::to_string(L) + ", d=" + std::to_string(d_) + ", " +
+                                     std::to_string(L_used) + ", d=" + std::to_string(d_used) + ", " +
                                      std::to_string(inputs_n) + " inputs, m in {" + join(ms) + "}",
                                  alpha_, ms.size());
           for (int m : ms) {
@@ -242,6 +278,7 @@ class AttentionErrorExperiment final : public Experiment {
   std::vector<std::string> modes_{"bidirectional", "causal"};
   double scale_ = 1.0;
   double alpha_ = 1e-3;
+  std::string q_path_, k_path_, v_path_;
 };
 
 }  // namespace

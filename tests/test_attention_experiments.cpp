@@ -13,6 +13,8 @@
 #include "attention/attention_projection.hpp"
 #include "attention/favor_error_sweep.hpp"
 #include "cli_runner.hpp"
+#include "io/npy.hpp"
+#include "io/npy_heads.hpp"
 #include "rng/philox_stream.hpp"
 #include "stats/bias_variance.hpp"
 #include "stats/paired_check.hpp"
@@ -266,6 +268,39 @@ TEST_CASE("attention-error: rows, thread independence, and Fig. 4's claims at a 
   fs::remove_all(dir);
 }
 
+TEST_CASE("attention-error reads Q, K, V heads from .npy files, one input per head", "[attention-experiments][cli]") {
+  const auto dir = scratch_dir("attention-npy");
+  const int H = 3, L = 32, d = 4;
+  std::vector<Eigen::MatrixXd> q, k, v;
+  for (int h = 0; h < H; ++h) {
+    const auto in = gaussian_attention_input(L, d, d, 1.0, 1.0, 5, std::uint64_t(h));
+    q.push_back(in.q);
+    k.push_back(in.k);
+    v.push_back(in.v);
+  }
+  for (const auto& [name, heads] : {std::pair{"q", q}, std::pair{"k", k}, std::pair{"v", v}}) {
+    const NpyArray a = heads_to_npy<double>(heads, false);
+    write_npy(dir / (std::string(name) + ".npy"), a.shape, a.values, NpyDtype::float64);
+  }
+  const auto doc = run_json("attention-error --q q.npy --k k.npy --v v.npy --m-values 8 --features positive "
+                            "--couplings iid --modes bidirectional",
+                            dir);
+  REQUIRE(doc["rows"].size() == 1);
+  CHECK(doc["rows"][0]["inputs"] == H);
+  CHECK(doc["rows"][0]["L"] == L);
+  CHECK(doc["params"]["input_kind"] == "npy");
+  // Head h is input h with projection draw h: the same MSE as the library computes directly.
+  std::vector<AttentionInput> inputs;
+  for (int h = 0; h < H; ++h) inputs.push_back({q[std::size_t(h)], k[std::size_t(h)], v[std::size_t(h)]});
+  AttentionConfig c;
+  c.features = FeatureKind::positive;
+  c.coupling = Coupling::iid;
+  c.m = 8;
+  const auto mse = favor_output_mse(inputs, {c}, 2021, 1);
+  for (int h = 0; h < H; ++h) CHECK(doc["rows"][0]["mse_per_input"][h].get<double>() == Approx(mse[0][std::size_t(h)]).epsilon(1e-15));
+  fs::remove_all(dir);
+}
+
 TEST_CASE("redraw: decomposition law holds, 1/k law fails when fed the bias, rows complete", "[attention-experiments][cli]") {
   const auto dir = scratch_dir("redraw");
   const auto doc =
@@ -338,6 +373,17 @@ TEST_CASE("attention experiments: bad input exits 2 with one line naming the pro
       {"attention-matrix --m -4", "--m"},
       {"attention-matrix --features cosine", "cosine"},
   };
+  // .npy inputs: a missing file, and a (H, L, d) file whose heads become inputs.
+  {
+    const auto run = run_cli("attention-error --q missing.npy --k missing.npy --v missing.npy --out r.json --quiet", dir);
+    CHECK(run.status == 2);
+    CHECK(line_count(run.err) == 1);
+    CHECK(run.err.find("missing.npy") != std::string::npos);
+    const auto only_q = run_cli("attention-error --q missing.npy --out r.json --quiet", dir);
+    CHECK(only_q.status == 2);
+    CHECK(only_q.err.find("--v") != std::string::npos);
+    CHECK(!fs::exists(dir / "r.json"));
+  }
   for (const auto& [args, needle] : cases) {
     const auto run = run_cli(args + " --trials 20 --out r.json --quiet", dir);
     INFO("favorlab " << args << "\nstderr: " << run.err);
