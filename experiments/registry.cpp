@@ -11,6 +11,9 @@ std::unique_ptr<Experiment> make_moments_experiment();
 std::unique_ptr<Experiment> make_structured_experiment();
 std::unique_ptr<Experiment> make_perm_order_experiment();
 std::unique_ptr<Experiment> make_permute_properties_experiment();
+std::unique_ptr<Experiment> make_attention_error_experiment();
+std::unique_ptr<Experiment> make_redraw_experiment();
+std::unique_ptr<Experiment> make_attention_matrix_experiment();
 
 std::vector<std::unique_ptr<Experiment>> make_experiments() {
   std::vector<std::unique_ptr<Experiment>> all;
@@ -21,6 +24,9 @@ std::vector<std::unique_ptr<Experiment>> make_experiments() {
   all.push_back(make_tails_experiment());
   all.push_back(make_moments_experiment());
   all.push_back(make_structured_experiment());
+  all.push_back(make_attention_error_experiment());
+  all.push_back(make_redraw_experiment());
+  all.push_back(make_attention_matrix_experiment());
   all.push_back(make_perm_order_experiment());
   all.push_back(make_permute_properties_experiment());
   return all;

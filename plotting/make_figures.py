@@ -12,6 +12,8 @@ import matplotlib
 matplotlib.use("Agg")
 
 from figure_writer import save_png  # noqa: E402  (after the backend is chosen)
+from plot_attention_error import plot_attention_error  # noqa: E402
+from plot_attention_matrix import plot_attention_matrix  # noqa: E402
 from plot_moments import plot_moments  # noqa: E402
 from plot_mse import plot_mse  # noqa: E402
 from plot_smreg import plot_smreg  # noqa: E402
@@ -20,6 +22,7 @@ from plot_orthogonal import plot_orthogonal  # noqa: E402
 from plot_perm_order import plot_perm_order  # noqa: E402
 from plot_permute import plot_permute  # noqa: E402
 from plot_tails import plot_tails  # noqa: E402
+from plot_redraw import plot_redraw  # noqa: E402
 from plot_unbiased import plot_unbiased  # noqa: E402
 from result_file import ResultFileError, load_result  # noqa: E402
 
@@ -34,6 +37,9 @@ PLOTS = {
     "structured": plot_structured,
     "perm-order": plot_perm_order,
     "permute-properties": plot_permute,
+    "attention-error": plot_attention_error,
+    "redraw": plot_redraw,
+    "attention-matrix": plot_attention_matrix,
 }
 
 

@@ -1,0 +1,288 @@
+// `favorlab attention-error` — Performers Fig. 4: output MSE of FAVOR against exact attention as m grows.
+// For every mode (bidirectional, causal) × coupling (iid, orthogonal) × feature map (trig, positive, hyperbolic,
+// regularized) × m, the output MSE mean_{i,c}(Âtt − Att)² on each of --trials independent inputs (Gaussian Q, K, V;
+// input i uses projection draw i; or the heads of --q/--k/--v .npy files, one input per head), summarised as
+// mean ± std over the inputs. Checks, each a paired comparison on the
+// same inputs (stats/paired_check.hpp: t test of log-MSE differences, Bonferroni over the m values):
+//   1. orthogonal below iid, per feature map and mode;
+//   2. positive below trig, per coupling and mode.
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <optional>
+#include <sstream>
+#include <stdexcept>
+#include <tuple>
+
+#include "attention/attend.hpp"
+#include "attention/favor_error_sweep.hpp"
+#include "io/npy.hpp"
+#include "io/npy_heads.hpp"
+#include "experiments/experiment.hpp"
+#include "stats/paired_check.hpp"
+#include "stats/running_moments.hpp"
+
+namespace favorlab {
+
+namespace {
+
+struct Arm {
+  std::string mode;
+  Coupling coupling;
+  FeatureKind features;
+  int m;
+  auto key() const { return std::tuple{mode, static_cast<int>(coupling), static_cast<int>(features), m}; }
+};
+
+std::string number(double v) {
+  std::ostringstream s;
+  s << v;
+  return s.str();
+}
+
+class AttentionErrorExperiment final : public Experiment {
+ public:
+  std::string name() const override { return "attention-error"; }
+  std::string summary() const override {
+    return "Fig. 4: output MSE of FAVOR attention vs exact against m, orthogonal vs iid, positive vs trig";
+  }
+  // Trials are independent inputs (15, as in Fig. 4).
+  std::int64_t default_trials(bool) const override { return 15; }
+
+  void add_options(CLI::App& app) override {
+    l_option_ = app.add_option("--L", L_, "Sequence length (default: 4096, quick 1024)");
+    app.add_option("--d", d_, "Query/key dimension (and value dimension)")->capture_default_str();
+    app.add_option("--m-values", ms_, "Numbers of random features, comma-separated (default: 16,32,64,128,256; quick "
+                                      "16,64,256)")
+        ->delimiter(',');
+    app.add_option("--features", features_, "Feature maps: trig, positive, hyperbolic, regularized")
+        ->delimiter(',')
+        ->capture_default_str();
+    app.add_option("--couplings", couplings_, "Projection couplings: iid, orthogonal")
+        ->delimiter(',')
+        ->capture_default_str();
+    app.add_option("--modes", modes_, "Attention modes: bidirectional, causal")->delimiter(',')->capture_default_str();
+    app.add_option("--scale", scale_, "Standard deviation of the entries of the Gaussian Q and K (V: 1)")
+        ->capture_default_str();
+    app.add_option("--alpha", alpha_, "Family-wise false-failure rate of each check (Bonferroni over its m values)")
+        ->capture_default_str();
+    app.add_option("--q", q_path_, "Queries from a .npy file, (L, d) or (H, L, d): each head is one input (with --k, --v)");
+    app.add_option("--k", k_path_, "Keys from a .npy file, same shape as --q");
+    app.add_option("--v", v_path_, "Values from a .npy file, (L, dv) or (H, L, dv)");
+  }
+
+  Result run(const RunContext& ctx) override {
+    const int L = l_option_ && l_option_->count() > 0 ? L_ : (ctx.quick ? 1024 : 4096);
+    const std::vector<int> ms = !ms_.empty() ? ms_ : (ctx.quick ? std::vector<int>{16, 64, 256}
+                                                               : std::vector<int>{16, 32, 64, 128, 256});
+    validate(L, ms);
+    std::vector<FeatureKind> features;
+    for (const auto& f : features_) {
+      features.push_back(parse_feature_kind(f));
+      if (!estimates_softmax(features.back()))
+        throw std::invalid_argument("--features: " + f +
+                                    " is a generalized kernel; attention-error compares softmax estimators (trig, "
+                                    "positive, hyperbolic, regularized)");
+    }
+    std::vector<Coupling> couplings;
+    for (const auto& c : couplings_) {
+      couplings.push_back(parse_coupling(c));
+      if (couplings.back() != Coupling::iid && couplings.back() != Coupling::orthogonal)
+        throw std::invalid_argument("--couplings: attention-error compares iid and orthogonal, not " + c);
+    }
+    for (const auto& mode : modes_)
+      if (mode != "bidirectional" && mode != "causal")
+        throw std::invalid_argument("--modes: unknown mode " + mode + " (bidirectional, causal)");
+
+    // Inputs: the Gaussian default (--trials of them), or the heads of the --q/--k/--v files (each head one input,
+    // with projection draw = head index; --trials, --L, --d and --scale then do not apply).
+    std::vector<AttentionInput> inputs;
+    const bool from_files = !q_path_.empty() || !k_path_.empty() || !v_path_.empty();
+    int L_used = L, d_used = d_;
+    if (from_files) {
+      if (q_path_.empty() || k_path_.empty() || v_path_.empty())
+        throw std::invalid_argument("--q, --k and --v must be given together");
+      const auto q = npy_to_heads<double>(read_npy(q_path_), "--q " + q_path_);
+      const auto k = npy_to_heads<double>(read_npy(k_path_), "--k " + k_path_);
+      const auto v = npy_to_heads<double>(read_npy(v_path_), "--v " + v_path_);
+      AttentionConfig exact;
+      exact.mechanism = Mechanism::exact;
+      check_attention_inputs<double>(q, k, v, Eigen::MatrixXd(0, q.front().cols()), exact);
+      for (std::size_t h = 0; h < q.size(); ++h) inputs.push_back({q[h], k[h], v[h]});
+      L_used = static_cast<int>(k.front().rows());
+      d_used = static_cast<int>(q.front().cols());
+    }
+    const int inputs_n = from_files ? static_cast<int>(inputs.size()) : static_cast<int>(ctx.trials);
+    Result result;
+    result.experiment = name();
+    result.params = Json{{"L", L},
+                         {"d", d_},
+                         {"dv", d_},
+                         {"m_values", ms},
+                         {"features", features_},
+                         {"couplings", couplings_},
+                         {"modes", modes_},
+                         {"inputs", inputs_n},
+                         {"input_kind", "gaussian"},
+                         {"qk_scale", scale_},
+                         {"v_scale", 1.0},
+                         {"typical_scaled_norm", scale_ * std::sqrt(static_cast<double>(d_)) /
+                                                     std::pow(static_cast<double>(d_), 0.25)},
+                         {"projection_draw", "input index"},
+                         {"renormalize", true},
+                         {"stabilizer", true},
+                         {"alpha", alpha_}};
+
+    if (from_files) {
+      result.params["input_kind"] = "npy";
+      result.params["q"] = q_path_;
+      result.params["k"] = k_path_;
+      result.params["v"] = v_path_;
+      result.params["L"] = L_used;
+      result.params["d"] = d_used;
+      result.params["dv"] = inputs.front().v.cols();
+      result.params["qk_scale"] = nullptr;
+      result.params["typical_scaled_norm"] = nullptr;
+    } else {
+      for (int i = 0; i < inputs_n; ++i)
+        inputs.push_back(gaussian_attention_input(L, d_, d_, scale_, 1.0, ctx.seed, static_cast<std::uint64_t>(i)));
+    }
+
+    std::vector<Arm> arms;
+    std::vector<AttentionConfig> configs;
+    for (const auto& mode : modes_)
+      for (Coupling c : couplings)
+        for (FeatureKind f : features)
+          for (int m : ms) {
+            arms.push_back({mode, c, f, m});
+            AttentionConfig config;
+            config.features = f;
+            config.coupling = c;
+            config.m = m;
+            config.causal = mode == "causal";
+            configs.push_back(config);
+          }
+    const auto mse = favor_output_mse(inputs, configs, ctx.seed, ctx.threads, ctx.progress);
+    std::map<decltype(arms[0].key()), std::size_t> index;
+    for (std::size_t a = 0; a < arms.size(); ++a) index[arms[a].key()] = a;
+    auto find = [&](std::string mode, Coupling c, FeatureKind f, int m) -> std::optional<std::size_t> {
+      const auto it = index.find(Arm{mode, c, f, m}.key());
+      if (it == index.end()) return std::nullopt;
+      return it->second;
+    };
+
+    std::vector<Json> rows;
+    for (std::size_t a = 0; a < arms.size(); ++a) {
+      RunningMoments moments;
+      std::int64_t nonfinite = 0;
+      for (double v : mse[a]) {
+        if (std::isfinite(v))
+          moments.add(v);
+        else
+          ++nonfinite;
+      }
+      Json row{{"features", std::string(feature_kind_name(arms[a].features))},
+               {"estimator", std::string(feature_kind_name(arms[a].features))},
+               {"coupling", std::string(coupling_name(arms[a].coupling))},
+               {"mode", arms[a].mode},
+               {"causal", arms[a].mode == "causal"},
+               {"m", arms[a].m},
+               {"L", L_used},
+               {"d", d_used},
+               {"qk_scale", from_files ? Json(nullptr) : Json(scale_)},
+               {"mse_mean", finite_or_null(moments.count() > 0 ? moments.mean() : NAN)},
+               {"mse_std", finite_or_null(moments.count() > 1 ? std::sqrt(moments.variance()) : NAN)},
+               {"mse_stderr", finite_or_null(moments.count() > 1 ? moments.standard_error() : NAN)},
+               {"inputs", static_cast<std::int64_t>(mse[a].size())},
+               {"nonfinite", nonfinite}};
+      Json per_input = Json::array();
+      for (double v : mse[a]) per_input.push_back(finite_or_null(v));
+      row["mse_per_input"] = per_input;
+      rows.push_back(row);
+    }
+
+    // Check 1: orthogonal below iid, per (mode, features).
+    if (find_coupling(couplings, Coupling::iid) && find_coupling(couplings, Coupling::orthogonal))
+      for (const auto& mode : modes_)
+        for (FeatureKind f : features) {
+          PairedClaimCheck check("Fig. 4: orthogonal features give lower output MSE than iid",
+                                 std::string(feature_kind_name(f)) + " features, " + mode + ", L=" +
+                                     std::to_string(L_used) + ", d=" + std::to_string(d_used) + ", " +
+                                     std::to_string(inputs_n) + " inputs, m in {" + join(ms) + "}",
+                                 alpha_, ms.size());
+          for (int m : ms) {
+            const std::size_t ort = *find(mode, Coupling::orthogonal, f, m), iid = *find(mode, Coupling::iid, f, m);
+            const PairedVerdict v = check.judge(mse[ort], mse[iid], "m=" + std::to_string(m));
+            annotate(rows[ort], "vs_iid", v);
+          }
+          result.checks.push_back(check.result());
+        }
+    // Check 2: positive below trig, per (mode, coupling).
+    if (std::find(features.begin(), features.end(), FeatureKind::trig) != features.end() &&
+        std::find(features.begin(), features.end(), FeatureKind::positive) != features.end())
+      for (const auto& mode : modes_)
+        for (Coupling c : couplings) {
+          PairedClaimCheck check("Fig. 4: positive features give lower output MSE than trig",
+                                 std::string(coupling_name(c)) + " projections, " + mode + ", L=" +
+                                     std::to_string(L_used) + ", d=" + std::to_string(d_used) + ", " +
+                                     std::to_string(inputs_n) + " inputs, m in {" + join(ms) + "}",
+                                 alpha_, ms.size());
+          for (int m : ms) {
+            const std::size_t pos = *find(mode, c, FeatureKind::positive, m), trig = *find(mode, c, FeatureKind::trig, m);
+            const PairedVerdict v = check.judge(mse[pos], mse[trig], "m=" + std::to_string(m));
+            annotate(rows[pos], "vs_trig", v);
+          }
+          result.checks.push_back(check.result());
+        }
+    for (auto& row : rows) result.rows.push_back(std::move(row));
+    return result;
+  }
+
+ private:
+  void validate(int L, const std::vector<int>& ms) const {
+    if (L < 1) throw std::invalid_argument("--L must be at least 1, got " + std::to_string(L));
+    if (d_ < 1) throw std::invalid_argument("--d must be at least 1, got " + std::to_string(d_));
+    if (ms.empty()) throw std::invalid_argument("--m-values needs at least one value");
+    for (int m : ms)
+      if (m <= 0) throw std::invalid_argument("--m-values must be positive, got " + std::to_string(m));
+    if (features_.empty()) throw std::invalid_argument("--features needs at least one feature map");
+    if (couplings_.empty()) throw std::invalid_argument("--couplings needs at least one coupling");
+    if (modes_.empty()) throw std::invalid_argument("--modes needs at least one mode");
+    if (!(scale_ > 0) || !std::isfinite(scale_))
+      throw std::invalid_argument("--scale must be finite and > 0, got " + number(scale_));
+    if (!(alpha_ > 0 && alpha_ < 1)) throw std::invalid_argument("--alpha must lie in (0, 1)");
+  }
+
+  static bool find_coupling(const std::vector<Coupling>& cs, Coupling c) {
+    return std::find(cs.begin(), cs.end(), c) != cs.end();
+  }
+  static Json finite_or_null(double v) { return std::isfinite(v) ? Json(v) : Json(nullptr); }
+  static std::string join(const std::vector<int>& v) {
+    std::string s;
+    for (std::size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + std::to_string(v[i]);
+    return s;
+  }
+  static void annotate(Json& row, const std::string& prefix, const PairedVerdict& v) {
+    row[prefix + "_ratio"] = finite_or_null(v.ratio);
+    row[prefix + "_t"] = finite_or_null(v.t);
+    row[prefix + "_critical_t"] = finite_or_null(v.critical_t);
+    row[prefix + "_status"] = v.status;
+  }
+
+  CLI::Option* l_option_ = nullptr;
+  int L_ = 4096;  // unless given: 4096, quick 1024
+  int d_ = 16;
+  std::vector<int> ms_;
+  std::vector<std::string> features_{"trig", "positive", "hyperbolic", "regularized"};
+  std::vector<std::string> couplings_{"iid", "orthogonal"};
+  std::vector<std::string> modes_{"bidirectional", "causal"};
+  double scale_ = 1.0;
+  double alpha_ = 1e-3;
+  std::string q_path_, k_path_, v_path_;
+};
+
+}  // namespace
+
+std::unique_ptr<Experiment> make_attention_error_experiment() { return std::make_unique<AttentionErrorExperiment>(); }
+
+}  // namespace favorlab

@@ -1,0 +1,396 @@
+// The attention experiments (attention-error, redraw, attention-matrix): their library pieces against independent
+// computations (paired t statistics, quantiles, the bias-variance split), statistical tests with stated α, power
+// tests (swapped arms, a wrong law), tiny runs of each subcommand, thread independence and bad input.
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "attention/attend.hpp"
+#include "attention/attention_error.hpp"
+#include "attention/attention_projection.hpp"
+#include "attention/favor_error_sweep.hpp"
+#include "cli_runner.hpp"
+#include "io/npy.hpp"
+#include "io/npy_heads.hpp"
+#include "rng/philox_stream.hpp"
+#include "stats/bias_variance.hpp"
+#include "stats/paired_check.hpp"
+#include "stats/sample_quantile.hpp"
+
+using namespace favorlab;
+using namespace favorlab::testing;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::size_t line_count(const std::string& s) { return static_cast<std::size_t>(std::count(s.begin(), s.end(), '\n')); }
+
+nlohmann::json run_json(const std::string& args, const fs::path& dir, const std::string& file = "r.json") {
+  const auto run = run_cli(args + " --quiet --out " + file, dir);
+  INFO("favorlab " << args << "\nstderr: " << run.err);
+  REQUIRE(run.status == 0);
+  return nlohmann::json::parse(read_text(dir / file));
+}
+
+const nlohmann::json& find_check(const nlohmann::json& doc, const std::string& claim_part, const std::string& where_part) {
+  for (const auto& c : doc["checks"])
+    if (c["claim"].get<std::string>().find(claim_part) != std::string::npos &&
+        c["where"].get<std::string>().find(where_part) != std::string::npos)
+      return c;
+  FAIL("no check " << claim_part << " / " << where_part);
+  return doc;
+}
+
+std::vector<double> row_values(const nlohmann::json& row, const char* key) {
+  std::vector<double> out;
+  for (const auto& v : row[key]) out.push_back(v.is_null() ? NAN : v.get<double>());
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("paired log differences equal a direct computation", "[attention-experiments][stats]") {
+  const std::vector<double> a{1.0, 2.0, 0.5, 4.0, 3.0}, b{2.0, 2.5, 1.0, 3.0, 6.0};
+  std::vector<double> d;
+  for (std::size_t i = 0; i < a.size(); ++i) d.push_back(std::log(a[i] / b[i]));
+  const double mean = std::accumulate(d.begin(), d.end(), 0.0) / 5;
+  double ss = 0, m3 = 0;
+  for (double x : d) {
+    ss += (x - mean) * (x - mean);
+    m3 += std::pow(x - mean, 3);
+  }
+  const double se = std::sqrt(ss / 4 / 5);
+  const auto p = paired_log_differences(a, b);
+  CHECK(p.n == 5);
+  CHECK(p.nonfinite == 0);
+  CHECK(p.mean == Approx(mean).epsilon(1e-14));
+  CHECK(p.standard_error == Approx(se).epsilon(1e-13));
+  CHECK(p.t == Approx(mean / se).epsilon(1e-13));
+  CHECK(p.skewness == Approx((m3 / 5) / std::pow(ss / 5, 1.5)).epsilon(1e-12));
+  CHECK(paired_log_differences({1.0, NAN, 2.0}, {1.0, 1.0, 0.0}).nonfinite == 2);
+  CHECK_THROWS_AS(paired_log_differences({1.0}, {1.0, 2.0}), std::invalid_argument);
+}
+
+TEST_CASE("Student t quantiles and the skewness limit match tables", "[attention-experiments][stats]") {
+  CHECK(one_sided_critical_t(0.025, 14) == Approx(2.144787).epsilon(1e-6));
+  CHECK(one_sided_critical_t(0.005, 2) == Approx(9.924843).epsilon(1e-6));
+  CHECK(one_sided_critical_t(0.05, 1e6) == Approx(1.644854).epsilon(1e-5));
+  // √(6·13/(16·18)) · z_{0.975}
+  CHECK(skewness_limit(15, 0.05) == Approx(1.959964 * std::sqrt(78.0 / 288.0)).epsilon(1e-6));
+}
+
+TEST_CASE("sample quantiles interpolate like NumPy's default", "[attention-experiments][stats]") {
+  const std::vector<double> x{1, 2, 3, 4, 10};
+  CHECK(sample_quantile(x, 0.5) == 3);
+  CHECK(sample_quantile(x, 0.9) == Approx(7.6));  // numpy.quantile([1,2,3,4,10], 0.9)
+  CHECK(sample_quantile(x, 0.0) == 1);
+  CHECK(sample_quantile(x, 1.0) == 10);
+  CHECK(sample_quantile({5.0}, 0.3) == 5);
+  CHECK_THROWS_AS(sample_quantile({}, 0.5), std::invalid_argument);
+  CHECK_THROWS_AS(sample_quantile({2.0, 1.0}, 0.5), std::invalid_argument);
+  CHECK_THROWS_AS(sample_quantile(x, 1.5), std::invalid_argument);
+}
+
+TEST_CASE("paired claim check: holds on a true claim, violated on swapped arms (power), inconclusive when unreliable",
+          "[attention-experiments][stats][power]") {
+  // a_i = b_i · exp(−0.3 + 0.1 Z_i): the claim a ≤ b is true with a clear margin (t ≈ −11 at n = 15).
+  PhiloxStream rng(7, 1, 0);
+  std::vector<double> a, b;
+  for (int i = 0; i < 15; ++i) {
+    b.push_back(std::exp(rng.normal()));
+    a.push_back(b.back() * std::exp(-0.3 + 0.1 * rng.normal()));
+  }
+  PairedClaimCheck good("a <= b", "test", 1e-3, 3);
+  const auto v = good.judge(a, b, "p");
+  CHECK(v.status == "holds");
+  CHECK(v.t < -v.critical_t);
+  CHECK(good.result().status == "holds");
+  PairedClaimCheck swapped("a <= b", "test", 1e-3, 3);
+  CHECK(swapped.judge(b, a, "p").status == "violated");
+  CHECK(swapped.result().status == "violated");
+  // Two inputs: no standard error worth the name.
+  PairedClaimCheck few("a <= b", "test", 1e-3, 1);
+  CHECK(few.judge({1.0, 2.0}, {2.0, 3.0}, "p").status == "inconclusive");
+  CHECK(few.result().detail.find("at least 3 inputs") != std::string::npos);
+  // One huge outlier among 15: g1 ≈ 3.6, far beyond the normal limit ~1.7.
+  std::vector<double> skew_a(15, 1.0), skew_b(15, 1.0);
+  for (int i = 0; i < 15; ++i) skew_a[std::size_t(i)] = std::exp(0.01 * i);
+  skew_a[0] = std::exp(5.0);
+  PairedClaimCheck skewed("a <= b", "test", 1e-3, 1);
+  CHECK(skewed.judge(skew_a, skew_b, "p").status == "inconclusive");
+  PairedClaimCheck broken("a <= b", "test", 1e-3, 1);
+  CHECK(broken.judge({1.0, INFINITY, 1.0, 1.0}, {2.0, 2.0, 2.0, 2.0}, "p").status == "inconclusive");
+}
+
+TEST_CASE("paired t test keeps its level: true nulls at alpha = 0.05 fail about 5 % of the time",
+          "[attention-experiments][stats]") {
+  // 2000 paired samples of 15 normal differences with mean 0; the one-sided test at α = 0.05 rejects Binomial(2000,
+  // 0.05): mean 100, sd 9.7. Accept 60..140 (beyond ±4 sd: false failure < 1e-4).
+  int rejections = 0;
+  for (int s = 0; s < 2000; ++s) {
+    PhiloxStream rng(11, 2, static_cast<std::uint64_t>(s));
+    std::vector<double> a(15), b(15, 1.0);
+    for (auto& x : a) x = std::exp(rng.normal());
+    PairedClaimCheck c("a <= b", "level", 0.05, 1);
+    rejections += c.judge(a, b, "p").status == "violated";
+  }
+  CHECK(rejections > 60);
+  CHECK(rejections < 140);
+}
+
+TEST_CASE("bias-variance split equals a brute-force computation and jackknife recomputation",
+          "[attention-experiments][stats]") {
+  PhiloxStream rng(5, 3, 0);
+  const int draws = 12;
+  std::vector<Eigen::MatrixXd> ys;
+  for (int r = 0; r < draws; ++r) {
+    Eigen::MatrixXd y(3, 2);
+    for (Eigen::Index i = 0; i < y.size(); ++i) y(i) = 0.5 + (i % 2 ? 2.0 : 0.3) * rng.normal();
+    ys.push_back(y);
+  }
+  std::vector<ErrorBlock> blocks(4, ErrorBlock(3, 2));
+  for (int r = 0; r < draws; ++r) blocks[std::size_t(r / 3)].add(ys[std::size_t(r)]);
+  auto brute = [&](int skip_block) {
+    Eigen::MatrixXd mean = Eigen::MatrixXd::Zero(3, 2);
+    int n = 0;
+    for (int r = 0; r < draws; ++r)
+      if (r / 3 != skip_block) {
+        mean += ys[std::size_t(r)];
+        ++n;
+      }
+    mean /= n;
+    Eigen::MatrixXd var = Eigen::MatrixXd::Zero(3, 2);
+    for (int r = 0; r < draws; ++r)
+      if (r / 3 != skip_block) var += (ys[std::size_t(r)] - mean).cwiseAbs2();
+    var /= (n - 1);
+    return std::pair{mean.cwiseAbs2().mean() - var.mean() / n, var.mean()};
+  };
+  const auto [b_all, v_all] = brute(-1);
+  const BiasVariance bv = bias_variance(blocks);
+  CHECK(bv.draws == draws);
+  CHECK(bv.bias_sq == Approx(b_all).epsilon(1e-12));
+  CHECK(bv.variance == Approx(v_all).epsilon(1e-12));
+  std::vector<double> loo;
+  for (int b = 0; b < 4; ++b) loo.push_back(brute(b).first);
+  const double mean = std::accumulate(loo.begin(), loo.end(), 0.0) / 4;
+  double ss = 0;
+  for (double x : loo) ss += (x - mean) * (x - mean);
+  CHECK(jackknife_standard_error(blocks, [](const BiasVariance& x) { return x.bias_sq; }) ==
+        Approx(std::sqrt(0.75 * ss)).epsilon(1e-10));
+  CHECK_THROWS_AS(bias_variance({}), std::invalid_argument);
+  CHECK_THROWS_AS(jackknife_standard_error({blocks[0]}, [](const BiasVariance& x) { return x.variance; }),
+                  std::invalid_argument);
+}
+
+TEST_CASE("bias-variance split recovers a known bias and variance within its jackknife SE (alpha = 1e-3)",
+          "[attention-experiments][stats]") {
+  // Y = b + σZ entrywise, b = 0.2 (B = 0.04), σ = 1 (V = 1); 2000 draws of a 4×4 error in 20 blocks.
+  const double z = 3.29;  // two-sided α = 1e-3 per quantity
+  std::vector<ErrorBlock> blocks(20, ErrorBlock(4, 4));
+  for (int r = 0; r < 2000; ++r) {
+    PhiloxStream rng(9, 4, static_cast<std::uint64_t>(r));
+    Eigen::MatrixXd y(4, 4);
+    for (Eigen::Index i = 0; i < y.size(); ++i) y(i) = 0.2 + rng.normal();
+    blocks[std::size_t(r / 100)].add(y);
+  }
+  const BiasVariance bv = bias_variance(blocks);
+  const double b_se = jackknife_standard_error(blocks, [](const BiasVariance& x) { return x.bias_sq; });
+  const double v_se = jackknife_standard_error(blocks, [](const BiasVariance& x) { return x.variance; });
+  INFO("B = " << bv.bias_sq << " ± " << b_se << ", V = " << bv.variance << " ± " << v_se);
+  CHECK(std::abs(bv.bias_sq - 0.04) < z * b_se);
+  CHECK(std::abs(bv.variance - 1.0) < z * v_se);
+  // Power: the wrong bias 0 is far outside.
+  CHECK(bv.bias_sq / b_se > 5);
+}
+
+TEST_CASE("favor_output_mse equals output_mse of attend with draw = input index, at any thread count",
+          "[attention-experiments]") {
+  const int L = 48, d = 4;
+  std::vector<AttentionInput> inputs;
+  for (int i = 0; i < 3; ++i) inputs.push_back(gaussian_attention_input(L, d, 3, 0.8, 1.0, 17, std::uint64_t(i)));
+  std::vector<AttentionConfig> configs(2);
+  configs[0].features = FeatureKind::trig;
+  configs[0].m = 8;
+  configs[1].features = FeatureKind::positive;
+  configs[1].coupling = Coupling::iid;
+  configs[1].m = 6;
+  configs[1].causal = true;
+  const auto one = favor_output_mse(inputs, configs, 23, 1), two = favor_output_mse(inputs, configs, 23, 2);
+  CHECK(one == two);
+  for (std::size_t c = 0; c < configs.size(); ++c)
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+      AttentionConfig exact = configs[c];
+      exact.mechanism = Mechanism::exact;
+      const auto& in = inputs[i];
+      const auto ref = attend<double>({in.q}, {in.k}, {in.v}, Eigen::MatrixXd(0, d), exact).front();
+      const auto out =
+          attend<double>({in.q}, {in.k}, {in.v}, draw_attention_projection(configs[c], d, 23, i), configs[c]).front();
+      CHECK(one[c][i] == output_mse(out, ref));
+      CHECK(one[c][i] > 0);
+    }
+  CHECK_THROWS_AS(favor_output_mse({}, configs, 1, 1), std::invalid_argument);
+}
+
+TEST_CASE("attention-error: rows, thread independence, and Fig. 4's claims at a small size (alpha = 1e-3)",
+          "[attention-experiments][cli]") {
+  const auto dir = scratch_dir("attention-error");
+  const std::string tiny = "attention-error --L 48 --d 8 --m-values 8,16 --trials 4";
+  const auto a = run_json(tiny + " --threads 1", dir, "a.json"), b = run_json(tiny + " --threads 2", dir, "b.json");
+  CHECK(a["rows"] == b["rows"]);
+  CHECK(a["checks"] == b["checks"]);
+  REQUIRE(a["rows"].size() == 2 * 2 * 4 * 2);  // modes × couplings × features × m
+  for (const char* key : {"features", "coupling", "causal", "m", "L", "d", "mse_mean", "mse_std", "mse_stderr",
+                          "inputs", "nonfinite", "mse_per_input"})
+    CHECK(a["rows"][0].contains(key));
+  REQUIRE(a["checks"].size() == 2 * 4 + 2 * 2);
+  // Unit-scale inputs (the default), 15 inputs: positive below trig with every point conclusive (t ≈ −11 here).
+  const auto doc = run_json("attention-error --L 256 --d 16 --m-values 16,64 --trials 15 --features positive,trig",
+                            dir, "c.json");
+  for (const char* coupling : {"iid", "orthogonal"})
+    for (const char* mode : {"bidirectional", "causal"}) {
+      const auto& c = find_check(doc, "positive features give lower", std::string(coupling) + " projections, " + mode);
+      INFO(c.dump());
+      CHECK(c["status"] == "holds");
+    }
+  // Power: the same data with the arms swapped must violate the claim.
+  std::vector<double> pos, trig;
+  for (const auto& r : doc["rows"])
+    if (r["coupling"] == "orthogonal" && r["mode"] == "bidirectional" && r["m"] == 64) {
+      if (r["features"] == "positive") pos = row_values(r, "mse_per_input");
+      if (r["features"] == "trig") trig = row_values(r, "mse_per_input");
+    }
+  REQUIRE(pos.size() == 15);
+  PairedClaimCheck swapped("trig below positive", "power", 1e-3, 2);
+  CHECK(swapped.judge(trig, pos, "m=64").status == "violated");
+  fs::remove_all(dir);
+}
+
+TEST_CASE("attention-error reads Q, K, V heads from .npy files, one input per head", "[attention-experiments][cli]") {
+  const auto dir = scratch_dir("attention-npy");
+  const int H = 3, L = 32, d = 4;
+  std::vector<Eigen::MatrixXd> q, k, v;
+  for (int h = 0; h < H; ++h) {
+    const auto in = gaussian_attention_input(L, d, d, 1.0, 1.0, 5, std::uint64_t(h));
+    q.push_back(in.q);
+    k.push_back(in.k);
+    v.push_back(in.v);
+  }
+  for (const auto& [name, heads] : {std::pair{"q", q}, std::pair{"k", k}, std::pair{"v", v}}) {
+    const NpyArray a = heads_to_npy<double>(heads, false);
+    write_npy(dir / (std::string(name) + ".npy"), a.shape, a.values, NpyDtype::float64);
+  }
+  const auto doc = run_json("attention-error --q q.npy --k k.npy --v v.npy --m-values 8 --features positive "
+                            "--couplings iid --modes bidirectional",
+                            dir);
+  REQUIRE(doc["rows"].size() == 1);
+  CHECK(doc["rows"][0]["inputs"] == H);
+  CHECK(doc["rows"][0]["L"] == L);
+  CHECK(doc["params"]["input_kind"] == "npy");
+  // Head h is input h with projection draw h: the same MSE as the library computes directly.
+  std::vector<AttentionInput> inputs;
+  for (int h = 0; h < H; ++h) inputs.push_back({q[std::size_t(h)], k[std::size_t(h)], v[std::size_t(h)]});
+  AttentionConfig c;
+  c.features = FeatureKind::positive;
+  c.coupling = Coupling::iid;
+  c.m = 8;
+  const auto mse = favor_output_mse(inputs, {c}, 2021, 1);
+  for (int h = 0; h < H; ++h) CHECK(doc["rows"][0]["mse_per_input"][h].get<double>() == Approx(mse[0][std::size_t(h)]).epsilon(1e-15));
+  fs::remove_all(dir);
+}
+
+TEST_CASE("redraw: decomposition law holds, 1/k law fails when fed the bias, rows complete", "[attention-experiments][cli]") {
+  const auto dir = scratch_dir("redraw");
+  const auto doc =
+      run_json("redraw --L 128 --d 8 --m 16 --trials 400 --groups 60 --k-values 1,4,16 --scale 0.8", dir);
+  REQUIRE(doc["rows"].size() == 2 * 4);  // per feature: 3 k rows + the distribution row
+  for (const auto& r : doc["rows"])
+    if (r["kind"] == "draws") {
+      for (const char* key : {"mse_median", "mse_q90", "mse_q99", "mse_worst", "unlucky_fraction", "bias_sq",
+                              "variance", "mse_per_draw"})
+        CHECK(r.contains(key));
+      CHECK(r["mse_per_draw"].size() == 400);
+      CHECK(r["mse_median"].get<double>() <= r["mse_q90"].get<double>());
+      CHECK(r["mse_q99"].get<double>() <= r["mse_worst"].get<double>());
+    }
+  for (const auto& c : doc["checks"]) {
+    const std::string s = c["status"];
+    CHECK((s == "holds" || s == "violated" || s == "inconclusive"));
+  }
+  // The bias-variance law must not be violated (α = 1e-3 per check).
+  for (const char* f : {"positive", "trig"}) CHECK(find_check(doc, "bias^2 + variance/k", f)["status"] != "violated");
+  // Power: the k = 16 average against a wrong law (pure 1/k scaling with the bias dropped) when the bias is large:
+  // positive features at m = 16 have B̂ well above its SE here.
+  for (const auto& r : doc["rows"])
+    if (r["kind"] == "draws" && r["features"] == "positive") {
+      INFO(r["bias_sq"] << " ± " << r["bias_sq_stderr"]);
+      CHECK(r["bias_sq"].get<double>() > 3.29 * r["bias_sq_stderr"].get<double>());
+    }
+  fs::remove_all(dir);
+}
+
+TEST_CASE("attention-matrix: rows sum to 1, positive entries, trig signs, matrices in the file",
+          "[attention-experiments][cli]") {
+  const auto dir = scratch_dir("attention-matrix");
+  const auto doc = run_json("attention-matrix --L 40 --d 8 --m 16", dir);
+  REQUIRE(doc["rows"].size() == 1 + 2 * 2);
+  for (const auto& r : doc["rows"]) {
+    REQUIRE(r["matrix"].size() == 40);
+    CHECK(r["matrix"][0].size() == 40);
+    if (r["features"] == "exact") CHECK(r["max_abs_error"] == 0.0);
+    if (r["features"] == "positive") CHECK(r["min_entry"].get<double>() >= 0);
+  }
+  CHECK(find_check(doc, "Positive-feature", "")["status"] == "holds");
+  const std::string rows_status = find_check(doc, "sum to 1", "")["status"];
+  CHECK((rows_status == "holds" || rows_status == "violated"));
+  // Causal: the matrices are lower triangular.
+  const auto causal = run_json("attention-matrix --L 24 --d 4 --m 8 --causal --features positive --couplings iid",
+                               dir, "c.json");
+  for (const auto& r : causal["rows"])
+    for (int i = 0; i < 24; ++i)
+      for (int j = i + 1; j < 24; ++j) CHECK(r["matrix"][i][j].get<double>() == 0.0);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("attention experiments: bad input exits 2 with one line naming the problem", "[attention-experiments][cli]") {
+  const auto dir = scratch_dir("attention-bad");
+  const std::vector<std::pair<std::string, std::string>> cases{
+      {"attention-error --features trig,softmax", "softmax"},
+      {"attention-error --features relu", "relu"},
+      {"attention-error --m-values 16,0", "--m-values"},
+      {"attention-error --L 0", "--L"},
+      {"attention-error --couplings hadamard", "hadamard"},
+      {"attention-error --modes sideways", "sideways"},
+      {"attention-error --scale -1", "--scale"},
+      {"redraw --m 0", "--m"},
+      {"redraw --features bogus", "bogus"},
+      {"redraw --k-values 2,4", "--k-values"},
+      {"redraw --unlucky-factor 0.5", "--unlucky-factor"},
+      {"redraw --coupling haar", "haar"},
+      {"attention-matrix --L 500", "--L"},
+      {"attention-matrix --m -4", "--m"},
+      {"attention-matrix --features cosine", "cosine"},
+  };
+  // .npy inputs: a missing file, and a (H, L, d) file whose heads become inputs.
+  {
+    const auto run = run_cli("attention-error --q missing.npy --k missing.npy --v missing.npy --out r.json --quiet", dir);
+    CHECK(run.status == 2);
+    CHECK(line_count(run.err) == 1);
+    CHECK(run.err.find("missing.npy") != std::string::npos);
+    const auto only_q = run_cli("attention-error --q missing.npy --out r.json --quiet", dir);
+    CHECK(only_q.status == 2);
+    CHECK(only_q.err.find("--v") != std::string::npos);
+    CHECK(!fs::exists(dir / "r.json"));
+  }
+  for (const auto& [args, needle] : cases) {
+    const auto run = run_cli(args + " --trials 20 --out r.json --quiet", dir);
+    INFO("favorlab " << args << "\nstderr: " << run.err);
+    CHECK(run.status == 2);
+    CHECK(line_count(run.err) == 1);
+    CHECK(run.err.find(needle) != std::string::npos);
+    CHECK(!fs::exists(dir / "r.json"));
+  }
+  fs::remove_all(dir);
+}
