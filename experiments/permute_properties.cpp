@@ -39,6 +39,8 @@
 #include "attention/permute_similarity.hpp"
 #include "attention/random_inputs.hpp"
 #include "experiments/experiment.hpp"
+#include "io/npy.hpp"
+#include "io/npy_heads.hpp"
 
 namespace favorlab {
 
@@ -85,6 +87,9 @@ class PermutePropertiesExperiment final : public Experiment {
   void add_options(CLI::App& app) override {
     app.add_option("--d", d_, "Input dimension d of the property runs")->capture_default_str();
     app.add_option("--m", m_, "Features m (random projections; even for 2-D)")->capture_default_str();
+    app.add_option("--q", q_file_, "Query contents from a .npy, (L, d) or (H, L, d): trial t uses row t mod rows "
+                                   "(with --k; d then comes from the files)");
+    app.add_option("--k", k_file_, "Key contents from a .npy, same d as --q");
     app.add_option("--r", r_, "Decay r of the causal runs, in (0, 1)")->capture_default_str();
     app.add_option("--features", features_, "Feature maps: positive, relu (any positive kind)")
         ->delimiter(',')
@@ -107,6 +112,7 @@ class PermutePropertiesExperiment final : public Experiment {
   }
 
   Result run(const RunContext& ctx) override {
+    load_contents();
     const Sizes s = resolve(ctx.quick);
     Result result;
     result.experiment = name();
@@ -120,6 +126,8 @@ class PermutePropertiesExperiment final : public Experiment {
                          {"offsets", offsets_},
                          {"chunk", chunk_},
                          {"scale", scale_},
+                         {"q_file", q_file_},
+                         {"k_file", k_file_},
                          {"overhead_L", s.overhead_lengths},
                          {"overhead_m", overhead_m_},
                          {"overhead_d", overhead_d_},
@@ -146,6 +154,38 @@ class PermutePropertiesExperiment final : public Experiment {
     int repeats = 0;
   };
 
+  // Every row of every head of a .npy file, stacked: the contents a user supplied.
+  static Eigen::MatrixXd stacked_rows(const std::string& path) {
+    const Heads<double> heads = npy_to_heads<double>(read_npy(path), path);
+    Eigen::Index rows = 0;
+    for (const auto& h : heads) rows += h.rows();
+    Eigen::MatrixXd out(rows, heads.front().cols());
+    Eigen::Index at = 0;
+    for (const auto& h : heads) {
+      out.middleRows(at, h.rows()) = h;
+      at += h.rows();
+    }
+    return out;
+  }
+
+  void load_contents() {
+    if (q_file_.empty() != k_file_.empty()) throw std::invalid_argument("--q and --k go together");
+    if (q_file_.empty()) return;
+    q_rows_ = stacked_rows(q_file_);
+    k_rows_ = stacked_rows(k_file_);
+    if (q_rows_.cols() != k_rows_.cols())
+      throw std::invalid_argument(k_file_ + ": keys have d = " + std::to_string(k_rows_.cols()) + " but " + q_file_ +
+                                  " has d = " + std::to_string(q_rows_.cols()));
+    d_ = static_cast<int>(q_rows_.cols());
+  }
+
+  // The query or key content of trial `draw`: a row of the user's file, else a Gaussian row.
+  Eigen::MatrixXd content(const Eigen::MatrixXd& rows, const RunContext& ctx, std::uint64_t stream,
+                          std::uint64_t draw) const {
+    if (rows.size() > 0) return rows.row(static_cast<Eigen::Index>(draw % std::uint64_t(rows.rows())));
+    return gaussian_input(1, d_, scale_, ctx.seed, stream, draw);
+  }
+
   AttentionConfig config_for(FeatureKind kind, bool causal) const {
     AttentionConfig c;
     c.features = kind;
@@ -171,11 +211,11 @@ class PermutePropertiesExperiment final : public Experiment {
     for (std::int64_t t = 0; t < ctx.trials; ++t) {
       const auto draw = static_cast<std::uint64_t>(t);
       const Eigen::VectorXd phi_q =
-          explicit_permute_features(gaussian_input(1, d_, scale_, ctx.seed, kContentStream, draw), w, config)
+          explicit_permute_features(content(q_rows_, ctx, kContentStream, draw), w, config)
               .row(0)
               .transpose();
       const Eigen::VectorXd phi_k =
-          explicit_permute_features(gaussian_input(1, d_, scale_, ctx.seed, kContentStream + 1, draw), w, config)
+          explicit_permute_features(content(k_rows_, ctx, kContentStream + 1, draw), w, config)
               .row(0)
               .transpose();
       const double norms = phi_q.norm() * phi_k.norm();
@@ -547,6 +587,8 @@ class PermutePropertiesExperiment final : public Experiment {
   }
 
   int d_ = 16, m_ = 64;
+  std::string q_file_, k_file_;
+  Eigen::MatrixXd q_rows_, k_rows_;  // empty: Gaussian contents
   double r_ = 0.88;
   std::vector<std::string> features_{"positive", "relu"};
   std::int64_t positions_ = 0;
