@@ -9,6 +9,7 @@ std::unique_ptr<Experiment> make_orthogonal_experiment();
 std::unique_ptr<Experiment> make_tails_experiment();
 std::unique_ptr<Experiment> make_moments_experiment();
 std::unique_ptr<Experiment> make_structured_experiment();
+std::unique_ptr<Experiment> make_speed_experiment();
 
 std::vector<std::unique_ptr<Experiment>> make_experiments() {
   std::vector<std::unique_ptr<Experiment>> all;
@@ -19,6 +20,7 @@ std::vector<std::unique_ptr<Experiment>> make_experiments() {
   all.push_back(make_tails_experiment());
   all.push_back(make_moments_experiment());
   all.push_back(make_structured_experiment());
+  all.push_back(make_speed_experiment());
   return all;
 }
 

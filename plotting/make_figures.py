@@ -15,6 +15,7 @@ from figure_writer import save_png  # noqa: E402  (after the backend is chosen)
 from plot_moments import plot_moments  # noqa: E402
 from plot_mse import plot_mse  # noqa: E402
 from plot_smreg import plot_smreg  # noqa: E402
+from plot_speed import plot_speed  # noqa: E402
 from plot_structured import plot_structured  # noqa: E402
 from plot_orthogonal import plot_orthogonal  # noqa: E402
 from plot_tails import plot_tails  # noqa: E402
@@ -30,6 +31,7 @@ PLOTS = {
     "moments": plot_moments,
     "unbiased": plot_unbiased,
     "structured": plot_structured,
+    "speed": plot_speed,
 }
 
 
