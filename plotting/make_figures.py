@@ -17,6 +17,7 @@ from plot_attention_matrix import plot_attention_matrix  # noqa: E402
 from plot_moments import plot_moments  # noqa: E402
 from plot_mse import plot_mse  # noqa: E402
 from plot_smreg import plot_smreg  # noqa: E402
+from plot_speed import plot_speed  # noqa: E402
 from plot_structured import plot_structured  # noqa: E402
 from plot_orthogonal import plot_orthogonal  # noqa: E402
 from plot_perm_order import plot_perm_order  # noqa: E402
@@ -40,6 +41,7 @@ PLOTS = {
     "attention-error": plot_attention_error,
     "redraw": plot_redraw,
     "attention-matrix": plot_attention_matrix,
+    "speed": plot_speed,
 }
 
 

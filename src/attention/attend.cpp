@@ -7,6 +7,7 @@
 #include "attention/bidirectional_favor_attention.hpp"
 #include "attention/causal_favor_attention.hpp"
 #include "attention/exact_attention.hpp"
+#include "perf/eigen_threads.hpp"
 
 namespace favorlab {
 
@@ -21,7 +22,7 @@ Matrix<T> attend_one_head(const Matrix<T>& q, const Matrix<T>& k, const Matrix<T
                           const AttentionConfig& config, int threads) {
   if (config.mechanism == Mechanism::exact)
     return exact_attention(q, k, v, config.causal, config.renormalize, threads);
-  if (config.causal) return causal_favor_attention(q, k, v, w, config);
+  if (config.causal) return causal_favor_attention(q, k, v, w, config, threads);
   return bidirectional_favor_attention(q, k, v, w, config, threads);
 }
 
@@ -60,6 +61,7 @@ template <class T>
 Heads<T> attend(const Heads<T>& q, const Heads<T>& k, const Heads<T>& v, const Eigen::MatrixXd& w,
                 const AttentionConfig& config, int threads) {
   check_attention_inputs(q, k, v, w, config);
+  const EigenSingleThread eigen_single_thread;  // heads or row blocks are the parallelism (perf/eigen_threads.hpp)
   const Matrix<T> wt = w.cast<T>();
   const int heads = static_cast<int>(q.size());
   Heads<T> out(q.size());

@@ -37,3 +37,22 @@ ScaledFeatures<T> attention_features_of_rows(const Matrix<T>& x, Eigen::Index fi
                                              const Matrix<T>& w, const AttentionConfig& config);
 
 }  // namespace favorlab
+
+namespace favorlab {
+
+// Features of rows [first, first + count) of X (scaled by d^{-1/4}) relative to ONE scale for the whole block:
+// φ(u_i) = exp(log_scale) · values_i, log_scale the largest of the rows' log scales — what a sum over the rows
+// (bidirectional FAVOR's key side) needs. For positive, regularized and hyperbolic features with the stabilizer the
+// block scale goes straight into the exponent, exp(ω_iᵀu − ‖u‖²/2 − log_scale) ≤ 1, one pass and no per-row
+// rescaling afterwards; the other maps are attention_features_of_rows rescaled row by row.
+template <class T>
+struct BlockFeatures {
+  Matrix<T> values;
+  T log_scale = 0;
+};
+
+template <class T>
+BlockFeatures<T> block_features_of_rows(const Matrix<T>& x, Eigen::Index first, Eigen::Index count,
+                                        const Matrix<T>& w, const AttentionConfig& config);
+
+}  // namespace favorlab

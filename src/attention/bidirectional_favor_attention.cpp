@@ -26,11 +26,9 @@ Matrix<T> bidirectional_favor_attention(const Matrix<T>& q, const Matrix<T>& k, 
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
   for (Eigen::Index b = 0; b < key_blocks; ++b) {
     const Eigen::Index first = b * kBlock, rows = std::min(kBlock, lk - first);
-    ScaledFeatures<T> f = attention_features_of_rows(k, first, rows, w, config);
-    const T top = f.log_scale.maxCoeff();
-    f.values.array().colwise() *= (f.log_scale - top).exp();
-    states[std::size_t(b)] = f.values.transpose() * values_with_ones(v, first, rows);
-    block_scale[std::size_t(b)] = top;
+    const BlockFeatures<T> f = block_features_of_rows(k, first, rows, w, config);  // relative to the block's max
+    states[std::size_t(b)].noalias() = f.values.transpose() * values_with_ones(v, first, rows);
+    block_scale[std::size_t(b)] = f.log_scale;
   }
   const T key_scale = *std::max_element(block_scale.begin(), block_scale.end());
   Matrix<T> state = Matrix<T>::Zero(states.front().rows(), dv + 1);
@@ -42,7 +40,8 @@ Matrix<T> bidirectional_favor_attention(const Matrix<T>& q, const Matrix<T>& k, 
   for (Eigen::Index b = 0; b < query_blocks; ++b) {
     const Eigen::Index first = b * kBlock, rows = std::min(kBlock, lq - first);
     const ScaledFeatures<T> f = attention_features_of_rows(q, first, rows, w, config);
-    const Matrix<T> num = f.values * state;
+    Matrix<T> num(rows, dv + 1);
+    num.noalias() = f.values * state;
     if (config.renormalize)
       out.middleRows(first, rows) = (num.leftCols(dv).array().colwise() / num.col(dv).array()).matrix();
     else

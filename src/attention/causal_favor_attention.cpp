@@ -3,59 +3,128 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <vector>
 
 #include "attention/attention_features.hpp"
 #include "attention/values_with_ones.hpp"
 
 namespace favorlab {
 
+namespace {
+
+// Rows per window: the chunks of one window run in parallel (phases 1 and 3 below). A constant, never the thread
+// count, so the arithmetic — and every bit of the output — is the same on any number of threads.
+constexpr Eigen::Index kWindowRows = 2048;
+
+template <class T>
+using Column = Eigen::Array<T, Eigen::Dynamic, 1>;
+
+// What one chunk computes on its own, before the state of earlier chunks is known. Everything is relative to the
+// chunk's own running maximum r_j of the key log scales (r starts at −∞ at the chunk's first row).
+template <class T>
+struct ChunkPart {
+  Matrix<T> queries;     // Q'_c (query features, relative to exp(query log scale))
+  Column<T> query_scale; // query log scales
+  Column<T> running;     // r_j, the chunk-local running maximum of key log scales
+  Matrix<T> local;       // [num, den] of the keys inside the chunk, row i relative to exp(r_i)
+  Matrix<T> state;       // Σ_j K'_j [V_j, 1] over the chunk, relative to exp(r_last)
+};
+
+template <class T>
+ChunkPart<T> chunk_part(const Matrix<T>& q, const Matrix<T>& k, const Matrix<T>& v, const Matrix<T>& w,
+                        const AttentionConfig& config, Eigen::Index first, Eigen::Index rows) {
+  ChunkPart<T> part;
+  ScaledFeatures<T> keys = attention_features_of_rows(k, first, rows, w, config);
+  ScaledFeatures<T> queries = attention_features_of_rows(q, first, rows, w, config);
+  part.running.resize(rows);
+  T top = -std::numeric_limits<T>::infinity();
+  for (Eigen::Index j = 0; j < rows; ++j) part.running(j) = top = std::max(top, keys.log_scale(j));
+  keys.values.array().colwise() *= (keys.log_scale - part.running).exp();  // K̃_j, relative to exp(r_j)
+
+  Matrix<T> scores(rows, rows);
+  scores.noalias() = queries.values * keys.values.transpose();
+  // Query i weighs key j ≤ i by exp(r_j − r_i) ≤ 1. The running maximum only grows, so when its first and last
+  // values agree every factor is exactly 1 and the products can be skipped — the common case once the maximum has
+  // been reached.
+  const bool constant = part.running(0) == part.running(rows - 1);
+  for (Eigen::Index i = 0; i < rows; ++i) {
+    if (!constant && i > 0)
+      scores.row(i).head(i).array() *= (part.running.head(i) - part.running(i)).exp().transpose();
+    scores.row(i).tail(rows - i - 1).setZero();
+  }
+  const Matrix<T> values = values_with_ones(v, first, rows);
+  part.local.noalias() = scores * values;
+
+  const T last = part.running(rows - 1);
+  if (!constant) keys.values.array().colwise() *= (part.running - last).exp();
+  part.state.noalias() = keys.values.transpose() * values;
+  part.queries = std::move(queries.values);
+  part.query_scale = std::move(queries.log_scale);
+  return part;
+}
+
+}  // namespace
+
 template <class T>
 Matrix<T> causal_favor_attention(const Matrix<T>& q, const Matrix<T>& k, const Matrix<T>& v, const Matrix<T>& w,
-                                 const AttentionConfig& config) {
-  using Column = Eigen::Array<T, Eigen::Dynamic, 1>;
+                                 const AttentionConfig& config, int threads) {
   const Eigen::Index length = q.rows(), dv = v.cols(), chunk = config.chunk;
+  const Eigen::Index chunks = (length + chunk - 1) / chunk;
+  const Eigen::Index window = std::max<Eigen::Index>(1, kWindowRows / chunk);
   Matrix<T> out(length, dv);
-  Matrix<T> state;                                         // G at the end of the previous chunk, relative to exp(carried)
-  T carried = -std::numeric_limits<T>::infinity();         // M at the end of the previous chunk (−∞: no keys yet)
-  for (Eigen::Index first = 0; first < length; first += chunk) {
-    const Eigen::Index rows = std::min(chunk, length - first);
-    ScaledFeatures<T> keys = attention_features_of_rows(k, first, rows, w, config);
-    const ScaledFeatures<T> queries = attention_features_of_rows(q, first, rows, w, config);
-    if (state.size() == 0) state = Matrix<T>::Zero(keys.values.cols(), dv + 1);
-
-    Column running(rows);  // M_j for the chunk's rows
-    T top = carried;
-    for (Eigen::Index j = 0; j < rows; ++j) running(j) = top = std::max(top, keys.log_scale(j));
-    keys.values.array().colwise() *= (keys.log_scale - running).exp();  // K̃_j, relative to exp(M_j)
-
-    Matrix<T> scores = queries.values * keys.values.transpose();
-    for (Eigen::Index i = 0; i < rows; ++i) {
-      for (Eigen::Index j = 0; j < i; ++j) scores(i, j) *= std::exp(running(j) - running(i));
-      scores.row(i).tail(rows - i - 1).setZero();
+  Matrix<T> state;                                          // G before the window, relative to exp(carried)
+  T carried = -std::numeric_limits<T>::infinity();          // M before the window (−∞: no keys yet)
+  std::vector<ChunkPart<T>> parts;
+  std::vector<Matrix<T>> incoming;  // per chunk of the window: G before it, relative to exp(incoming_scale)
+  std::vector<T> incoming_scale;
+  for (Eigen::Index w0 = 0; w0 < chunks; w0 += window) {
+    const Eigen::Index count = std::min(window, chunks - w0);
+    parts.assign(std::size_t(count), {});
+    // Phase 1, in parallel: each chunk on its own.
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
+    for (Eigen::Index c = 0; c < count; ++c) {
+      const Eigen::Index first = (w0 + c) * chunk;
+      parts[std::size_t(c)] = chunk_part(q, k, v, w, config, first, std::min(chunk, length - first));
     }
-    const Matrix<T> values = values_with_ones(v, first, rows);
-    const Column carry_factor = (carried - running).exp();  // 0 while no earlier keys exist
-    Matrix<T> num = scores * values;
-    if (first > 0) num += ((queries.values * state).array().colwise() * carry_factor).matrix();
-
-    if (config.renormalize)
-      out.middleRows(first, rows) = (num.leftCols(dv).array().colwise() / num.col(dv).array()).matrix();
-    else
-      out.middleRows(first, rows) =
-          (num.leftCols(dv).array().colwise() * (queries.log_scale + running).exp()).matrix();
-
-    const T last = running(rows - 1);
-    keys.values.array().colwise() *= (running - last).exp();
-    if (first > 0) state *= std::exp(carried - last);
-    state.noalias() += keys.values.transpose() * values;
-    carried = last;
+    // Phase 2, in order: the state entering each chunk. M only grows, so every factor exp(· − M_new) is ≤ 1.
+    incoming.assign(std::size_t(count), {});
+    incoming_scale.assign(std::size_t(count), carried);
+    for (Eigen::Index c = 0; c < count; ++c) {
+      const ChunkPart<T>& p = parts[std::size_t(c)];
+      incoming[std::size_t(c)] = state;
+      incoming_scale[std::size_t(c)] = carried;
+      const T top = p.running(p.running.size() - 1);
+      const T next = std::max(carried, top);
+      if (state.size() == 0)
+        state = p.state * std::exp(top - next);
+      else
+        state = state * std::exp(carried - next) + p.state * std::exp(top - next);
+      carried = next;
+    }
+    // Phase 3, in parallel: each chunk's outputs from its own part and the state entering it. Row i is taken
+    // relative to exp(M_i), M_i = max(incoming scale, r_i): the running maximum over keys 0..i, so output i depends
+    // on keys and values 0..i only.
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
+    for (Eigen::Index c = 0; c < count; ++c) {
+      const ChunkPart<T>& p = parts[std::size_t(c)];
+      const Eigen::Index first = (w0 + c) * chunk, rows = p.running.size();
+      const T before = incoming_scale[std::size_t(c)];
+      const Column<T> top = p.running.max(before);  // M_i
+      Matrix<T> num = (p.local.array().colwise() * (p.running - top).exp()).matrix();
+      if (incoming[std::size_t(c)].size() > 0)
+        num += ((p.queries * incoming[std::size_t(c)]).array().colwise() * (before - top).exp()).matrix();
+      if (config.renormalize)
+        out.middleRows(first, rows) = (num.leftCols(dv).array().colwise() / num.col(dv).array()).matrix();
+      else
+        out.middleRows(first, rows) = (num.leftCols(dv).array().colwise() * (p.query_scale + top).exp()).matrix();
+    }
   }
   return out;
 }
 
 template Matrix<float> causal_favor_attention(const Matrix<float>&, const Matrix<float>&, const Matrix<float>&,
-                                              const Matrix<float>&, const AttentionConfig&);
+                                              const Matrix<float>&, const AttentionConfig&, int);
 template Matrix<double> causal_favor_attention(const Matrix<double>&, const Matrix<double>&, const Matrix<double>&,
-                                               const Matrix<double>&, const AttentionConfig&);
+                                               const Matrix<double>&, const AttentionConfig&, int);
 
 }  // namespace favorlab

@@ -2,12 +2,18 @@
 // Causal FAVOR attention of one head (MATH.md, "Attention"; Algorithm 1): out_i = num_i / den_i with
 // [num_i, den_i] = Q'_iᵀ G_i, G_i = Σ_{j≤i} K'_j [V_j, 1]ᵀ, computed in chunks of `config.chunk` rows: inside a
 // chunk the masked product tril(Q'_c K'_cᵀ)[V_c, 1], across chunks the carried m×(dv+1) state. chunk = 1 is the plain
-// prefix-sum recursion. Memory O(chunk·(m + chunk) + m·dv): the G_i are never stored.
+// prefix-sum recursion. Memory O(window·(m + chunk) + (window/chunk)·m·dv): the G_i are never stored.
 //
 // Stabilizer without looking ahead: key j's features are held relative to M_j = max_{j'≤j} (log scale of key j'),
 // a running maximum, and the state is rescaled by exp(M_old − M_new) ≤ 1 whenever it grows. Query i combines keys
 // j ≤ i with the factors exp(M_j − M_i) ≤ 1, and its own log scale cancels in num_i / den_i. So no exponent is ever
 // positive, and output i depends on keys and values 0..i only — exactly, not just up to rounding.
+//
+// Parallel for one head: the chunks are taken in windows of 2048 rows. Each chunk of a window first computes, on its
+// own thread, everything that needs only its own rows — features, the masked in-chunk product, its contribution to
+// the state — relative to its own running maximum; then the states entering the window's chunks are chained in order
+// (one m×(dv+1) update per chunk); then each chunk finishes its outputs in parallel. The window is a constant, so the
+// arithmetic, and every bit of the result, is the same on any number of threads.
 // w is m×d (0×d for generalized kernels without projection) in precision T; q, k: L×d, v: L×dv.
 #include "attention/attention_config.hpp"
 #include "features/feature_maps.hpp"
@@ -16,6 +22,6 @@ namespace favorlab {
 
 template <class T>
 Matrix<T> causal_favor_attention(const Matrix<T>& q, const Matrix<T>& k, const Matrix<T>& v, const Matrix<T>& w,
-                                 const AttentionConfig& config);
+                                 const AttentionConfig& config, int threads = 1);
 
 }  // namespace favorlab

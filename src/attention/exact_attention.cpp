@@ -26,7 +26,14 @@ Matrix<T> exact_attention(const Matrix<T>& q, const Matrix<T>& k, const Matrix<T
       for (Eigen::Index i = 0; i < rows; ++i)
         logits.row(i).tail(keys - (first + i + 1)).setConstant(-std::numeric_limits<T>::infinity());
     const Eigen::Array<T, Eigen::Dynamic, 1> top = logits.rowwise().maxCoeff().array();
-    const Matrix<T> weights = (logits.array().colwise() - top).exp().matrix();
+    // In place and in two steps: exp of the broadcast expression (logits.colwise() − top).exp() would run one scalar
+    // std::exp at a time; a plain .exp() uses Eigen's SIMD exp. That exp clamps −∞ to a tiny positive number, so the
+    // masked entries are zeroed again afterwards: a causal output must not see later keys even at 1e-38.
+    logits.array().colwise() -= top;
+    logits.array() = logits.array().exp();
+    if (causal)
+      for (Eigen::Index i = 0; i < rows; ++i) logits.row(i).tail(keys - (first + i + 1)).setZero();
+    const Matrix<T>& weights = logits;
     Matrix<T> num = weights * v.topRows(keys);
     if (renormalize)
       num.array().colwise() /= weights.rowwise().sum().array();

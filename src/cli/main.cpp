@@ -1,6 +1,7 @@
 // favorlab — command line entry: `favorlab <experiment> [options]`, `favorlab list`, `favorlab reproduce [--quick]`,
 // `favorlab --version`. Bad input: one line on stderr, exit status 2, no result file written.
 #include <CLI/CLI.hpp>
+#include <Eigen/Core>
 
 #include <cstdio>
 #include <cstdlib>
@@ -48,6 +49,9 @@ int make_figures(const std::filesystem::path& results, bool quiet) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Every parallel loop in favorlab is an explicit OpenMP loop over fixed blocks (so numbers never depend on the
+  // thread count); Eigen's own GEMM threads would nest inside them and oversubscribe the cores.
+  Eigen::setNbThreads(1);
   auto experiments = fl::make_experiments();
 
   CLI::App app{"favorlab: random-feature attention (Performers / FAVOR+, PermuteFormer) — estimators, theory checks, "

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "kernels/smreg.hpp"
+#include "perf/eigen_threads.hpp"
 #include "kernels/softmax_kernel.hpp"
 #include "rng/philox_stream.hpp"
 
@@ -44,6 +45,7 @@ void validate(const SweepConfig& c) {
 
 SweepResult run_estimator_sweep(const SweepConfig& c, const ProgressFn& progress) {
   validate(c);
+  const EigenSingleThread eigen_single_thread;  // the trials loop is the parallelism (perf/eigen_threads.hpp)
   const auto start = std::chrono::steady_clock::now();
   const std::size_t points = c.points.size(), specs = c.specs.size();
   int max_m = 0;

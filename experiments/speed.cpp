@@ -1,0 +1,540 @@
+// `favorlab speed` — forward time and peak memory of attention against the sequence length L (Performers paper,
+// Fig. 3), with the targets of the "Performance on CPU" and attention issues.
+// Methods (kMethods below, one line each; add a mechanism there): exact softmax attention, FAVOR bidirectional,
+// FAVOR causal, identity "X(OPT)" (returns V: the floor of any attention layer) and gemm (the four bare products of
+// bidirectional FAVOR in its own block structure, perf/favor_products.hpp: the floor of FAVOR itself).
+// Shapes: regular (8 heads) and small (1 head), d = 64, dv = 64, m = 256, float32, positive features; threads 1 and 2.
+// Per (shape, threads, L): `--trials` timed repeats of every method, interleaved (repeat r runs all methods, in an
+// order rotated by r), so a load burst on a shared machine hits all methods alike; median and min reported, ratios
+// to exact, identity and gemm taken from the same run. Peak memory: one extra forward per (method, shape, L) in a
+// forked child at one thread (perf/peak_memory.hpp: libgomp's pool does not survive fork, so the child cannot run a
+// team of 2): the rise of the resident set above the inputs, outputs included.
+// L sweep: powers of 2 from 512 to --max-L; a method is dropped at the next L when its predicted forward time
+// (last CPU time per thread × growth, slope 2 for quadratic methods, 1 otherwise — an idle machine's wall time, so
+// the grid does not depend on the load) passes --time-cap or its predicted peak memory
+// passes --memory-cap-gb; rows say which were dropped.
+// Checks: timing checks are INFORMATIONAL (wall-clock on a machine shared with other jobs; the load average is in
+// every row and detail) — never unit tests. The memory check (causal FAVOR peak < 3× inputs + outputs) is
+// deterministic up to page granularity.
+#include <Eigen/Core>
+#include <omp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <sstream>
+#include <stdexcept>
+#include <time.h>
+
+#include "attention/attend.hpp"
+#include "attention/attention_projection.hpp"
+#include "attention/random_inputs.hpp"
+#include "experiments/experiment.hpp"
+#include "perf/favor_products.hpp"
+#include "perf/peak_memory.hpp"
+
+namespace favorlab {
+
+namespace {
+
+using Real = float;
+
+struct Shape {
+  std::string name;
+  int heads;
+};
+
+// Inputs of one (shape, L): per head Q, K, V (L×d), and W (m×d).
+struct SpeedInputs {
+  Heads<Real> q, k, v;
+  Eigen::MatrixXd w;
+};
+
+struct Method {
+  std::string name;
+  bool quadratic;  // time grows like L² (used only to predict when to stop)
+  // One forward pass; returns a number from the output so the work cannot be optimized away.
+  std::function<double(const SpeedInputs&, const AttentionConfig& favor, int threads)> run;
+};
+
+double first_entry(const Heads<Real>& out) { return double(out.front()(0, 0)); }
+
+AttentionConfig with(AttentionConfig c, Mechanism mechanism, bool causal) {
+  c.mechanism = mechanism;
+  c.causal = causal;
+  return c;
+}
+
+// THE table of methods. The lead adds e.g. {"permuteformer", false, [](...) { ... }} here; everything else (timing,
+// ratios, fits, the plot) picks it up by name.
+const std::vector<Method>& methods() {
+  static const std::vector<Method> table{
+      {"exact", true,
+       [](const SpeedInputs& in, const AttentionConfig& c, int threads) {
+         return first_entry(attend<Real>(in.q, in.k, in.v, Eigen::MatrixXd(0, in.w.cols()),
+                                         with(c, Mechanism::exact, false), threads));
+       }},
+      {"favor_bidirectional", false,
+       [](const SpeedInputs& in, const AttentionConfig& c, int threads) {
+         return first_entry(attend<Real>(in.q, in.k, in.v, in.w, with(c, Mechanism::favor, false), threads));
+       }},
+      {"favor_causal", false,
+       [](const SpeedInputs& in, const AttentionConfig& c, int threads) {
+         return first_entry(attend<Real>(in.q, in.k, in.v, in.w, with(c, Mechanism::favor, true), threads));
+       }},
+      {"identity", false,
+       [](const SpeedInputs& in, const AttentionConfig&, int) {
+         const Heads<Real> out = in.v;  // X(OPT): the layer that returns V
+         return first_entry(out);
+       }},
+      {"gemm", false,
+       [](const SpeedInputs& in, const AttentionConfig&, int threads) {
+         const Matrix<Real> w = in.w.cast<Real>();  // attend casts W too
+         return first_entry(favor_bare_products<Real>(in.q, in.k, in.v, w, threads));
+       }},
+  };
+  return table;
+}
+
+// CPU time of the whole process (all threads), seconds. At one thread it is robust to other jobs on the machine,
+// which wall time is not; at two threads it says nothing about speed-up.
+double process_cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
+}
+
+double load_average() {
+  std::ifstream in("/proc/loadavg");
+  double one = -1;
+  in >> one;
+  return one;
+}
+
+double median(std::vector<double> t) {
+  std::sort(t.begin(), t.end());
+  const std::size_t n = t.size();
+  return n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
+}
+
+// Least-squares slope of log y against log x.
+double loglog_slope(const std::vector<double>& x, const std::vector<double>& y) {
+  const std::size_t n = x.size();
+  if (n < 2) return std::nan("");
+  double mx = 0, my = 0;
+  for (std::size_t i = 0; i < n; ++i) mx += std::log(x[i]) / double(n), my += std::log(y[i]) / double(n);
+  double sxy = 0, sxx = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    sxy += (std::log(x[i]) - mx) * (std::log(y[i]) - my);
+    sxx += (std::log(x[i]) - mx) * (std::log(x[i]) - mx);
+  }
+  return sxx > 0 ? sxy / sxx : std::nan("");
+}
+
+std::string fmt(double x, int precision = 3) {
+  std::ostringstream s;
+  s.precision(precision);
+  s << x;
+  return s.str();
+}
+
+Json nullable(double x) { return std::isfinite(x) ? Json(x) : Json(nullptr); }
+
+// A measured point.
+struct Point {
+  double seconds_median = 0, seconds_min = 0, cpu_seconds_median = 0, load = 0;
+  std::int64_t peak_bytes = -1;
+  bool peak_exact = true;
+};
+
+class SpeedExperiment final : public Experiment {
+ public:
+  std::string name() const override { return "speed"; }
+  std::string summary() const override {
+    return "Fig. 3: forward time and peak memory vs L (exact, FAVOR, identity, bare GEMMs); CPU performance targets";
+  }
+  // Trials are the timed repeats per point (median reported); 3 keeps the full run within 10 minutes.
+  std::int64_t default_trials(bool) const override { return 3; }
+
+  void add_options(CLI::App& app) override {
+    app.add_option("--max-L", max_l_, "Largest sequence length (powers of 2 from 512; default 65536, quick 4096)");
+    app.add_option("--min-L", min_l_, "Smallest sequence length (a power of 2)")->capture_default_str();
+    app.add_option("--memory-cap-gb", memory_cap_gb_,
+                   "Drop a method once its predicted peak memory passes this many GiB")
+        ->capture_default_str();
+    app.add_option("--time-cap", time_cap_,
+                   "Drop a method once its predicted forward time (CPU per thread) passes this many seconds (default 10, quick 1)");
+    app.add_option("--shapes", shapes_, "Shapes: regular (8 heads), small (1 head)")
+        ->delimiter(',')
+        ->capture_default_str();
+    app.add_option("--thread-counts", thread_counts_, "Thread counts to time")->delimiter(',')->capture_default_str();
+    app.add_option("--d", d_, "Head dimension d (= dv)")->capture_default_str();
+    app.add_option("--m", m_, "Random features m")->capture_default_str();
+    app.add_option("--chunk", chunk_, "Causal FAVOR chunk (rows)")->capture_default_str();
+    app.add_option("--fit-from", fit_from_, "Fit the log-log slopes on L >= this")->capture_default_str();
+    app.add_flag("--no-memory", no_memory_, "Skip the peak-memory measurements");
+  }
+
+  Result run(const RunContext& ctx) override {
+    const int max_l = max_l_ > 0 ? max_l_ : (ctx.quick ? 4096 : 65536);
+    const double time_cap = time_cap_ > 0 ? time_cap_ : (ctx.quick ? 1.0 : 10.0);
+    validate(max_l, time_cap, ctx);
+    std::vector<int> lengths;
+    for (int l = min_l_; l <= max_l; l *= 2) lengths.push_back(l);
+    std::vector<Shape> shapes;
+    for (const auto& s : shapes_) shapes.push_back({s, s == "regular" ? 8 : 1});
+    const int repeats = static_cast<int>(ctx.trials);
+
+    AttentionConfig favor;
+    favor.features = FeatureKind::positive;
+    favor.m = m_;
+    favor.chunk = chunk_;
+
+    Result result;
+    result.experiment = name();
+    result.params = Json{{"min_L", min_l_},         {"max_L", max_l},       {"memory_cap_gb", memory_cap_gb_},
+                         {"time_cap", time_cap},    {"shapes", shapes_},    {"thread_counts", thread_counts_},
+                         {"d", d_},                 {"dv", d_},             {"m", m_},
+                         {"chunk", chunk_},         {"features", "positive"}, {"precision", "float32"},
+                         {"fit_from", fit_from_},   {"repeats", repeats},   {"memory", !no_memory_}};
+
+    // The engine's own threads are what is measured: Eigen's GEMMs must not start threads of their own.
+    const int eigen_threads = Eigen::nbThreads();
+    Eigen::setNbThreads(1);
+    const auto& table = methods();
+    // points[shape][threads][method][L]
+    std::map<std::string, std::map<int, std::map<std::string, std::map<int, Point>>>> points;
+    std::map<std::string, std::map<std::string, std::string>> dropped;  // shape → method → why
+    double checksum = 0;
+    const std::int64_t total = std::int64_t(shapes.size() * lengths.size());
+    std::int64_t done = 0;
+    for (const Shape& shape : shapes) {
+      std::map<std::string, bool> active;
+      for (const Method& m : table) active[m.name] = true;
+      for (int l : lengths) {
+        const SpeedInputs in = make_inputs(shape, l, ctx.seed);
+        // Drop methods whose predicted time or memory at this L passes a cap.
+        for (const Method& m : table) {
+          if (!active[m.name]) continue;
+          const std::string why = over_cap(points[shape.name], m, l, time_cap);
+          if (!why.empty()) {
+            active[m.name] = false;
+            dropped[shape.name][m.name] = why;
+          }
+        }
+        for (int threads : thread_counts_) {
+          std::map<std::string, std::vector<double>> times, cpu_times;
+          std::vector<double> loads;
+          for (int r = 0; r < repeats; ++r) {
+            loads.push_back(load_average());
+            for (std::size_t i = 0; i < table.size(); ++i) {
+              const Method& m = table[(i + std::size_t(r)) % table.size()];
+              if (!active[m.name]) continue;
+              const double cpu_start = process_cpu_seconds();
+              const auto start = std::chrono::steady_clock::now();
+              checksum += m.run(in, favor, threads);
+              times[m.name].push_back(
+                  std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+              cpu_times[m.name].push_back(process_cpu_seconds() - cpu_start);
+            }
+          }
+          for (const auto& [method, t] : times) {
+            Point& p = points[shape.name][threads][method][l];
+            p.seconds_median = median(t);
+            p.seconds_min = *std::min_element(t.begin(), t.end());
+            p.cpu_seconds_median = median(cpu_times[method]);
+            p.load = median(loads);
+          }
+        }
+        if (!no_memory_)
+          for (const Method& m : table) {
+            if (!active[m.name]) continue;
+            const PeakMemory pm = measure_peak_memory([&] { return m.run(in, favor, 1); });
+            checksum += pm.value;
+            for (int threads : thread_counts_) {
+              Point& p = points[shape.name][threads][m.name][l];
+              p.peak_bytes = pm.peak_increase_bytes;
+              p.peak_exact = pm.exact;
+            }
+          }
+        if (ctx.progress) ctx.progress(++done, total);
+      }
+    }
+    Eigen::setNbThreads(eigen_threads);
+
+    emit_rows(result, points, shapes, dropped);
+    emit_checks(result, points, shapes, max_l);
+    result.measurements["speed_checksum"] = checksum;
+    result.measurements["load_average_end"] = load_average();
+    return result;
+  }
+
+ private:
+  SpeedInputs make_inputs(const Shape& shape, int l, std::uint64_t seed) const {
+    SpeedInputs in;
+    for (int h = 0; h < shape.heads; ++h) {
+      const auto index = static_cast<std::uint64_t>(h);
+      in.q.push_back(gaussian_input(l, d_, 1.0, seed, 0x5EED'0001, index).cast<Real>());
+      in.k.push_back(gaussian_input(l, d_, 1.0, seed, 0x5EED'0002, index).cast<Real>());
+      in.v.push_back(gaussian_input(l, d_, 1.0, seed, 0x5EED'0003, index).cast<Real>());
+    }
+    AttentionConfig c;
+    c.m = m_;
+    in.w = draw_attention_projection(c, d_, seed, 0);
+    return in;
+  }
+
+  // Why method m must not run at length l (empty: it may), from its figures at l/2 (any thread count).
+  std::string over_cap(const std::map<int, std::map<std::string, std::map<int, Point>>>& shape_points,
+                       const Method& m, int l, double time_cap) const {
+    const double growth = m.quadratic ? 4.0 : 2.0;
+    for (const auto& [threads, by_method] : shape_points) {
+      const auto it = by_method.find(m.name);
+      if (it == by_method.end()) continue;
+      const auto prev = it->second.find(l / 2);
+      if (prev == it->second.end()) continue;
+      // CPU time per thread: what the forward would take on an idle machine, so the grid does not shrink when other
+      // jobs slow the wall clock down.
+      const double t = prev->second.cpu_seconds_median / threads * growth;
+      if (t > time_cap)
+        return "predicted forward time " + fmt(t) + " s (CPU time per thread) at L=" + std::to_string(l) + " (" +
+               std::to_string(threads) + " thread(s)) passes --time-cap " + fmt(time_cap);
+      const double mem = double(prev->second.peak_bytes) * growth;
+      if (mem > memory_cap_gb_ * double(1 << 30))
+        return "predicted peak memory " + fmt(mem / double(1 << 30)) + " GiB at L=" + std::to_string(l) +
+               " passes --memory-cap-gb " + fmt(memory_cap_gb_);
+    }
+    return {};
+  }
+
+  double input_bytes(const Shape& s, int l) const { return 3.0 * s.heads * l * d_ * sizeof(Real); }
+  double output_bytes(const Shape& s, int l) const { return 1.0 * s.heads * l * d_ * sizeof(Real); }
+
+  template <class Points>
+  void emit_rows(Result& result, const Points& points, const std::vector<Shape>& shapes,
+                 const std::map<std::string, std::map<std::string, std::string>>& dropped) const {
+    for (const Shape& shape : shapes) {
+      for (const auto& [threads, by_method] : points.at(shape.name)) {
+        auto at = [&](const std::string& method, int l) -> const Point* {
+          const auto it = by_method.find(method);
+          if (it == by_method.end()) return nullptr;
+          const auto p = it->second.find(l);
+          return p == it->second.end() ? nullptr : &p->second;
+        };
+        for (const auto& [method, by_l] : by_method) {
+          std::vector<double> fit_l, fit_t;
+          for (const auto& [l, p] : by_l) {
+            const Point* exact = at("exact", l);
+            const Point* identity = at("identity", l);
+            const Point* gemm = at("gemm", l);
+            const double in_b = input_bytes(shape, l), out_b = output_bytes(shape, l);
+            Json row{{"kind", "time"},
+                     {"method", method},
+                     {"shape", shape.name},
+                     {"L", l},
+                     {"heads", shape.heads},
+                     {"d", d_},
+                     {"m", m_},
+                     {"threads", threads},
+                     {"seconds_median", p.seconds_median},
+                     {"seconds_min", p.seconds_min},
+                     {"cpu_seconds_median", p.cpu_seconds_median},
+                     {"cpu_ratio_to_exact", nullable(exact ? p.cpu_seconds_median / exact->cpu_seconds_median : NAN)},
+                     {"cpu_ratio_to_gemm", nullable(gemm ? p.cpu_seconds_median / gemm->cpu_seconds_median : NAN)},
+                     {"ratio_to_exact", nullable(exact ? p.seconds_median / exact->seconds_median : NAN)},
+                     {"ratio_to_identity", nullable(identity ? p.seconds_median / identity->seconds_median : NAN)},
+                     {"ratio_to_gemm", nullable(gemm ? p.seconds_median / gemm->seconds_median : NAN)},
+                     {"peak_bytes", p.peak_bytes >= 0 ? Json(p.peak_bytes) : Json(nullptr)},
+                     {"peak_threads", 1},
+                     {"peak_exact", p.peak_exact},
+                     {"input_bytes", in_b},
+                     {"output_bytes", out_b},
+                     {"memory_ratio", nullable(p.peak_bytes >= 0 ? (in_b + double(p.peak_bytes)) / (in_b + out_b)
+                                                                 : NAN)},
+                     {"load_average", p.load}};
+            if (method == "favor_bidirectional" || method == "gemm") {
+              const double flops = shape.heads * favor_bare_product_flops(l, l, d_, m_, d_);
+              row["gemm_flops_per_second"] = flops / p.seconds_median;
+            }
+            result.rows.push_back(row);
+            if (l >= fit_from_) fit_l.push_back(l), fit_t.push_back(p.seconds_median);
+          }
+          Json fit{{"kind", "fit"}, {"method", method}, {"shape", shape.name}, {"heads", shape.heads},
+                   {"threads", threads}, {"slope", nullable(loglog_slope(fit_l, fit_t))},
+                   {"fit_points", fit_l.size()}, {"fit_from_L", fit_from_}};
+          const auto& dm = dropped.count(shape.name) ? dropped.at(shape.name) : std::map<std::string, std::string>{};
+          fit["dropped"] = dm.count(method) ? Json(dm.at(method)) : Json(nullptr);
+          result.rows.push_back(fit);
+        }
+        // Crossover: the L where exact becomes slower than bidirectional FAVOR, interpolated in log-log.
+        result.rows.push_back(Json{{"kind", "crossover"}, {"shape", shape.name}, {"heads", shape.heads},
+                                   {"threads", threads},
+                                   {"crossover_L", nullable(crossover(by_method))}});
+      }
+    }
+  }
+
+  template <class ByMethod>
+  static double crossover(const ByMethod& by_method) {
+    if (!by_method.count("exact") || !by_method.count("favor_bidirectional")) return NAN;
+    const auto& ex = by_method.at("exact");
+    const auto& fa = by_method.at("favor_bidirectional");
+    double prev_l = 0, prev_r = 0;
+    for (const auto& [l, p] : ex) {
+      if (!fa.count(l)) break;
+      const double r = std::log(p.seconds_median / fa.at(l).seconds_median);  // > 0: exact slower
+      if (r > 0) {
+        if (prev_l == 0) return l;  // already slower at the smallest L (the crossover lies below it)
+        const double t = prev_r / (prev_r - r);
+        return std::exp(std::log(prev_l) + t * (std::log(double(l)) - std::log(prev_l)));
+      }
+      prev_l = l, prev_r = r;
+    }
+    return NAN;  // FAVOR never faster within the measured L
+  }
+
+  template <class Points>
+  void emit_checks(Result& result, const Points& points, const std::vector<Shape>& shapes, int max_l) const {
+    const std::string info = "INFORMATIONAL timing check (wall clock on a shared machine, never a unit test); ";
+    // A ratio check over points: holds when every ratio is within the limit (≤ limit, or ≥ limit when `at_least`).
+    struct Ratios {
+      std::vector<std::string> labels;
+      std::vector<double> values;
+      std::vector<double> loads;
+    };
+    auto check_ratios = [&](const std::string& claim, const std::string& where, const Ratios& r, double limit,
+                            bool at_least, bool informational) {
+      Check c{claim, where, "inconclusive", 0, ""};
+      if (r.values.empty()) {
+        c.detail = (informational ? info : std::string()) + "no point measured (a method was dropped or L too small)";
+        result.checks.push_back(c);
+        return;
+      }
+      std::size_t worst = 0, bad = 0;
+      for (std::size_t i = 0; i < r.values.size(); ++i) {
+        const bool fails = at_least ? r.values[i] < limit : r.values[i] > limit;
+        bad += fails;
+        if (at_least ? r.values[i] < r.values[worst] : r.values[i] > r.values[worst]) worst = i;
+      }
+      c.status = bad ? "violated" : "holds";
+      c.statistic = r.values[worst];
+      std::ostringstream d;
+      d << r.values.size() - bad << " points hold, " << bad << " violated; " << (informational ? info : "")
+        << "limit " << (at_least ? ">= " : "<= ") << limit << "; worst " << fmt(r.values[worst], 4) << " at "
+        << r.labels[worst] << " (margin " << fmt(at_least ? r.values[worst] - limit : limit - r.values[worst], 3)
+        << ", load " << fmt(r.loads[worst], 3) << "); all:";
+      for (std::size_t i = 0; i < r.values.size(); ++i) d << " " << r.labels[i] << "=" << fmt(r.values[i], 3);
+      c.detail = d.str();
+      result.checks.push_back(c);
+    };
+    auto ratio_points = [&](const std::string& num, const std::string& den, int min_l, bool regular_only,
+                            int threads_num = 0, int threads_den = 0) {
+      Ratios r;
+      for (const Shape& shape : shapes) {
+        if (regular_only && shape.name != "regular") continue;
+        for (const auto& [threads, by_method] : points.at(shape.name)) {
+          const int tn = threads_num ? threads_num : threads, td = threads_den ? threads_den : threads;
+          if (threads_num && threads != threads_num) continue;
+          const auto& sp = points.at(shape.name);
+          if (!sp.count(tn) || !sp.count(td) || !sp.at(tn).count(num) || !sp.at(td).count(den)) continue;
+          for (const auto& [l, p] : sp.at(tn).at(num)) {
+            if (l < min_l || !sp.at(td).at(den).count(l)) continue;
+            const Point& q = sp.at(td).at(den).at(l);
+            r.values.push_back(p.seconds_median / q.seconds_median);
+            r.loads.push_back(std::max(p.load, q.load));
+            r.labels.push_back(shape.name + "/L=" + std::to_string(l) +
+                               (threads_num ? "" : "/threads=" + std::to_string(threads)));
+          }
+        }
+      }
+      return r;
+    };
+    check_ratios("Performance issue: FAVOR bidirectional forward <= 1.5x its four bare products",
+                 "time(favor_bidirectional)/time(gemm), every shape, L and thread count",
+                 ratio_points("favor_bidirectional", "gemm", 0, false), 1.5, false, true);
+    check_ratios("Performance issue: causal FAVOR <= 2x bidirectional at L >= 4096",
+                 "time(favor_causal)/time(favor_bidirectional), every shape and thread count, L >= 4096",
+                 ratio_points("favor_causal", "favor_bidirectional", 4096, false), 2.0, false, true);
+    for (const std::string method : {"favor_bidirectional", "favor_causal", "exact"}) {
+      Ratios r = ratio_points(method, method, 4096, false, 1, 2);  // time(1 thread)/time(2 threads)
+      check_ratios("Performance issue: 2 threads >= 1.7x faster than 1 thread at L >= 4096 (" + method + ")",
+                   "time(1 thread)/time(2 threads) of " + method + ", every shape, L >= 4096", r, 1.7, true, true);
+    }
+    check_ratios("Performance issue: exact slower than FAVOR from L = 1024 on (regular shape)",
+                 "time(exact)/time(favor_bidirectional), regular shape, L >= 1024, every thread count",
+                 ratio_points("exact", "favor_bidirectional", 1024, true), 1.0, true, true);
+    {
+      Ratios r = ratio_points("exact", "favor_bidirectional", 4096, false);
+      Ratios at;
+      for (std::size_t i = 0; i < r.values.size(); ++i)
+        if (r.labels[i].find("/L=4096/") != std::string::npos)
+          at.values.push_back(r.values[i]), at.labels.push_back(r.labels[i]), at.loads.push_back(r.loads[i]);
+      check_ratios("Attention issue: bidirectional FAVOR at L = 4096 faster than exact",
+                   "time(exact)/time(favor_bidirectional) at L = 4096, every shape and thread count", at, 1.0, true,
+                   true);
+    }
+    // Memory: causal FAVOR at the largest L measured (the target names L = 65536).
+    Ratios mem;
+    for (const Shape& shape : shapes) {
+      const auto& sp = points.at(shape.name);
+      if (sp.empty() || !sp.begin()->second.count("favor_causal")) continue;
+      const auto& by_l = sp.begin()->second.at("favor_causal");
+      if (by_l.empty()) continue;
+      const auto& [l, p] = *by_l.rbegin();
+      if (p.peak_bytes < 0) continue;
+      const double in_b = input_bytes(shape, l), out_b = output_bytes(shape, l);
+      mem.values.push_back((in_b + double(p.peak_bytes)) / (in_b + out_b));
+      mem.labels.push_back(shape.name + "/L=" + std::to_string(l));
+      mem.loads.push_back(p.load);
+    }
+    check_ratios("Attention issue: causal FAVOR peak memory < 3x (inputs + outputs)",
+                 "(inputs + peak rise of the resident set) / (inputs + outputs), causal FAVOR, d=" +
+                     std::to_string(d_) + ", m=" + std::to_string(m_) + ", float32, largest L measured (target " +
+                     "L=65536; this run's --max-L " + std::to_string(max_l) + "), one thread",
+                 mem, 3.0, false, false);
+  }
+
+  void validate(int max_l, double time_cap, const RunContext& ctx) const {
+    auto power_of_two = [](int x) { return x > 0 && (x & (x - 1)) == 0; };
+    if (!power_of_two(min_l_) || min_l_ < 2)
+      throw std::invalid_argument("--min-L must be a power of 2 of at least 2, got " + std::to_string(min_l_));
+    if (!power_of_two(max_l) || max_l < min_l_)
+      throw std::invalid_argument("--max-L must be a power of 2 of at least --min-L, got " + std::to_string(max_l));
+    if (max_l > (1 << 24)) throw std::invalid_argument("--max-L must be at most 16777216");
+    if (!(memory_cap_gb_ > 0)) throw std::invalid_argument("--memory-cap-gb must be positive");
+    if (!(time_cap > 0) || time_cap_ < 0) throw std::invalid_argument("--time-cap must be positive");
+    if (shapes_.empty()) throw std::invalid_argument("--shapes needs at least one shape");
+    for (const auto& s : shapes_)
+      if (s != "regular" && s != "small")
+        throw std::invalid_argument("--shapes: unknown shape '" + s + "' (expected regular or small)");
+    if (thread_counts_.empty()) throw std::invalid_argument("--thread-counts needs at least one thread count");
+    for (int t : thread_counts_)
+      if (t < 1 || t > 1024) throw std::invalid_argument("--thread-counts must lie in [1, 1024], got " + std::to_string(t));
+    if (d_ < 1 || d_ > 4096) throw std::invalid_argument("--d must lie in [1, 4096], got " + std::to_string(d_));
+    if (m_ < 1 || m_ > 65536) throw std::invalid_argument("--m must lie in [1, 65536], got " + std::to_string(m_));
+    if (chunk_ < 1) throw std::invalid_argument("--chunk must be positive, got " + std::to_string(chunk_));
+    if (fit_from_ < 1) throw std::invalid_argument("--fit-from must be positive, got " + std::to_string(fit_from_));
+    (void)ctx;
+  }
+
+  int min_l_ = 512;
+  int max_l_ = 0;
+  double memory_cap_gb_ = 16;
+  double time_cap_ = 0;
+  std::vector<std::string> shapes_{"regular", "small"};
+  std::vector<int> thread_counts_{1, 2};
+  int d_ = 64;
+  int m_ = 256;
+  int chunk_ = AttentionConfig{}.chunk;
+  int fit_from_ = 1024;
+  bool no_memory_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<Experiment> make_speed_experiment() { return std::make_unique<SpeedExperiment>(); }
+
+}  // namespace favorlab

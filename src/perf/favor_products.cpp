@@ -1,0 +1,70 @@
+#include "perf/favor_products.hpp"
+
+#include <algorithm>
+
+namespace favorlab {
+
+namespace {
+
+constexpr Eigen::Index kBlock = 512;  // the block of bidirectional_favor_attention.cpp
+
+template <class T>
+Matrix<T> one_head(const Matrix<T>& q, const Matrix<T>& k, const Matrix<T>& v, const Matrix<T>& w, int threads) {
+  const Eigen::Index lk = k.rows(), lq = q.rows(), dv = v.cols();
+  const Eigen::Index key_blocks = (lk + kBlock - 1) / kBlock;
+  std::vector<Matrix<T>> states(static_cast<std::size_t>(key_blocks));
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
+  for (Eigen::Index b = 0; b < key_blocks; ++b) {
+    const Eigen::Index first = b * kBlock, rows = std::min(kBlock, lk - first);
+    Matrix<T> values(rows, dv + 1);  // [V_b, 1], as FAVOR builds it
+    values.leftCols(dv) = v.middleRows(first, rows);
+    values.col(dv).setOnes();
+    Matrix<T> p(rows, w.rows());
+    p.noalias() = k.middleRows(first, rows) * w.transpose();
+    Matrix<T> s(w.rows(), dv + 1);
+    s.noalias() = p.transpose() * values;
+    states[std::size_t(b)] = std::move(s);
+  }
+  Matrix<T> state = Matrix<T>::Zero(w.rows(), dv + 1);
+  for (const Matrix<T>& s : states) state += s;
+  Matrix<T> out(lq, dv + 1);
+  const Eigen::Index query_blocks = (lq + kBlock - 1) / kBlock;
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
+  for (Eigen::Index b = 0; b < query_blocks; ++b) {
+    const Eigen::Index first = b * kBlock, rows = std::min(kBlock, lq - first);
+    Matrix<T> r(rows, w.rows());
+    r.noalias() = q.middleRows(first, rows) * w.transpose();
+    out.middleRows(first, rows).noalias() = r * state;
+  }
+  return out;
+}
+
+}  // namespace
+
+template <class T>
+std::vector<Matrix<T>> favor_bare_products(const std::vector<Matrix<T>>& q, const std::vector<Matrix<T>>& k,
+                                           const std::vector<Matrix<T>>& v, const Matrix<T>& w, int threads) {
+  const int heads = static_cast<int>(q.size());
+  std::vector<Matrix<T>> out(q.size());
+  if (heads >= threads) {
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
+    for (int h = 0; h < heads; ++h) out[std::size_t(h)] = one_head(q[h], k[h], v[h], w, 1);
+  } else {
+    for (int h = 0; h < heads; ++h) out[std::size_t(h)] = one_head(q[h], k[h], v[h], w, threads);
+  }
+  return out;
+}
+
+double favor_bare_product_flops(double lq, double lk, double d, double m, double dv) {
+  return 2 * (lk * d * m + lk * m * (dv + 1) + lq * d * m + lq * m * (dv + 1));
+}
+
+template std::vector<Matrix<float>> favor_bare_products(const std::vector<Matrix<float>>&,
+                                                        const std::vector<Matrix<float>>&,
+                                                        const std::vector<Matrix<float>>&, const Matrix<float>&, int);
+template std::vector<Matrix<double>> favor_bare_products(const std::vector<Matrix<double>>&,
+                                                         const std::vector<Matrix<double>>&,
+                                                         const std::vector<Matrix<double>>&, const Matrix<double>&,
+                                                         int);
+
+}  // namespace favorlab

@@ -1,0 +1,153 @@
+// `favorlab speed` and its library pieces: the peak-memory helper against allocations of known size, the memory
+// target of causal FAVOR (deterministic, so a unit test), the driver's rows and fields at a tiny size, bad input.
+// No timing is judged here: timing checks are informational and live only in the experiment's result.
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <Eigen/Core>
+#include <cstring>
+#include <map>
+#include <stdexcept>
+#include <vector>
+
+#include "attention/attend.hpp"
+#include "attention/attention_projection.hpp"
+#include "attention/random_inputs.hpp"
+#include "cli_runner.hpp"
+#include "perf/favor_products.hpp"
+#include "perf/peak_memory.hpp"
+
+using namespace favorlab;
+using namespace favorlab::testing;
+namespace fs = std::filesystem;
+
+TEST_CASE("peak memory: allocating and touching N bytes reports about N", "[speed][memory]") {
+  Eigen::setNbThreads(1);
+  for (std::size_t mib : {16, 64, 128}) {
+    const std::size_t n = mib << 20;
+    const PeakMemory pm = measure_peak_memory([n] {
+      std::vector<char> block(n);
+      std::memset(block.data(), 1, n);  // touch every page
+      return double(block[n / 2]);
+    });
+    INFO(mib << " MiB: peak " << pm.peak_increase_bytes << " exact " << pm.exact);
+    CHECK(pm.value == 1.0);
+    CHECK(pm.exact);
+    // Page granularity and the kernel's per-CPU counters blur the figure by well under 1 MiB.
+    CHECK(double(pm.peak_increase_bytes) > double(n) - (1 << 20));
+    CHECK(double(pm.peak_increase_bytes) < double(n) + (2 << 20));
+  }
+  // Reserved but untouched memory is not resident.
+  const PeakMemory lazy = measure_peak_memory([] {
+    std::vector<char> block;
+    block.reserve(std::size_t(256) << 20);
+    return double(block.capacity() > 0);
+  });
+  CHECK(lazy.peak_increase_bytes < (2 << 20));
+  // Memory freed before the measurement and reused by the work still counts (the child trims the heap first).
+  {
+    std::vector<std::vector<char>> chunks;
+    for (int i = 0; i < 400; ++i) chunks.emplace_back(100000, char(1));
+  }
+  const PeakMemory reused = measure_peak_memory([] {
+    std::vector<std::vector<char>> chunks;
+    for (int i = 0; i < 400; ++i) chunks.emplace_back(100000, char(1));
+    return double(chunks.size());
+  });
+  CHECK(double(reused.peak_increase_bytes) > 0.95 * 400 * 100000);
+}
+
+TEST_CASE("peak memory: a failing work is reported, not hidden", "[speed][memory]") {
+  CHECK_THROWS_WITH(measure_peak_memory([]() -> double { throw std::invalid_argument("bad work"); }),
+                    Catch::Contains("bad work"));
+}
+
+TEST_CASE("causal FAVOR at L = 65536, d = 64, m = 256, float32: peak memory < 3x (inputs + outputs)",
+          "[speed][memory]") {
+  Eigen::setNbThreads(1);
+  const int L = 65536, d = 64;
+  const Heads<float> q{gaussian_input(L, d, 1.0, 5, 1, 0).cast<float>()};
+  const Heads<float> k{gaussian_input(L, d, 1.0, 5, 2, 0).cast<float>()};
+  const Heads<float> v{gaussian_input(L, d, 1.0, 5, 3, 0).cast<float>()};
+  AttentionConfig c;
+  c.causal = true;
+  c.m = 256;
+  const Eigen::MatrixXd w = draw_attention_projection(c, d, 5, 0);
+  const PeakMemory pm = measure_peak_memory([&] { return double(attend<float>(q, k, v, w, c, 1).front()(L - 1, 0)); });
+  const double inputs = 3.0 * L * d * sizeof(float), outputs = 1.0 * L * d * sizeof(float);
+  const double ratio = (inputs + double(pm.peak_increase_bytes)) / (inputs + outputs);
+  INFO("peak rise " << pm.peak_increase_bytes << " bytes, ratio " << ratio);
+  CHECK(pm.exact);
+  CHECK(std::isfinite(pm.value));
+  CHECK(double(pm.peak_increase_bytes) >= outputs);  // the output itself is part of the peak
+  CHECK(ratio < 3.0);
+}
+
+TEST_CASE("the bare products equal their definition", "[speed]") {
+  const int L = 700, d = 8, m = 16, dv = 3;  // two blocks of rows
+  const Heads<double> q{gaussian_input(L, d, 1.0, 6, 1, 0)}, k{gaussian_input(L, d, 1.0, 6, 2, 0)},
+      v{gaussian_input(L, dv, 1.0, 6, 3, 0)};
+  const Eigen::MatrixXd w = gaussian_input(m, d, 1.0, 6, 4, 0);
+  Eigen::MatrixXd ones_v(L, dv + 1);
+  ones_v << v[0], Eigen::VectorXd::Ones(L);
+  const Eigen::MatrixXd expected = (q[0] * w.transpose()) * ((k[0] * w.transpose()).transpose() * ones_v);
+  for (int threads : {1, 2}) {
+    const auto out = favor_bare_products<double>(q, k, v, w, threads);
+    CHECK((out[0] - expected).cwiseAbs().maxCoeff() < 1e-9 * expected.cwiseAbs().maxCoeff());
+  }
+  CHECK(favor_bare_product_flops(L, L, d, m, dv) == 2.0 * (2 * L * d * m + 2 * L * m * (dv + 1)));
+}
+
+TEST_CASE("speed driver at a tiny size writes every method, field, fit and check", "[speed][cli]") {
+  const auto dir = scratch_dir("speed");
+  const auto run = run_cli("speed --quick --quiet --min-L 64 --max-L 128 --d 8 --m 16 --trials 2 --out r.json", dir);
+  REQUIRE(run.status == 0);
+  const auto doc = nlohmann::json::parse(read_text(dir / "r.json"));
+  CHECK(doc["experiment"] == "speed");
+  std::map<std::string, int> count;
+  int fits = 0, crossovers = 0;
+  for (const auto& row : doc["rows"]) {
+    if (row["kind"] == "fit") {
+      ++fits;
+      CHECK(row.contains("slope"));
+      continue;
+    }
+    if (row["kind"] == "crossover") {
+      ++crossovers;
+      CHECK(row.contains("crossover_L"));
+      continue;
+    }
+    REQUIRE(row["kind"] == "time");
+    ++count[row["method"].get<std::string>()];
+    for (const char* key : {"method", "shape", "L", "heads", "d", "m", "threads", "seconds_median", "peak_bytes",
+                            "ratio_to_exact", "ratio_to_identity", "ratio_to_gemm", "memory_ratio", "load_average"})
+      CHECK(row.contains(key));
+    CHECK(row["seconds_median"].get<double>() > 0);
+    CHECK(row["peak_bytes"].get<double>() >= 0);
+    CHECK(row["ratio_to_identity"].is_number());
+  }
+  // 5 methods × 2 shapes × 2 thread counts × 2 lengths
+  for (const char* method : {"exact", "favor_bidirectional", "favor_causal", "identity", "gemm"})
+    CHECK(count[method] == 8);
+  CHECK(fits == 5 * 2 * 2);
+  CHECK(crossovers == 2 * 2);
+  REQUIRE(doc["checks"].size() == 8);
+  for (const auto& c : doc["checks"]) {
+    const std::string status = c["status"];
+    CHECK((status == "holds" || status == "violated" || status == "inconclusive"));
+  }
+  fs::remove_all(dir);
+}
+
+TEST_CASE("speed rejects bad input with exit status 2 and no result file", "[speed][cli]") {
+  const auto dir = scratch_dir("speed-bad");
+  for (const char* args : {"--max-L 1000", "--min-L 3", "--shapes huge", "--thread-counts 0", "--m 0",
+                           "--memory-cap-gb -1", "--chunk 0", "--time-cap -2"}) {
+    const auto run = run_cli(std::string("speed --quiet --out r.json ") + args, dir);
+    INFO(args << ": " << run.err);
+    CHECK(run.status == 2);
+    CHECK(run.err.find("--") != std::string::npos);
+    CHECK(!fs::exists(dir / "r.json"));
+  }
+  fs::remove_all(dir);
+}
