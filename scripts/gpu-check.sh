@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# GPU check of the CUDA backend, for a machine with an NVIDIA GPU (designed for < 6 min on an H200):
+#   1. configure and build favorlab + tests with FAVORLAB_CUDA=ON in its own build directory (build/gpu-check);
+#   2. run the [cuda] tests (GPU vs CPU with the same W in every mode to 1e-5, causality, the exact kernel) —
+#      a skipped GPU test counts as a failure here, since this script exists to run them;
+#   3. run `favorlab speed --backend cuda --quick` if this build's speed experiment has that option.
+# Everything goes to gpu-check-results/<UTC time>/ (log.txt, summary.txt, the test report, speed results).
+# Exits non-zero when the build or a test fails, or the GPU tests did not run.
+#   --build-only   stop after step 1 (proves that the CUDA sources compile and link on a machine without a GPU)
+# Environment: GPU_CHECK_BUILD_DIR (build directory), GPU_CHECK_RESULTS (results root, e.g. $OUT on a lent machine),
+# CMAKE_CUDA_ARCHITECTURES (default 90), JOBS (parallel compile jobs, default nproc).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+build_only=0
+for arg in "$@"; do
+  case "$arg" in
+    --build-only) build_only=1 ;;
+    *) echo "usage: scripts/gpu-check.sh [--build-only]" >&2; exit 2 ;;
+  esac
+done
+
+build="${GPU_CHECK_BUILD_DIR:-build/gpu-check}"
+archs="${CMAKE_CUDA_ARCHITECTURES:-90}"
+jobs="${JOBS:-$(nproc)}"
+stamp="$(date -u +%Y%m%dT%H%M%SZ)"
+out="${GPU_CHECK_RESULTS:-gpu-check-results}/$stamp"
+mkdir -p "$out"
+log="$out/log.txt"
+summary="$out/summary.txt"
+: > "$summary"
+[ -d /usr/local/cuda/bin ] && export PATH="$PATH:/usr/local/cuda/bin"
+
+note() { echo "$*" | tee -a "$summary" "$log"; }
+finish() { note "result: $1"; echo "results in $out"; exit "$2"; }
+
+note "favorlab GPU check, $stamp, commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+{ echo "--- nvidia-smi"; nvidia-smi 2>&1 || echo "nvidia-smi not available"; echo "--- nvcc"; nvcc --version 2>&1 || true; } >> "$log"
+gpu="$(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null | head -n1 || true)"
+note "gpu: ${gpu:-none found by nvidia-smi}"
+
+# 1. Build.
+start=$(date +%s)
+if ! cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DFAVORLAB_CUDA=ON \
+     -DCMAKE_CUDA_ARCHITECTURES="$archs" >> "$log" 2>&1; then
+  note "configure: FAILED (see log.txt; FAVORLAB_CUDA=ON needs nvcc and cuBLAS)"
+  finish FAIL 1
+fi
+grep -h "favorlab: CUDA backend" "$log" | tail -n1 | tee -a "$summary"
+if ! cmake --build "$build" -j "$jobs" --target favorlab favorlab_tests >> "$log" 2>&1; then
+  note "build: FAILED (see log.txt)"
+  finish FAIL 1
+fi
+warnings=$(grep -c "warning" "$log" || true)
+note "build: ok in $(( $(date +%s) - start )) s ($warnings lines with 'warning' in log.txt)"
+if [ "$build_only" = 1 ]; then finish "BUILD OK (--build-only: no tests run)" 0; fi
+
+# 2. The [cuda] tests.
+tests="$build/tests/favorlab_tests"
+start=$(date +%s)
+timeout 240 "$tests" "[cuda]" --durations yes > "$out/cuda_tests.txt" 2>&1
+status=$?
+cat "$out/cuda_tests.txt" >> "$log"
+tail -n 3 "$out/cuda_tests.txt" | tee -a "$summary"
+if grep -q "SKIPPED: CUDA backend unavailable" "$out/cuda_tests.txt"; then
+  note "cuda tests: did not run: $(grep -m1 -o 'SKIPPED: CUDA backend unavailable.*' "$out/cuda_tests.txt")"
+  finish FAIL 1
+fi
+if [ "$status" -ne 0 ]; then
+  note "cuda tests: FAILED (exit $status after $(( $(date +%s) - start )) s; see cuda_tests.txt)"
+  finish FAIL 1
+fi
+note "cuda tests: passed in $(( $(date +%s) - start )) s"
+
+# 3. The speed experiment, where it exists with --backend (it is written on another branch).
+favorlab="$build/favorlab"
+if ! "$favorlab" speed --help > "$out/speed_help.txt" 2>&1; then
+  note "speed: skipped: this build has no 'favorlab speed' experiment"
+elif ! grep -q -- "--backend" "$out/speed_help.txt"; then
+  note "speed: skipped: 'favorlab speed' has no --backend option in this build"
+else
+  start=$(date +%s)
+  if timeout 150 "$favorlab" speed --backend cuda --quick --out "$out/speed_cuda_quick.json" >> "$log" 2>&1; then
+    note "speed --backend cuda --quick: ok in $(( $(date +%s) - start )) s -> speed_cuda_quick.json"
+  else
+    note "speed --backend cuda --quick: FAILED (see log.txt)"
+    finish FAIL 1
+  fi
+fi
+finish PASS 0

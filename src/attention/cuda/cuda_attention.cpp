@@ -1,0 +1,120 @@
+// Host side of the CUDA backend (cuda_attention.hpp): validates like attend(), packs the Eigen heads into row-major
+// float arrays, maps the configuration onto the kernels' options and unpacks the result. No CUDA header here: the
+// device work is behind cuda_kernels.hpp.
+#include "attention/cuda/cuda_attention.hpp"
+
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "attention/cuda/cuda_kernels.hpp"
+
+namespace favorlab {
+
+namespace {
+
+template <class T>
+using RowMajor = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+// Heads stacked row-major: head h's rows×cols block starts at h·rows·cols.
+std::vector<float> pack(const Heads<float>& heads) {
+  const Eigen::Index rows = heads.front().rows(), cols = heads.front().cols();
+  std::vector<float> out(heads.size() * static_cast<std::size_t>(rows * cols));
+  for (std::size_t h = 0; h < heads.size(); ++h)
+    Eigen::Map<RowMajor<float>>(out.data() + h * static_cast<std::size_t>(rows * cols), rows, cols) = heads[h];
+  return out;
+}
+
+cuda_detail::FeatureCode feature_code(FeatureKind kind) {
+  using cuda_detail::FeatureCode;
+  switch (kind) {
+    case FeatureKind::trig: return FeatureCode::trig;
+    case FeatureKind::positive:
+    case FeatureKind::regularized: return FeatureCode::positive;  // same map; only W's row norms differ
+    case FeatureKind::hyperbolic: return FeatureCode::hyperbolic;
+    case FeatureKind::relu: return FeatureCode::relu;
+    case FeatureKind::exp: return FeatureCode::exp;
+    case FeatureKind::sigmoid: return FeatureCode::sigmoid;
+    case FeatureKind::abs: return FeatureCode::abs;
+    case FeatureKind::gelu: return FeatureCode::gelu;
+    case FeatureKind::cos: return FeatureCode::cos;
+    case FeatureKind::tanh: return FeatureCode::tanh;
+    case FeatureKind::identity: return FeatureCode::identity;
+  }
+  throw std::logic_error("unknown feature kind");
+}
+
+// The kernels index with int rows and columns and batch heads on a grid dimension (≤ 65535).
+void check_cuda_shapes(const Heads<float>& q, const Heads<float>& k, const Heads<float>& v) {
+  const auto same = [](const Heads<float>& x) {
+    for (const auto& head : x)
+      if (head.rows() != x.front().rows() || head.cols() != x.front().cols()) return false;
+    return true;
+  };
+  if (!same(q) || !same(k) || !same(v))
+    throw std::invalid_argument("the CUDA backend needs every head to have the same shapes (heads are batched)");
+  if (q.size() > 65535) throw std::invalid_argument("the CUDA backend takes at most 65535 heads");
+  constexpr Eigen::Index kMax = std::numeric_limits<int>::max();
+  for (const Heads<float>* x : {&q, &k, &v})
+    if (x->front().size() > kMax / 4)
+      throw std::invalid_argument("the CUDA backend takes at most 2^29 entries per head");
+}
+
+}  // namespace
+
+bool cuda_device_present(std::string& reason) { return cuda_detail::cuda_device_present(reason); }
+
+template <class T>
+Heads<T> attend_cuda(const Heads<T>& q, const Heads<T>& k, const Heads<T>& v, const Eigen::MatrixXd& w,
+                     const AttentionConfig& config) {
+  static_assert(std::is_same_v<T, float>, "the CUDA backend computes in float32 only");
+  check_attention_inputs(q, k, v, w, config);
+  check_cuda_shapes(q, k, v);
+  std::string reason;
+  if (!cuda_detail::cuda_device_present(reason)) throw std::runtime_error("attend_cuda: " + reason);
+
+  cuda_detail::Shape shape;
+  shape.heads = static_cast<int>(q.size());
+  shape.lq = static_cast<int>(q.front().rows());
+  shape.lk = static_cast<int>(k.front().rows());
+  shape.d = static_cast<int>(q.front().cols());
+  shape.dv = static_cast<int>(v.front().cols());
+  const std::vector<float> qh = pack(q), kh = pack(k), vh = pack(v);
+  std::vector<float> out(static_cast<std::size_t>(shape.heads) * static_cast<std::size_t>(shape.lq) *
+                         static_cast<std::size_t>(shape.dv));
+
+  if (config.mechanism == Mechanism::exact) {
+    const float logit_scale = float(1 / std::sqrt(double(shape.d)));  // exact_attention.cpp's scale
+    cuda_detail::exact_attention_device(shape, config.causal, config.renormalize, logit_scale, qh.data(), kh.data(),
+                                        vh.data(), out.data());
+  } else {
+    cuda_detail::FavorOptions options;
+    options.feature = feature_code(config.features);
+    options.softmax = estimates_softmax(config.features);
+    options.m = projection_rows(config);
+    options.columns = feature_columns(config, shape.d);
+    options.causal = config.causal;
+    options.renormalize = config.renormalize;
+    options.stabilizer = config.stabilizer;
+    options.chunk = config.chunk;
+    options.kernel_epsilon = float(config.kernel_epsilon);  // the CPU adds T(config.kernel_epsilon)
+    options.input_scale = float(1 / std::sqrt(std::sqrt(double(shape.d))));  // attention_features_of_rows
+    // The same W as the CPU: drawn on the host, rounded to float as w.cast<float>() does.
+    const RowMajor<float> wf = w.cast<float>();
+    cuda_detail::favor_attention_device(shape, options, qh.data(), kh.data(), vh.data(), wf.data(), out.data());
+  }
+
+  Heads<T> result(q.size());
+  const std::size_t per_head = static_cast<std::size_t>(shape.lq) * static_cast<std::size_t>(shape.dv);
+  for (std::size_t h = 0; h < q.size(); ++h)
+    result[h] = Eigen::Map<const RowMajor<float>>(out.data() + h * per_head, shape.lq, shape.dv);
+  return result;
+}
+
+template Heads<float> attend_cuda(const Heads<float>&, const Heads<float>&, const Heads<float>&,
+                                  const Eigen::MatrixXd&, const AttentionConfig&);
+
+}  // namespace favorlab

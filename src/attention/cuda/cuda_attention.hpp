@@ -1,0 +1,29 @@
+#pragma once
+// The CUDA backend of attend() (only in builds with FAVORLAB_CUDA=ON, which define FAVORLAB_HAVE_CUDA; everything
+// else should go through attention/backend.hpp, which exists in every build).
+//
+// attend_cuda has attend()'s contract — per-head inputs, raw Q and K (scaled by d^{-1/4} inside), one projection W
+// (m×d, double) for all heads, the same validation and std::invalid_argument messages — and computes in float32
+// with float32 accumulation on CUDA device 0. The GPU draws nothing: W comes from the host
+// (draw_attention_projection, whose orthogonal couplings need a QR), is rounded to float like the CPU's
+// w.cast<float>(), and uploaded, so with the same seed the GPU and the CPU use the same features and agree to float32 rounding.
+// Only T = float exists. Every head must have the same shapes (they are batched). A device failure throws
+// std::runtime_error with the CUDA or cuBLAS error text; no device throws std::runtime_error too (check first with
+// cuda_available() in backend.hpp).
+#include <Eigen/Dense>
+
+#include <string>
+
+#include "attention/attend.hpp"
+#include "attention/attention_config.hpp"
+
+namespace favorlab {
+
+// Whether a CUDA device is present (cudaGetDeviceCount > 0); `reason` says why not, or names device 0.
+bool cuda_device_present(std::string& reason);
+
+template <class T>
+Heads<T> attend_cuda(const Heads<T>& q, const Heads<T>& k, const Heads<T>& v, const Eigen::MatrixXd& w,
+                     const AttentionConfig& config);
+
+}  // namespace favorlab

@@ -1,0 +1,39 @@
+#pragma once
+// The raw interface between the host wrapper (cuda_attention.cpp: Eigen, validation) and the CUDA sources (*.cu: no
+// Eigen, no favorlab headers, so nvcc never compiles them). Arrays live on the host, float32, row-major, heads
+// stacked: q is heads×lq×d, k is heads×lk×d, v is heads×lk×dv, w is m×d, out is heads×lq×dv. Each call copies in, computes
+// on the current device, copies out, and throws std::runtime_error with the CUDA or cuBLAS error text on failure.
+// Inputs are assumed valid (the wrapper ran check_attention_inputs).
+#include <string>
+
+namespace favorlab::cuda_detail {
+
+// The feature maps of attention_features.hpp; regularized features are `positive` with a differently drawn W.
+enum class FeatureCode : int { trig, positive, hyperbolic, relu, exp, sigmoid, abs, gelu, cos, tanh, identity };
+
+struct Shape {
+  int heads = 0, lq = 0, lk = 0, d = 0, dv = 0;
+};
+
+struct FavorOptions {
+  FeatureCode feature = FeatureCode::positive;
+  bool softmax = true;          // trig, positive, hyperbolic: a log scale per row (attention_features.hpp)
+  int m = 0;                    // rows of W; 0 for a generalized kernel without projection (features f(u) + ε_k)
+  int columns = 0;              // feature columns: 2m (trig, hyperbolic), m, or d without projection
+  bool causal = false, renormalize = true, stabilizer = true;
+  int chunk = 128;              // causal: rows per chunk
+  float kernel_epsilon = 0;     // ε_k, generalized kernels only
+  float input_scale = 1;        // d^{-1/4}, computed by the caller exactly as the CPU does
+};
+
+void favor_attention_device(const Shape& shape, const FavorOptions& options, const float* q, const float* k,
+                            const float* v, const float* w, float* out);
+
+// Exact softmax attention; logit_scale = 1/√d, computed by the caller exactly as the CPU does.
+void exact_attention_device(const Shape& shape, bool causal, bool renormalize, float logit_scale, const float* q,
+                            const float* k, const float* v, float* out);
+
+// Whether a CUDA device can be used; `reason` says why not (or names device 0).
+bool cuda_device_present(std::string& reason);
+
+}  // namespace favorlab::cuda_detail

@@ -1,0 +1,377 @@
+// FAVOR attention on the GPU (cuda_kernels.hpp): the same arithmetic as the CPU engine in float32 — feature maps
+// with the stabilizer's log scales (attention_features.cpp), bidirectional FAVOR (bidirectional_favor_attention.cpp)
+// and chunked causal FAVOR with the running-max stabilizer (causal_favor_attention.cpp) — so that, with the same W,
+// the outputs agree with the CPU's to rounding. The matrix products go to cuBLAS (one strided-batched call over
+// heads); the element-wise steps are small kernels. Every step runs on the default stream, in order.
+#include <algorithm>
+#include <cstddef>
+#include <vector>
+
+#include "attention/cuda/cuda_kernels.hpp"
+#include "attention/cuda/cuda_support.cuh"
+
+namespace favorlab::cuda_detail {
+
+namespace {
+
+constexpr unsigned kThreads = 256;     // element-wise kernels
+constexpr unsigned kRowThreads = 128;  // one block per row (features) or per head (reductions)
+constexpr unsigned kScanThreads = 256; // prefix maximum
+
+__device__ std::size_t first_index() { return std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; }
+__device__ std::size_t grid_stride() { return std::size_t(blockDim.x) * gridDim.x; }
+
+__global__ void scale_kernel(float* x, std::size_t count, float factor) {
+  for (std::size_t i = first_index(); i < count; i += grid_stride()) x[i] *= factor;
+}
+
+// f of a generalized kernel, as apply_kernel_function in attention_features.cpp.
+__device__ float kernel_function(FeatureCode feature, float x) {
+  switch (feature) {
+    case FeatureCode::relu: return fmaxf(x, 0.0f);
+    case FeatureCode::exp: return expf(x);
+    case FeatureCode::sigmoid: return 1.0f / (1.0f + expf(-x));
+    case FeatureCode::abs: return fabsf(x);
+    case FeatureCode::gelu: return 0.5f * x * (1.0f + erff(x * 0.70710678118654752f));  // float(1/√2), as the CPU
+    case FeatureCode::cos: return cosf(x);
+    case FeatureCode::tanh: return tanhf(x);
+    default: return x;  // identity
+  }
+}
+
+// One block per row r of U (already times d^{-1/4}): values (columns wide) and the log scale of φ(u_r), exactly the
+// cases of attention_features.hpp. proj is U Wᵀ (m wide), or nullptr for a generalized kernel without projection.
+__global__ void features_kernel(const float* u, const float* proj, float* values, float* log_scale, int d,
+                                FavorOptions o) {
+  __shared__ float scratch[33];
+  const std::size_t row = blockIdx.x;
+  const float* u_row = u + row * std::size_t(d);
+  float* out = values + row * std::size_t(o.columns);
+  if (!o.softmax) {
+    const float* pre = proj != nullptr ? proj + row * std::size_t(o.m) : u_row;
+    for (int c = int(threadIdx.x); c < o.columns; c += int(blockDim.x))
+      out[c] = kernel_function(o.feature, pre[c]) + o.kernel_epsilon;
+    if (threadIdx.x == 0) log_scale[row] = 0.0f;
+    return;
+  }
+  const int m = o.m;
+  const float* p = proj + row * std::size_t(m);
+  float partial = 0.0f;
+  for (int c = int(threadIdx.x); c < d; c += int(blockDim.x)) partial += u_row[c] * u_row[c];
+  const float half = block_reduce(partial, SumOp{}, scratch) / 2.0f;  // ‖u‖²/2
+
+  if (o.feature == FeatureCode::trig) {
+    const float scale = o.stabilizer ? 1.0f / sqrtf(float(m)) : expf(half) / sqrtf(float(m));
+    for (int c = int(threadIdx.x); c < m; c += int(blockDim.x)) {
+      out[c] = sinf(p[c]) * scale;
+      out[m + c] = cosf(p[c]) * scale;
+    }
+    if (threadIdx.x == 0) log_scale[row] = o.stabilizer ? half : 0.0f;
+    return;
+  }
+  const bool hyperbolic = o.feature == FeatureCode::hyperbolic;
+  float top = 0.0f;
+  if (o.stabilizer) {
+    float local = -INFINITY;
+    for (int c = int(threadIdx.x); c < m; c += int(blockDim.x))
+      local = fmaxf(local, hyperbolic ? fabsf(p[c]) : p[c]);
+    top = block_reduce(local, MaxOp{}, scratch);
+  }
+  if (hyperbolic) {
+    if (o.stabilizer) {  // exp(±Wu − max|Wu|)/√(2m), log scale max|Wu| − ‖u‖²/2
+      const float scale = 1.0f / sqrtf(float(2 * m));
+      for (int c = int(threadIdx.x); c < m; c += int(blockDim.x)) {
+        out[c] = expf(p[c] - top) * scale;
+        out[m + c] = expf(-p[c] - top) * scale;
+      }
+    } else {  // exp(±Wu − ‖u‖²/2)/√(2m)
+      const float norm = sqrtf(float(2 * m));
+      for (int c = int(threadIdx.x); c < m; c += int(blockDim.x)) {
+        out[c] = expf(p[c] - half) / norm;
+        out[m + c] = expf(-p[c] - half) / norm;
+      }
+    }
+  } else {  // positive, regularized: exp(Wu − max Wu)/√m with log scale max Wu − ‖u‖²/2; or exp(Wu − ‖u‖²/2)/√m
+    const float shift = o.stabilizer ? top : half;
+    for (int c = int(threadIdx.x); c < m; c += int(blockDim.x)) out[c] = expf(p[c] - shift) / sqrtf(float(m));
+  }
+  if (threadIdx.x == 0) log_scale[row] = o.stabilizer ? top - half : 0.0f;
+}
+
+// One block per head: the largest log scale of the head's keys.
+__global__ void head_max_kernel(const float* log_scale, float* top, int length) {
+  __shared__ float scratch[33];
+  const float* x = log_scale + std::size_t(blockIdx.x) * length;
+  float local = -INFINITY;
+  for (int j = int(threadIdx.x); j < length; j += int(blockDim.x)) local = fmaxf(local, x[j]);
+  const float result = block_reduce(local, MaxOp{}, scratch);
+  if (threadIdx.x == 0) top[blockIdx.x] = result;
+}
+
+// One block of kScanThreads per head: running[j] = max_{j' ≤ j} log_scale[j'] (the M_j of causal_favor_attention).
+__global__ void prefix_max_kernel(const float* log_scale, float* running, int length) {
+  __shared__ float tile[kScanThreads];
+  __shared__ float carry;
+  const float* x = log_scale + std::size_t(blockIdx.x) * length;
+  float* y = running + std::size_t(blockIdx.x) * length;
+  const int t = int(threadIdx.x);
+  if (t == 0) carry = -INFINITY;
+  __syncthreads();
+  for (int base = 0; base < length; base += int(kScanThreads)) {
+    const int j = base + t;
+    float value = j < length ? x[j] : -INFINITY;
+    tile[t] = value;
+    __syncthreads();
+    for (int offset = 1; offset < int(kScanThreads); offset *= 2) {  // Hillis–Steele inclusive scan
+      const float other = t >= offset ? tile[t - offset] : -INFINITY;
+      __syncthreads();
+      value = fmaxf(value, other);
+      tile[t] = value;
+      __syncthreads();
+    }
+    value = fmaxf(value, carry);
+    if (j < length) y[j] = value;
+    __syncthreads();  // every thread has read carry
+    if (t == int(kScanThreads) - 1) carry = value;
+    __syncthreads();
+  }
+}
+
+// values[h, j, :] *= exp(log_scale[h, j] − top[h]) for heads × length rows of `columns` entries.
+__global__ void scale_by_head_top_kernel(float* values, const float* log_scale, const float* top, int length,
+                                         int columns, std::size_t count) {
+  for (std::size_t i = first_index(); i < count; i += grid_stride()) {
+    const std::size_t row = i / std::size_t(columns);
+    values[i] *= expf(log_scale[row] - top[row / std::size_t(length)]);
+  }
+}
+
+// values[r, :] *= exp(a[r] − b[r]) for every row r.
+__global__ void scale_by_row_difference_kernel(float* values, const float* a, const float* b, int columns,
+                                               std::size_t count) {
+  for (std::size_t i = first_index(); i < count; i += grid_stride()) {
+    const std::size_t row = i / std::size_t(columns);
+    values[i] *= expf(a[row] - b[row]);
+  }
+}
+
+// Bidirectional output: num (heads×lq×(dv+1)) → out (heads×lq×dv), dividing by the last column (renormalize) or
+// multiplying the query's and the keys' log scales back (the estimate of A V).
+__global__ void bidirectional_output_kernel(const float* num, const float* query_log_scale, const float* key_top,
+                                            float* out, int lq, int dv, bool renormalize, std::size_t count) {
+  for (std::size_t i = first_index(); i < count; i += grid_stride()) {
+    const std::size_t row = i / std::size_t(dv), c = i % std::size_t(dv);
+    const float* n = num + row * std::size_t(dv + 1);
+    out[i] = renormalize ? n[c] / n[dv] : n[c] * expf(query_log_scale[row] + key_top[row / std::size_t(lq)]);
+  }
+}
+
+// The chunk [first, first + rows) of a causal head. Arrays indexed by (head, position) have `length` positions
+// per head; chunk buffers (num: rows×(dv+1), scores: rows×rows) have a fixed stride per head.
+struct Chunk {
+  int first, rows, length;
+};
+
+// num[h, i, :] *= exp(M[h, first − 1] − M[h, first + i]): the carried state's factor for query i (≤ 1).
+__global__ void carry_factor_kernel(float* num, long long num_stride, const float* running, Chunk chunk, int width,
+                                    std::size_t count) {
+  for (std::size_t i = first_index(); i < count; i += grid_stride()) {
+    const std::size_t per_head = std::size_t(chunk.rows) * width;
+    const std::size_t h = i / per_head, r = (i % per_head) / std::size_t(width);
+    const float* m = running + h * std::size_t(chunk.length) + std::size_t(chunk.first);
+    num[h * std::size_t(num_stride) + (i % per_head)] *= expf(m[-1] - m[r]);
+  }
+}
+
+// scores[h, i, j] (rows×rows): × exp(M_j − M_i) below the diagonal, unchanged on it, 0 above it (later keys).
+__global__ void causal_mask_kernel(float* scores, long long scores_stride, const float* running, Chunk chunk,
+                                   std::size_t count) {
+  for (std::size_t t = first_index(); t < count; t += grid_stride()) {
+    const std::size_t per_head = std::size_t(chunk.rows) * std::size_t(chunk.rows);
+    const std::size_t h = t / per_head, e = t % per_head;
+    const std::size_t i = e / std::size_t(chunk.rows), j = e % std::size_t(chunk.rows);
+    float& s = scores[h * std::size_t(scores_stride) + e];
+    if (j > i) {
+      s = 0.0f;
+    } else if (j < i) {
+      const float* m = running + h * std::size_t(chunk.length) + std::size_t(chunk.first);
+      s *= expf(m[j] - m[i]);
+    }
+  }
+}
+
+// Causal output rows of the chunk: num (rows×(dv+1) per head) → out[h, first + i, :].
+__global__ void causal_output_kernel(const float* num, long long num_stride, const float* query_log_scale,
+                                     const float* running, float* out, Chunk chunk, int dv, bool renormalize,
+                                     std::size_t count) {
+  for (std::size_t t = first_index(); t < count; t += grid_stride()) {
+    const std::size_t per_head = std::size_t(chunk.rows) * std::size_t(dv);
+    const std::size_t h = t / per_head, i = (t % per_head) / std::size_t(dv), c = t % std::size_t(dv);
+    const float* n = num + h * std::size_t(num_stride) + i * std::size_t(dv + 1);
+    const std::size_t position = h * std::size_t(chunk.length) + std::size_t(chunk.first) + i;
+    out[position * std::size_t(dv) + c] =
+        renormalize ? n[c] / n[dv] : n[c] * expf(query_log_scale[position] + running[position]);
+  }
+}
+
+// Key features of the chunk, relative to the chunk's last running maximum: × exp(M_j − M_last).
+__global__ void chunk_keys_to_last_kernel(float* key_values, const float* running, Chunk chunk, int columns,
+                                          std::size_t count) {
+  for (std::size_t t = first_index(); t < count; t += grid_stride()) {
+    const std::size_t per_head = std::size_t(chunk.rows) * std::size_t(columns);
+    const std::size_t h = t / per_head, j = (t % per_head) / std::size_t(columns);
+    const float* m = running + h * std::size_t(chunk.length) + std::size_t(chunk.first);
+    const std::size_t row = h * std::size_t(chunk.length) + std::size_t(chunk.first) + j;
+    key_values[row * std::size_t(columns) + t % std::size_t(columns)] *= expf(m[j] - m[chunk.rows - 1]);
+  }
+}
+
+// The carried state of every head, from the previous chunk's last maximum to this chunk's: × exp(M_old − M_last).
+__global__ void state_to_last_kernel(float* state, std::size_t per_head, const float* running, Chunk chunk,
+                                     std::size_t count) {
+  for (std::size_t t = first_index(); t < count; t += grid_stride()) {
+    const std::size_t h = t / per_head;
+    const float* m = running + h * std::size_t(chunk.length) + std::size_t(chunk.first);
+    state[t] *= expf(m[-1] - m[chunk.rows - 1]);
+  }
+}
+
+// Row-major products through column-major cuBLAS: a row-major R×C matrix is the column-major C×R matrix (its
+// transpose) with leading dimension C. Each helper says which product it forms.
+
+// P = U Wᵀ (rows×m per head) for U rows×d per head, one W for all heads (stride 0).
+void project(const float* u, const float* w, float* p, int rows, int d, int m, int heads) {
+  gemm_heads(CUBLAS_OP_T, CUBLAS_OP_N, m, rows, d, w, d, 0, u, d, (long long)rows * d, 0.0f, p, m,
+             (long long)rows * m, heads);
+}
+
+void bidirectional(const Shape& s, const FavorOptions& o, const DeviceBuffer& v_ext, DeviceBuffer& fq,
+                   const DeviceBuffer& sq, DeviceBuffer& fk, const DeviceBuffer& sk, DeviceBuffer& out) {
+  const int F = o.columns, dv1 = s.dv + 1;
+  DeviceBuffer top(std::size_t(s.heads));
+  head_max_kernel<<<unsigned(s.heads), kRowThreads>>>(sk.get(), top.get(), s.lk);
+  check_launch("head_max_kernel");
+  scale_by_head_top_kernel<<<blocks_for(fk.size(), kThreads), kThreads>>>(fk.get(), sk.get(), top.get(), s.lk, F,
+                                                                          fk.size());
+  check_launch("scale_by_head_top_kernel");
+  // S = K̃ᵀ [V, 1] (F×(dv+1) per head): column-major Sᵀ = [V, 1]ᵀ K̃.
+  DeviceBuffer state(std::size_t(s.heads) * F * dv1);
+  gemm_heads(CUBLAS_OP_N, CUBLAS_OP_T, dv1, F, s.lk, v_ext.get(), dv1, (long long)s.lk * dv1, fk.get(), F,
+             (long long)s.lk * F, 0.0f, state.get(), dv1, (long long)F * dv1, s.heads);
+  // num = Q' S (lq×(dv+1) per head): column-major numᵀ = Sᵀ Q'ᵀ.
+  DeviceBuffer num(std::size_t(s.heads) * s.lq * dv1);
+  gemm_heads(CUBLAS_OP_N, CUBLAS_OP_N, dv1, s.lq, F, state.get(), dv1, (long long)F * dv1, fq.get(), F,
+             (long long)s.lq * F, 0.0f, num.get(), dv1, (long long)s.lq * dv1, s.heads);
+  bidirectional_output_kernel<<<blocks_for(out.size(), kThreads), kThreads>>>(
+      num.get(), sq.get(), top.get(), out.get(), s.lq, s.dv, o.renormalize, out.size());
+  check_launch("bidirectional_output_kernel");
+}
+
+void causal(const Shape& s, const FavorOptions& o, const DeviceBuffer& v_ext, DeviceBuffer& fq,
+            const DeviceBuffer& sq, DeviceBuffer& fk, const DeviceBuffer& sk, DeviceBuffer& out) {
+  const int F = o.columns, dv1 = s.dv + 1, L = s.lk, C = std::min(o.chunk, L);
+  DeviceBuffer running(std::size_t(s.heads) * L);
+  prefix_max_kernel<<<unsigned(s.heads), kScanThreads>>>(sk.get(), running.get(), L);
+  check_launch("prefix_max_kernel");
+  // K̃_j = K'_j relative to exp(M_j).
+  scale_by_row_difference_kernel<<<blocks_for(fk.size(), kThreads), kThreads>>>(fk.get(), sk.get(), running.get(),
+                                                                                F, fk.size());
+  check_launch("scale_by_row_difference_kernel");
+
+  const std::size_t state_per_head = std::size_t(F) * dv1;
+  DeviceBuffer state(std::size_t(s.heads) * state_per_head);  // G, relative to exp(M at the previous chunk's end)
+  state.zero();
+  const long long num_stride = (long long)C * dv1, scores_stride = (long long)C * C;
+  DeviceBuffer num(std::size_t(s.heads) * std::size_t(num_stride));
+  DeviceBuffer scores(std::size_t(s.heads) * std::size_t(scores_stride));
+  const long long q_stride = (long long)s.lq * F, k_stride = (long long)L * F, v_stride = (long long)L * dv1;
+  for (int first = 0; first < L; first += C) {
+    const Chunk chunk{first, std::min(C, L - first), L};
+    const int rows = chunk.rows;
+    const float* q_chunk = fq.get() + std::size_t(first) * F;
+    float* k_chunk = fk.get() + std::size_t(first) * F;
+    const float* v_chunk = v_ext.get() + std::size_t(first) * dv1;
+    const std::size_t num_count = std::size_t(s.heads) * rows * dv1;
+    if (first > 0) {  // num = exp(M_old − M_i) · Q'_c G: the keys of earlier chunks
+      gemm_heads(CUBLAS_OP_N, CUBLAS_OP_N, dv1, rows, F, state.get(), dv1, (long long)state_per_head, q_chunk, F,
+                 q_stride, 0.0f, num.get(), dv1, num_stride, s.heads);
+      carry_factor_kernel<<<blocks_for(num_count, kThreads), kThreads>>>(num.get(), num_stride, running.get(), chunk,
+                                                                         dv1, num_count);
+      check_launch("carry_factor_kernel");
+    }
+    // scores = Q'_c K̃_cᵀ (rows×rows): column-major scoresᵀ = K̃_c Q'_cᵀ; then the mask and exp(M_j − M_i).
+    gemm_heads(CUBLAS_OP_T, CUBLAS_OP_N, rows, rows, F, k_chunk, F, k_stride, q_chunk, F, q_stride, 0.0f,
+               scores.get(), rows, scores_stride, s.heads);
+    const std::size_t score_count = std::size_t(s.heads) * rows * rows;
+    causal_mask_kernel<<<blocks_for(score_count, kThreads), kThreads>>>(scores.get(), scores_stride, running.get(),
+                                                                        chunk, score_count);
+    check_launch("causal_mask_kernel");
+    // num += scores [V_c, 1]: column-major numᵀ = [V_c, 1]ᵀ scoresᵀ.
+    gemm_heads(CUBLAS_OP_N, CUBLAS_OP_N, dv1, rows, rows, v_chunk, dv1, v_stride, scores.get(), rows, scores_stride,
+               first > 0 ? 1.0f : 0.0f, num.get(), dv1, num_stride, s.heads);
+    const std::size_t out_count = std::size_t(s.heads) * rows * s.dv;
+    causal_output_kernel<<<blocks_for(out_count, kThreads), kThreads>>>(num.get(), num_stride, sq.get(),
+                                                                        running.get(), out.get(), chunk, s.dv,
+                                                                        o.renormalize, out_count);
+    check_launch("causal_output_kernel");
+    // G ← exp(M_old − M_last) G + K̂_cᵀ [V_c, 1] with K̂_j = K̃_j exp(M_j − M_last).
+    const std::size_t key_count = std::size_t(s.heads) * rows * F;
+    chunk_keys_to_last_kernel<<<blocks_for(key_count, kThreads), kThreads>>>(fk.get(), running.get(), chunk, F,
+                                                                             key_count);
+    check_launch("chunk_keys_to_last_kernel");
+    if (first > 0) {
+      state_to_last_kernel<<<blocks_for(state.size(), kThreads), kThreads>>>(state.get(), state_per_head,
+                                                                             running.get(), chunk, state.size());
+      check_launch("state_to_last_kernel");
+    }
+    gemm_heads(CUBLAS_OP_N, CUBLAS_OP_T, dv1, F, rows, v_chunk, dv1, v_stride, k_chunk, F, k_stride, 1.0f,
+               state.get(), dv1, (long long)state_per_head, s.heads);
+  }
+}
+
+}  // namespace
+
+void favor_attention_device(const Shape& s, const FavorOptions& o, const float* q, const float* k, const float* v,
+                            const float* w, float* out) {
+  const std::size_t heads = std::size_t(s.heads), dv1 = std::size_t(s.dv) + 1;
+  // [V, 1]: one product gives the numerator and the denominator D̂ (values_with_ones.hpp).
+  std::vector<float> v_with_ones(heads * s.lk * dv1);
+  for (std::size_t r = 0; r < heads * s.lk; ++r) {
+    std::copy(v + r * s.dv, v + (r + 1) * s.dv, v_with_ones.begin() + std::ptrdiff_t(r * dv1));
+    v_with_ones[r * dv1 + s.dv] = 1.0f;
+  }
+  DeviceBuffer dq(heads * s.lq * s.d), dk(heads * s.lk * s.d), dv_ext(v_with_ones.size()),
+      dw(std::size_t(o.m) * s.d);
+  dq.upload(q);
+  dk.upload(k);
+  dv_ext.upload(v_with_ones.data());
+  dw.upload(w);
+  // U = X d^{-1/4} first, then U Wᵀ: the CPU's order of rounding.
+  scale_kernel<<<blocks_for(dq.size(), kThreads), kThreads>>>(dq.get(), dq.size(), o.input_scale);
+  check_launch("scale_kernel");
+  scale_kernel<<<blocks_for(dk.size(), kThreads), kThreads>>>(dk.get(), dk.size(), o.input_scale);
+  check_launch("scale_kernel");
+
+  DeviceBuffer pq(o.m > 0 ? heads * s.lq * o.m : 0), pk(o.m > 0 ? heads * s.lk * o.m : 0);
+  if (o.m > 0) {
+    project(dq.get(), dw.get(), pq.get(), s.lq, s.d, o.m, s.heads);
+    project(dk.get(), dw.get(), pk.get(), s.lk, s.d, o.m, s.heads);
+  }
+  DeviceBuffer fq(heads * s.lq * o.columns), fk(heads * s.lk * o.columns), sq(heads * s.lq), sk(heads * s.lk);
+  features_kernel<<<unsigned(heads * s.lq), kRowThreads>>>(dq.get(), o.m > 0 ? pq.get() : nullptr, fq.get(),
+                                                           sq.get(), s.d, o);
+  check_launch("features_kernel");
+  features_kernel<<<unsigned(heads * s.lk), kRowThreads>>>(dk.get(), o.m > 0 ? pk.get() : nullptr, fk.get(),
+                                                           sk.get(), s.d, o);
+  check_launch("features_kernel");
+
+  DeviceBuffer result(heads * s.lq * s.dv);
+  if (o.causal)
+    causal(s, o, dv_ext, fq, sq, fk, sk, result);
+  else
+    bidirectional(s, o, dv_ext, fq, sq, fk, sk, result);
+  result.download(out);  // synchronizes: a failed kernel reports here
+  check_cuda(cudaGetLastError(), "favor_attention_device");
+}
+
+}  // namespace favorlab::cuda_detail
