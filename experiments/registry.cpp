@@ -9,6 +9,9 @@ std::unique_ptr<Experiment> make_orthogonal_experiment();
 std::unique_ptr<Experiment> make_tails_experiment();
 std::unique_ptr<Experiment> make_moments_experiment();
 std::unique_ptr<Experiment> make_structured_experiment();
+std::unique_ptr<Experiment> make_uniform_experiment();
+std::unique_ptr<Experiment> make_kernels_experiment();
+std::unique_ptr<Experiment> make_layers_experiment();
 
 std::vector<std::unique_ptr<Experiment>> make_experiments() {
   std::vector<std::unique_ptr<Experiment>> all;
@@ -19,6 +22,9 @@ std::vector<std::unique_ptr<Experiment>> make_experiments() {
   all.push_back(make_tails_experiment());
   all.push_back(make_moments_experiment());
   all.push_back(make_structured_experiment());
+  all.push_back(make_uniform_experiment());
+  all.push_back(make_kernels_experiment());
+  all.push_back(make_layers_experiment());
   return all;
 }
 

@@ -19,6 +19,9 @@ from plot_structured import plot_structured  # noqa: E402
 from plot_orthogonal import plot_orthogonal  # noqa: E402
 from plot_tails import plot_tails  # noqa: E402
 from plot_unbiased import plot_unbiased  # noqa: E402
+from plot_uniform import plot_uniform  # noqa: E402
+from plot_kernels import plot_kernels  # noqa: E402
+from plot_layers import plot_layers  # noqa: E402
 from result_file import ResultFileError, load_result  # noqa: E402
 
 # Experiment name -> function from its loaded result to {PNG file name: figure}.
@@ -30,6 +33,9 @@ PLOTS = {
     "moments": plot_moments,
     "unbiased": plot_unbiased,
     "structured": plot_structured,
+    "uniform": plot_uniform,
+    "kernels": plot_kernels,
+    "layers": plot_layers,
 }
 
 
