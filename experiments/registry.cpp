@@ -15,6 +15,9 @@ std::unique_ptr<Experiment> make_attention_error_experiment();
 std::unique_ptr<Experiment> make_redraw_experiment();
 std::unique_ptr<Experiment> make_attention_matrix_experiment();
 std::unique_ptr<Experiment> make_speed_experiment();
+std::unique_ptr<Experiment> make_uniform_experiment();
+std::unique_ptr<Experiment> make_kernels_experiment();
+std::unique_ptr<Experiment> make_layers_experiment();
 
 std::vector<std::unique_ptr<Experiment>> make_experiments() {
   std::vector<std::unique_ptr<Experiment>> all;
@@ -28,6 +31,9 @@ std::vector<std::unique_ptr<Experiment>> make_experiments() {
   all.push_back(make_attention_error_experiment());
   all.push_back(make_redraw_experiment());
   all.push_back(make_attention_matrix_experiment());
+  all.push_back(make_uniform_experiment());
+  all.push_back(make_kernels_experiment());
+  all.push_back(make_layers_experiment());
   all.push_back(make_speed_experiment());
   all.push_back(make_perm_order_experiment());
   all.push_back(make_permute_properties_experiment());

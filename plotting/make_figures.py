@@ -25,6 +25,9 @@ from plot_permute import plot_permute  # noqa: E402
 from plot_tails import plot_tails  # noqa: E402
 from plot_redraw import plot_redraw  # noqa: E402
 from plot_unbiased import plot_unbiased  # noqa: E402
+from plot_uniform import plot_uniform  # noqa: E402
+from plot_kernels import plot_kernels  # noqa: E402
+from plot_layers import plot_layers  # noqa: E402
 from result_file import ResultFileError, load_result  # noqa: E402
 
 # Experiment name -> function from its loaded result to {PNG file name: figure}.
@@ -42,6 +45,9 @@ PLOTS = {
     "redraw": plot_redraw,
     "attention-matrix": plot_attention_matrix,
     "speed": plot_speed,
+    "uniform": plot_uniform,
+    "kernels": plot_kernels,
+    "layers": plot_layers,
 }
 
 

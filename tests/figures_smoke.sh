@@ -19,13 +19,18 @@ grid=(--x-norm 0.5,1 --y-norm 0.5,1 --cos -0.9,0,0.9 --trials 500 --quiet)
 "$favorlab" redraw --L 64 --d 8 --m 8 --trials 40 --groups 4 --k-values 1,2,4 --quiet --out "$dir/redraw.json"
 "$favorlab" attention-matrix --L 16 --d 4 --m 8 --quiet --out "$dir/attention-matrix.json"
 "$favorlab" speed --min-L 64 --max-L 128 --d 8 --m 16 --trials 2 --quiet --out "$dir/speed.json"
+"$favorlab" uniform --L 16,32 --d 4,8 --m 4,16 --trials 10 --quiet --out "$dir/uniform.json"
+"$favorlab" kernels --kernels relu,trig,positive --scales 0.5,2 --L 32 --d 4 --m 8 --trials 2 --quiet \
+  --out "$dir/kernels.json"
+"$favorlab" layers --layers 2 --width 8 --heads 2 --L 16 --m 8 --trials 2 --quiet --out "$dir/layers.json"
 /usr/bin/python3 "$plotting/make_figures.py" --results "$dir" --quiet
 for f in mse.png mse_ratio.png unbiased.png unbiased_bias.png smreg_ratio.png smreg_bound.png \
          tails_d2.png orthogonal_positive.png orthogonal_smreg.png orthogonal_gap.png moments.png moments_tau.png \
          structured_bias.png structured_mse.png structured_speed.png \
          perm_order.png perm_order_heads.png \
          permute_offsets.png permute_wrap.png permute_overhead.png \
-         attention_error.png redraw.png attention_matrix.png speed.png; do
+         attention_error.png redraw.png attention_matrix.png speed.png \
+         uniform.png uniform_needed_m.png kernels.png layers.png; do
   head -c 8 "$dir/figures/$f" | od -An -tx1 | grep -q "89 50 4e 47" || { echo "not a PNG: $f" >&2; exit 1; }
 done
 echo "figures ok"

@@ -3,9 +3,11 @@
 #include <chrono>
 #include <cstdio>
 #include <stdexcept>
+#include <type_traits>
 
 #include "attention/attend.hpp"
 #include "attention/attention_projection.hpp"
+#include "attention/backend.hpp"
 #include "cli/run_experiment.hpp"
 #include "io/atomic_file.hpp"
 #include "io/npy.hpp"
@@ -85,7 +87,11 @@ void run_typed(const AttendOptions& o, const NpyArray& qa, const NpyArray& ka, c
   } catch (const std::invalid_argument& e) {
     throw std::invalid_argument(o.q + ", " + o.k + ", " + o.v + ": " + e.what());
   }
-  const Heads<T> out = attend<T>(q, k, v, w, config, threads);
+  Heads<T> out;
+  if constexpr (std::is_same_v<T, float>)
+    out = attend_on_backend(parse_backend(o.backend), q, k, v, w, config, threads);
+  else
+    out = attend<T>(q, k, v, w, config, threads);
   Heads<T> matrices;
   if (!o.matrix.empty())
     for (std::size_t h = 0; h < q.size(); ++h) matrices.push_back(attention_matrix<T>(q[h], k[h], w, config, threads));
@@ -136,6 +142,7 @@ void add_attend_options(CLI::App& app, AttendOptions& o) {
   app.add_option("--seed", o.seed, "Seed of the projection draw")->capture_default_str();
   app.add_option("--draw", o.draw, "Draw number (feature redraw: 0, 1, 2, …)")->capture_default_str();
   app.add_option("--threads", o.threads, "OpenMP threads (default: all processors)");
+  app.add_option("--backend", o.backend, "cpu, or cuda (float32; needs a CUDA build and a GPU)")->capture_default_str();
   app.add_flag("--quiet", o.quiet, "No summary line");
 }
 
@@ -152,6 +159,13 @@ void run_attend(const AttendOptions& o) {
   if (o.dtype == "float32") dtype = NpyDtype::float32;
   else if (o.dtype == "float64") dtype = NpyDtype::float64;
   else if (!o.dtype.empty()) throw std::invalid_argument("--dtype must be float32 or float64, got '" + o.dtype + "'");
+  const Backend backend = parse_backend(o.backend);
+  if (backend == Backend::cuda && dtype == NpyDtype::float64) {
+    if (!o.dtype.empty()) throw std::invalid_argument("--backend cuda computes in float32; --dtype float64 needs --backend cpu");
+    dtype = NpyDtype::float32;  // float64 inputs, computed in float32 on the GPU
+  }
+  if (backend == Backend::cuda && !o.matrix.empty())
+    throw std::invalid_argument("--matrix is computed on the CPU only; drop --backend cuda or --matrix");
   if (dtype == NpyDtype::float32) run_typed<float>(o, q, k, v, config, dtype);
   else run_typed<double>(o, q, k, v, config, dtype);
 }

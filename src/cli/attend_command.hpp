@@ -15,6 +15,7 @@ struct AttendOptions {
   std::string q, k, v, w;              // input files (w optional)
   std::string out, matrix, save_w;     // output files (matrix, save_w optional)
   std::string mechanism = "favor", features = "positive", coupling = "orthogonal", dtype;  // dtype "" = from inputs
+  std::string backend = "cpu";
   int m = 256, chunk = AttentionConfig{}.chunk, threads = 0;
   double kernel_epsilon = 1e-3;
   bool causal = false, no_renormalize = false, no_stabilizer = false, no_projection = false, quiet = false;

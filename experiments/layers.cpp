@@ -1,0 +1,217 @@
+// `favorlab layers` — Fig. 14 of the Performers paper ("Output approximation errors between a vanilla Transformer and
+// a Performer (with orthogonal features) for varying numbers of layers"; D.1: "error propagation due to non-attention
+// components of the Transformer is one of the primary reasons that pretrained Transformer weights cannot be
+// immediately used"; 4.3: "small errors can easily propagate throughout multiple Transformer layers"). The paper
+// makes no quantitative claim; this experiment measures the growth.
+// A stack of n random-weight pre-LayerNorm layers (attention/transformer_layer.hpp: H heads, MLP 4·width with GELU,
+// residuals; weights N(0, 1/fan_in), fixed for the run) runs on one Gaussian input with exact attention and with FAVOR
+// (default: positive features, orthogonal W, m = 256, a fresh W per layer and draw). Per depth n = 1..--layers, over
+// --trials draws of the projections: the relative error ‖Y_favor − Y_exact‖_F/‖Y_exact‖_F after n layers, and the
+// "local" error of layer n alone (FAVOR layer n applied to the exact input of layer n), mean ± std.
+// Check: the error after the last layer exceeds the error after one layer (paired over draws, one-sided t test);
+// the fitted per-layer growth factor exp(slope of ln error against n) is reported.
+#include <boost/math/distributions/students_t.hpp>
+
+#include <cmath>
+#include <limits>
+#include <sstream>
+#include <stdexcept>
+
+#include "attention/attention_projection.hpp"
+#include "attention/random_inputs.hpp"
+#include "attention/transformer_layer.hpp"
+#include "experiments/experiment.hpp"
+#include "mc/indexed_trials.hpp"
+#include "stats/running_moments.hpp"
+
+namespace favorlab {
+
+namespace {
+
+constexpr std::uint64_t kInputStream = 0x0F17'3000ULL, kLayerStream = 0x0F17'3001ULL;
+
+struct DepthErrors {
+  std::vector<RunningMoments> error, local;
+  RunningMoments growth;  // error after the last layer − error after the first, per draw
+  std::int64_t nonfinite = 0;
+  explicit DepthErrors(std::size_t layers = 0) : error(layers), local(layers) {}
+};
+
+double relative_error(const Eigen::MatrixXd& approx, const Eigen::MatrixXd& exact) {
+  if (!approx.allFinite()) return std::numeric_limits<double>::infinity();
+  return (approx - exact).norm() / exact.norm();
+}
+
+// A parse that names the option in its error message.
+template <class F>
+auto parse_option(const std::string& option, F&& parse) {
+  try {
+    return parse();
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(option + ": " + e.what());
+  }
+}
+
+class LayersExperiment final : public Experiment {
+ public:
+  std::string name() const override { return "layers"; }
+  std::string summary() const override {
+    return "Fig. 14: relative output error of FAVOR vs exact attention through 1..n random Transformer layers";
+  }
+  std::int64_t default_trials(bool quick) const override { return quick ? 6 : 20; }
+
+  void add_options(CLI::App& app) override {
+    app.add_option("--layers", layers_, "Largest number of layers n")->capture_default_str();
+    app.add_option("--width", width_, "Model width")->capture_default_str();
+    app.add_option("--heads", heads_, "Attention heads (must divide the width)")->capture_default_str();
+    length_option_ = app.add_option("--L", length_, "Sequence length (default 512; quick 256)");
+    app.add_option("--m", m_, "Random features of FAVOR")->capture_default_str();
+    app.add_option("--features", features_, "FAVOR feature map (trig, positive, hyperbolic, regularized, ...)")
+        ->capture_default_str();
+    app.add_option("--coupling", coupling_, "Projection coupling: iid, orthogonal, ...")->capture_default_str();
+    app.add_option("--alpha", alpha_, "Level of the one-sided test that the error grows with depth")
+        ->capture_default_str();
+  }
+
+  Result run(const RunContext& ctx) override {
+    AttentionConfig favor;
+    favor.features = parse_option("--features", [&] { return parse_feature_kind(features_); });
+    favor.coupling = parse_option("--coupling", [&] { return parse_coupling(coupling_); });
+    favor.m = m_;
+    if (length_option_ == nullptr || length_option_->count() == 0) length_ = ctx.quick ? 256 : 512;
+    validate();
+    const int head_size = width_ / heads_;
+    validate_attention_config(favor, head_size);
+    AttentionConfig exact;
+    exact.mechanism = Mechanism::exact;
+
+    Result result;
+    result.experiment = name();
+    result.params = Json{{"layers", layers_}, {"width", width_},       {"heads", heads_},
+                         {"head_size", head_size}, {"L", length_},    {"m", m_},
+                         {"features", features_},  {"coupling", coupling_}, {"alpha", alpha_},
+                         {"inputs", "one N(0, 1) input; layer weights N(0, 1/fan_in), fixed; W redrawn per layer and draw"}};
+
+    const Eigen::MatrixXd x = gaussian_input(length_, width_, 1.0, ctx.seed, kInputStream, 0);
+    std::vector<TransformerLayerWeights> weights;
+    std::vector<Eigen::MatrixXd> exact_out{x};
+    for (int n = 0; n < layers_; ++n) {
+      weights.push_back(random_transformer_layer(width_, heads_, ctx.seed, kLayerStream, std::uint64_t(n)));
+      exact_out.push_back(transformer_layer(exact_out.back(), weights.back(), exact, Eigen::MatrixXd(0, head_size),
+                                            ctx.threads));
+    }
+    const auto layers = static_cast<std::size_t>(layers_);
+    // Few expensive draws: one task per draw, the per-draw errors reduced in draw order.
+    struct DrawResult {
+      std::vector<double> error, local;
+      bool finite = true;
+    };
+    const std::vector<DrawResult> draws = run_indexed_trials<DrawResult>(
+        ctx.trials, ctx.threads,
+        [&](std::int64_t t) {
+          DrawResult r;
+          Eigen::MatrixXd y = x;
+          for (std::size_t n = 0; n < layers; ++n) {
+            const Eigen::MatrixXd w =
+                draw_attention_projection(favor, head_size, ctx.seed, std::uint64_t(t) * layers + n);
+            r.local.push_back(
+                relative_error(transformer_layer(exact_out[n], weights[n], favor, w), exact_out[n + 1]));
+            y = transformer_layer(y, weights[n], favor, w);
+            r.error.push_back(relative_error(y, exact_out[n + 1]));
+            if (!std::isfinite(r.error.back()) || !std::isfinite(r.local.back())) {
+              r.finite = false;
+              break;
+            }
+          }
+          return r;
+        },
+        ctx.progress);
+    DepthErrors errors(layers);
+    for (const DrawResult& r : draws) {
+      if (!r.finite) {
+        ++errors.nonfinite;
+        continue;
+      }
+      for (std::size_t n = 0; n < layers; ++n) {
+        errors.error[n].add(r.error[n]);
+        errors.local[n].add(r.local[n]);
+      }
+      errors.growth.add(r.error.back() - r.error.front());
+    }
+
+    double sx = 0, sy = 0, sxx = 0, sxy = 0;
+    for (std::size_t n = 0; n < layers; ++n) {
+      const RunningMoments& e = errors.error[n];
+      const RunningMoments& l = errors.local[n];
+      Json row{{"layers", n + 1}, {"L", length_}, {"width", width_}, {"heads", heads_}, {"m", m_}};
+      row["estimator"] = features_;
+      row["coupling"] = coupling_;
+      row["rel_error_mean"] = e.mean();
+      row["rel_error_std"] = e.count() > 1 ? std::sqrt(e.variance()) : 0.0;
+      row["rel_error_stderr"] = e.count() > 1 ? e.standard_error() : 0.0;
+      row["local_error_mean"] = l.mean();
+      row["local_error_std"] = l.count() > 1 ? std::sqrt(l.variance()) : 0.0;
+      row["trials"] = e.count();
+      row["nonfinite"] = errors.nonfinite;
+      result.rows.push_back(row);
+      if (e.count() > 0 && e.mean() > 0) {
+        const double xn = static_cast<double>(n + 1), yn = std::log(e.mean());
+        sx += xn, sy += yn, sxx += xn * xn, sxy += xn * yn;
+      }
+    }
+    const double count = static_cast<double>(layers);
+    const double slope = layers > 1 ? (count * sxy - sx * sy) / (count * sxx - sx * sx) : 0.0;
+    result.measurements["growth_factor_per_layer"] = std::exp(slope);
+    const double first = errors.error.front().mean(), last = errors.error.back().mean();
+    result.measurements["error_ratio_last_to_first"] = first > 0 ? last / first : 0.0;
+
+    Check growth{"Fig. 14 (qualitative): the output error grows with the number of layers", "", "holds", 0, ""};
+    std::ostringstream where;
+    where << "error after " << layers_ << " layers vs after 1, paired over " << errors.growth.count()
+          << " draws of W; " << features_ << " features, " << coupling_ << " W, m=" << m_ << ", width " << width_
+          << ", " << heads_ << " heads, L=" << length_ << "; one-sided t test at alpha " << alpha_;
+    growth.where = where.str();
+    std::ostringstream detail;
+    detail << "mean error " << first << " after 1 layer, " << last << " after " << layers_ << " (ratio "
+           << (first > 0 ? last / first : 0.0) << "); fitted growth factor per layer exp(slope of ln error) = "
+           << std::exp(slope);
+    if (errors.nonfinite > 0 || errors.growth.count() < 2 || layers < 2) {
+      growth.status = "inconclusive";
+      detail << "; " << errors.nonfinite << " draws with NaN/Inf, " << errors.growth.count()
+             << " usable (a test needs >= 2 draws and >= 2 layers)";
+    } else {
+      const double se = errors.growth.standard_error();
+      const double t = se > 0 ? errors.growth.mean() / se : (errors.growth.mean() > 0 ? 1e300 : -1e300);
+      const boost::math::students_t dist(static_cast<double>(errors.growth.count() - 1));
+      const double crit = boost::math::quantile(boost::math::complement(dist, alpha_));
+      growth.statistic = t;
+      growth.status = t > crit ? "holds" : t < -crit ? "violated" : "inconclusive";
+      detail << "; t = " << t << " against critical " << crit;
+      if (growth.status == "inconclusive") detail << " (neither growth nor decrease is significant)";
+    }
+    growth.detail = detail.str();
+    result.checks.push_back(growth);
+    return result;
+  }
+
+ private:
+  void validate() const {
+    if (layers_ < 1 || layers_ > 100) throw std::invalid_argument("--layers must lie in [1, 100], got " + std::to_string(layers_));
+    if (width_ < 1 || width_ > 4096) throw std::invalid_argument("--width must lie in [1, 4096]");
+    if (heads_ < 1 || width_ % heads_ != 0) throw std::invalid_argument("--heads must be >= 1 and divide --width");
+    if (length_ < 1 || length_ > 1 << 16) throw std::invalid_argument("--L must lie in [1, 65536]");
+    if (m_ < 1 || m_ > 65536) throw std::invalid_argument("--m must lie in [1, 65536], got " + std::to_string(m_));
+    if (!(alpha_ > 0 && alpha_ < 1)) throw std::invalid_argument("--alpha must lie in (0, 1)");
+  }
+
+  int layers_ = 12, width_ = 64, heads_ = 4, length_ = 512, m_ = 256;
+  CLI::Option* length_option_ = nullptr;  // not given: 512, or 256 with --quick
+  std::string features_ = "positive", coupling_ = "orthogonal";
+  double alpha_ = 1e-3;
+};
+
+}  // namespace
+
+std::unique_ptr<Experiment> make_layers_experiment() { return std::make_unique<LayersExperiment>(); }
+
+}  // namespace favorlab

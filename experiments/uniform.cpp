@@ -1,0 +1,248 @@
+// `favorlab uniform` — Theorem 4 (uniform convergence, proof: Theorem 7 in F.5): with trig features and orthogonal
+// random features, ‖Â − A‖_∞ ≤ ε with constant probability once m = Θ(d/δ² · log(√d R/δ)), δ = ε/(h*)²,
+// h* = exp(l²/2), l = R d^{-1/4}; "m does not depend on L". A here is the *unnormalized* attention matrix
+// A = exp(QKᵀ/√d) (Theorem 7: A_ij = g(q_i) K(q_i d^{-1/4}, k_j d^{-1/4}) h(k_j) with the Gaussian kernel K and
+// g = h = exp(‖·‖²/2)), and ‖·‖_∞ is the largest entry-wise difference. That is what the checks judge; the same
+// maximum for the row-normalized matrices (the attention weights) is reported alongside.
+// Inputs: for each d, Q and K have rows g/‖g‖·R (g ~ N(0, I_d)): on the sphere of radius R, the boundary of the
+// theorem's ball, where h* is attained. The rows for L are the first L rows of those for the largest L, and every
+// draw of W serves every L, so the error at a larger L is a maximum over a superset of entries.
+// Per (L, d, m): over R = --trials draws of W, the fraction of draws with ‖Â − A‖_∞ ≤ ε and its Clopper–Pearson
+// interval (Bonferroni over all points); per (L, d) the needed m bracketed on the grid (stats/sufficient_size.hpp).
+// Checks: needed m does not grow with L (Theorem 4), and needed m grows like d·log d (F.6: "with a larger
+// dimensionality d we need more random projections (on the order of magnitude d log(d))").
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+
+#include "attention/attention_max_error.hpp"
+#include "attention/attention_projection.hpp"
+#include "attention/random_inputs.hpp"
+#include "experiments/experiment.hpp"
+#include "mc/indexed_trials.hpp"
+#include "stats/normal_quantiles.hpp"
+#include "stats/sufficient_size.hpp"
+
+namespace favorlab {
+
+namespace {
+
+constexpr std::uint64_t kQueryStream = 0x0F17'0000ULL, kKeyStream = 0x0F17'1000ULL;
+
+// Rows of a standard Gaussian matrix rescaled to norm `radius`.
+Eigen::MatrixXd sphere_rows(int rows, int d, double radius, std::uint64_t seed, std::uint64_t stream) {
+  Eigen::MatrixXd x = gaussian_input(rows, d, 1.0, seed, stream, 0);
+  for (int i = 0; i < rows; ++i) x.row(i) *= radius / x.row(i).norm();
+  return x;
+}
+
+// Errors of every draw in trial order: per draw, for each (L, m), the unnormalized and the normalized maximum.
+struct DrawErrors {
+  std::vector<std::vector<AttentionMaxError>> draws;
+};
+
+double quantile(std::vector<double> v, double p) {
+  std::sort(v.begin(), v.end());
+  const double pos = p * static_cast<double>(v.size() - 1);
+  const auto i = static_cast<std::size_t>(pos);
+  if (i + 1 >= v.size()) return v.back();
+  return v[i] + (pos - static_cast<double>(i)) * (v[i + 1] - v[i]);
+}
+
+std::string join(const std::vector<int>& v) {
+  std::string s;
+  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + std::to_string(v[i]);
+  return s;
+}
+
+class UniformExperiment final : public Experiment {
+ public:
+  std::string name() const override { return "uniform"; }
+  std::string summary() const override {
+    return "Theorem 4: m needed for max|A_hat - A| <= eps (trig, orthogonal) does not grow with L; growth in d";
+  }
+  std::int64_t default_trials(bool quick) const override { return quick ? 20 : 40; }
+
+  void add_options(CLI::App& app) override {
+    app.add_option("--L", ls_, "Sequence lengths, comma-separated (default 256,1024,4096; quick 256,1024)")
+        ->delimiter(',');
+    app.add_option("--d", ds_, "Dimensions, comma-separated (default 8,16,32,64; quick 8,16)")->delimiter(',');
+    app.add_option("--m", ms_, "Grid of feature counts m, comma-separated (default 8,16,..,256; quick 8,..,128)")
+        ->delimiter(',');
+    app.add_option("--epsilon", epsilon_, "Target max-entry error eps of the unnormalized attention matrix")
+        ->capture_default_str();
+    app.add_option("--radius", radius_, "Norm R of every query and key (raw, before the d^(-1/4) scaling)")
+        ->capture_default_str();
+    app.add_option("--probability", target_, "Success probability the needed m must reach")->capture_default_str();
+    app.add_option("--alpha", alpha_, "Family level of the Clopper-Pearson intervals (Bonferroni over all points)")
+        ->capture_default_str();
+  }
+
+  Result run(const RunContext& ctx) override {
+    const std::vector<int> ls = pick(ls_, ctx.quick ? std::vector<int>{256, 1024} : std::vector<int>{256, 1024, 4096});
+    const std::vector<int> ds = pick(ds_, ctx.quick ? std::vector<int>{8, 16} : std::vector<int>{8, 16, 32, 64});
+    const std::vector<int> ms = pick(ms_, ctx.quick ? std::vector<int>{8, 16, 32, 64, 128}
+                                                    : std::vector<int>{8, 16, 32, 64, 128, 256});
+    validate(ls, ds, ms);
+    Result result;
+    result.experiment = name();
+    result.params = Json{{"L", ls},          {"d", ds},           {"m", ms},          {"epsilon", epsilon_},
+                         {"radius", radius_}, {"probability", target_}, {"alpha", alpha_},
+                         {"features", "trig"}, {"coupling", "orthogonal"},
+                         {"inputs", "rows g/|g|*R, g ~ N(0, I_d); nested in L; one W per draw serves every L"}};
+
+    AttentionConfig config;
+    config.features = FeatureKind::trig;
+    config.coupling = Coupling::orthogonal;
+    config.m = ms.back();
+    const std::size_t points = ls.size() * ds.size() * ms.size();
+    const double point_alpha = bonferroni_alpha(alpha_, points);
+    const int l_max = ls.back();
+
+    std::vector<std::vector<SufficientSize>> by_d;      // [d][L]
+    std::vector<std::vector<SufficientSize>> by_l(ls.size());  // [L][d]
+    for (std::size_t di = 0; di < ds.size(); ++di) {
+      const int d = ds[di];
+      const Eigen::MatrixXd q = sphere_rows(l_max, d, radius_, ctx.seed, kQueryStream + std::uint64_t(d));
+      const Eigen::MatrixXd k = sphere_rows(l_max, d, radius_, ctx.seed, kKeyStream + std::uint64_t(d));
+      // Few expensive draws: one task per draw (run_parallel_trials' blocks of 32 would leave a thread idle).
+      const DrawErrors errors{run_indexed_trials<std::vector<AttentionMaxError>>(
+          ctx.trials, ctx.threads,
+          [&](std::int64_t t) {
+            const Eigen::MatrixXd w =
+                draw_attention_projection(config, d, ctx.seed, (std::uint64_t(d) << 32) + std::uint64_t(t));
+            std::vector<AttentionMaxError> all;
+            for (int len : ls) {
+              const auto e = attention_max_errors(q.topRows(len), k.topRows(len), w, config, ms);
+              all.insert(all.end(), e.begin(), e.end());
+            }
+            return all;
+          },
+          part_progress(ctx.progress, di, ds.size()))};
+
+      std::vector<SufficientSize> brackets;
+      for (std::size_t li = 0; li < ls.size(); ++li) {
+        std::vector<std::int64_t> successes;
+        for (std::size_t mi = 0; mi < ms.size(); ++mi) {
+          std::vector<double> err, nerr;
+          std::int64_t ok = 0, nonfinite = 0;
+          for (const auto& draw : errors.draws) {
+            const AttentionMaxError& e = draw[li * ms.size() + mi];
+            err.push_back(e.unnormalized);
+            nerr.push_back(e.normalized);
+            ok += e.unnormalized <= epsilon_;
+            nonfinite += !std::isfinite(e.unnormalized);
+          }
+          successes.push_back(ok);
+          const ProportionInterval ci = clopper_pearson(ok, ctx.trials, point_alpha);
+          Json row{{"kind", "point"}, {"L", ls[li]}, {"d", d}, {"m", ms[mi]}};
+          row["epsilon"] = epsilon_;
+          row["radius"] = radius_;
+          row["trials"] = ctx.trials;
+          row["successes"] = ok;
+          row["p_hat"] = static_cast<double>(ok) / static_cast<double>(ctx.trials);
+          row["p_lower"] = ci.lower;
+          row["p_upper"] = ci.upper;
+          row["error_median"] = quantile(err, 0.5);
+          row["error_q90"] = quantile(err, 0.9);
+          row["error_max"] = *std::max_element(err.begin(), err.end());
+          row["normalized_error_median"] = quantile(nerr, 0.5);
+          row["normalized_error_q90"] = quantile(nerr, 0.9);
+          row["nonfinite"] = nonfinite;
+          result.rows.push_back(row);
+        }
+        SufficientSize s = sufficient_size(ms, successes, ctx.trials, target_, point_alpha);
+        s.label = "L=" + std::to_string(ls[li]) + ", d=" + std::to_string(d);
+        brackets.push_back(s);
+        by_l[li].push_back(s);
+      }
+      by_d.push_back(brackets);
+    }
+
+    // Summary rows: the needed m per (L, d), and its ratio to d·ln d and to the theorem's full rate.
+    for (std::size_t li = 0; li < ls.size(); ++li)
+      for (std::size_t di = 0; di < ds.size(); ++di) {
+        const SufficientSize& s = by_l[li][di];
+        const double dlogd = ds[di] * std::log(static_cast<double>(ds[di]));
+        Json row{{"kind", "needed_m"}, {"L", ls[li]}, {"d", ds[di]}};
+        row["epsilon"] = epsilon_;
+        row["m_needed"] = s.point ? Json(s.point) : Json(nullptr);
+        row["m_needed_lower"] = s.lower ? Json(s.lower) : Json(nullptr);
+        row["m_needed_upper"] = s.upper ? Json(s.upper) : Json(nullptr);
+        row["d_log_d"] = dlogd;
+        row["theorem_rate"] = theorem_rate(ds[di]);
+        row["m_needed_over_d_log_d"] = s.point ? Json(s.point / dlogd) : Json(nullptr);
+        result.rows.push_back(row);
+      }
+    // Fitted exponent of m_needed in d (log-log least squares) at each L, where every d has a point estimate.
+    for (std::size_t li = 0; li < ls.size(); ++li) {
+      double sx = 0, sy = 0, sxx = 0, sxy = 0;
+      int n = 0;
+      for (std::size_t di = 0; di < ds.size(); ++di)
+        if (by_l[li][di].point) {
+          const double x = std::log(double(ds[di])), y = std::log(double(by_l[li][di].point));
+          sx += x, sy += y, sxx += x * x, sxy += x * y, ++n;
+        }
+      if (n >= 2 && n * sxx - sx * sx > 0)
+        result.measurements["d_exponent_of_m_needed_L" + std::to_string(ls[li])] = (n * sxy - sx * sy) / (n * sxx - sx * sx);
+    }
+
+    const std::string where = "trig features, orthogonal W, eps=" + fmt(epsilon_) + ", R=" + fmt(radius_) +
+                              ", P >= " + fmt(target_) + ", L in {" + join(ls) + "}, d in {" + join(ds) +
+                              "}, m grid {" + join(ms) + "}, " + std::to_string(ctx.trials) +
+                              " draws, Clopper-Pearson at family alpha " + fmt(alpha_) + " (Bonferroni over " +
+                              std::to_string(points) + " points)";
+    result.checks.push_back(size_independence_check(
+        "Theorem 4: the m needed for max|A_hat - A| <= eps (unnormalized A) does not grow with L", where, by_d));
+    for (std::size_t li = 0; li < ls.size(); ++li) {
+      if (ds.size() < 2) break;
+      std::vector<double> rate;
+      for (int d : ds) rate.push_back(d * std::log(double(d)));
+      result.checks.push_back(proportional_growth_check(
+          "F.6: the needed m grows like d log d (needed m = C d ln d for one C)",
+          where + "; at L=" + std::to_string(ls[li]), by_l[li], rate));
+    }
+    return result;
+  }
+
+ private:
+  static std::vector<int> pick(const std::vector<int>& given, std::vector<int> fallback) {
+    std::vector<int> v = given.empty() ? std::move(fallback) : given;
+    std::sort(v.begin(), v.end());
+    v.erase(std::unique(v.begin(), v.end()), v.end());
+    return v;
+  }
+  static std::string fmt(double x) {
+    std::ostringstream s;
+    s << x;
+    return s.str();
+  }
+  // Theorem 4's rate d/δ² · log(√d R/δ) with δ = ε/(h*)², (h*)² = exp(R²/√d): the d-dependence at this ε and R.
+  double theorem_rate(int d) const {
+    const double delta = epsilon_ * std::exp(-radius_ * radius_ / std::sqrt(double(d)));
+    return d / (delta * delta) * std::log(std::max(std::sqrt(double(d)) * radius_ / delta, 2.0));
+  }
+  void validate(const std::vector<int>& ls, const std::vector<int>& ds, const std::vector<int>& ms) const {
+    if (!(std::isfinite(epsilon_) && epsilon_ > 0)) throw std::invalid_argument("--epsilon must be a finite number > 0");
+    if (!(std::isfinite(radius_) && radius_ > 0)) throw std::invalid_argument("--radius must be a finite number > 0");
+    if (!(target_ > 0 && target_ < 1)) throw std::invalid_argument("--probability must lie in (0, 1)");
+    if (!(alpha_ > 0 && alpha_ < 1)) throw std::invalid_argument("--alpha must lie in (0, 1)");
+    if (ls.front() < 1 || ls.back() > 65536) throw std::invalid_argument("--L values must lie in [1, 65536]");
+    if (ds.front() < 1 || ds.back() > 1024) throw std::invalid_argument("--d values must lie in [1, 1024]");
+    if (ms.front() < 1 || ms.back() > 65536) throw std::invalid_argument("--m values must lie in [1, 65536]");
+    // exp(QKᵀ/√d) ≤ exp(R²/√d) must stay finite (and the features exp(‖u‖²/2) with it).
+    if (radius_ * radius_ / std::sqrt(double(ds.front())) > 600)
+      throw std::invalid_argument("--radius too large: exp(R^2/sqrt(d)) overflows");
+  }
+
+  std::vector<int> ls_, ds_, ms_;
+  double epsilon_ = 0.15, radius_ = 1.0, target_ = 0.9, alpha_ = 0.05;
+};
+
+}  // namespace
+
+std::unique_ptr<Experiment> make_uniform_experiment() { return std::make_unique<UniformExperiment>(); }
+
+}  // namespace favorlab
