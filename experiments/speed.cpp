@@ -30,6 +30,7 @@
 #include <time.h>
 
 #include "attention/attend.hpp"
+#include "attention/permute_attention.hpp"
 #include "attention/attention_projection.hpp"
 #include "attention/random_inputs.hpp"
 #include "experiments/experiment.hpp"
@@ -84,6 +85,14 @@ const std::vector<Method>& methods() {
       {"favor_causal", false,
        [](const SpeedInputs& in, const AttentionConfig& c, int threads) {
          return first_entry(attend<Real>(in.q, in.k, in.v, in.w, with(c, Mechanism::favor, true), threads));
+       }},
+      {"permuteformer", false,  // bidirectional (r = 1), 1-D, a random π per head: FAVOR plus the position gathers
+       [](const SpeedInputs& in, const AttentionConfig& c, int threads) {
+         const AttentionConfig favor = with(c, Mechanism::favor, false);
+         std::vector<PermuteHead> heads;
+         for (std::size_t h = 0; h < in.q.size(); ++h)
+           heads.push_back({random_permutation(feature_columns(favor, int(in.w.cols())), 2021, 0x5EED, h), {}, 1.0});
+         return first_entry(permute_attend<Real>(in.q, in.k, in.v, in.w, favor, heads, PermuteLayout{}, threads));
        }},
       {"identity", false,
        [](const SpeedInputs& in, const AttentionConfig&, int) {

@@ -12,10 +12,10 @@ from result_file import ResultFileError, column, distinct, in_order, require_fie
 
 TIME_FIELDS = ["kind", "method", "shape", "L", "heads", "threads", "seconds_median", "peak_bytes", "input_bytes",
                "output_bytes", "load_average"]
-METHODS = ["exact", "favor_bidirectional", "favor_causal", "gemm", "identity"]
-COLORS = {"exact": "tab:red", "favor_bidirectional": "tab:blue", "favor_causal": "tab:green", "gemm": "tab:gray",
+METHODS = ["exact", "favor_bidirectional", "favor_causal", "permuteformer", "gemm", "identity"]
+COLORS = {"exact": "tab:red", "favor_bidirectional": "tab:blue", "favor_causal": "tab:green", "permuteformer": "tab:purple", "gemm": "tab:gray",
           "identity": "black"}
-LABELS = {"exact": "exact", "favor_bidirectional": "FAVOR bidirectional", "favor_causal": "FAVOR causal",
+LABELS = {"exact": "exact", "favor_bidirectional": "FAVOR bidirectional", "favor_causal": "FAVOR causal", "permuteformer": "PermuteFormer",
           "gemm": "bare GEMMs of FAVOR", "identity": "X(OPT) (identity)"}
 SHAPES = ["regular", "small"]
 

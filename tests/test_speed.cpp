@@ -126,10 +126,10 @@ TEST_CASE("speed driver at a tiny size writes every method, field, fit and check
     CHECK(row["peak_bytes"].get<double>() >= 0);
     CHECK(row["ratio_to_identity"].is_number());
   }
-  // 5 methods × 2 shapes × 2 thread counts × 2 lengths
-  for (const char* method : {"exact", "favor_bidirectional", "favor_causal", "identity", "gemm"})
+  // 6 methods × 2 shapes × 2 thread counts × 2 lengths
+  for (const char* method : {"exact", "favor_bidirectional", "favor_causal", "permuteformer", "identity", "gemm"})
     CHECK(count[method] == 8);
-  CHECK(fits == 5 * 2 * 2);
+  CHECK(fits == 6 * 2 * 2);
   CHECK(crossovers == 2 * 2);
   REQUIRE(doc["checks"].size() == 8);
   for (const auto& c : doc["checks"]) {

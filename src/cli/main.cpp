@@ -109,7 +109,7 @@ int main(int argc, char** argv) {
 
   try {
     if (list->parsed()) {
-      for (const auto& e : experiments) std::printf("%-12s %s\n", e->name().c_str(), e->summary().c_str());
+      for (const auto& e : experiments) std::printf("%-19s %s\n", e->name().c_str(), e->summary().c_str());
       return 0;
     }
     if (attend->parsed()) {
