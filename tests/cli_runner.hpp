@@ -1,6 +1,9 @@
 #pragma once
 // Runs the favorlab binary from tests and captures its exit status, stdout and stderr.
+#include <catch2/catch.hpp>
 #include <sys/wait.h>
+
+#include <algorithm>
 
 #include <cstdlib>
 #include <filesystem>
@@ -42,6 +45,22 @@ inline CliRun run_cli(const std::string& args, const std::filesystem::path& cwd)
   std::filesystem::remove(out);
   std::filesystem::remove(err);
   return r;
+}
+
+inline std::size_t line_count(const std::string& s) {
+  return static_cast<std::size_t>(std::count(s.begin(), s.end(), '\n'));
+}
+
+// Bad input as the README promises it: `favorlab <args>` exits with status 2 and one line on stderr naming the
+// problem (containing `needle`), and `output` (relative to cwd) is not written.
+inline void check_bad_input(const std::string& args, const std::string& needle, const std::filesystem::path& cwd,
+                            const std::string& output) {
+  const CliRun run = run_cli(args, cwd);
+  INFO("favorlab " << args << "\nstderr: " << run.err);
+  CHECK(run.status == 2);
+  CHECK(line_count(run.err) == 1);
+  CHECK(run.err.find(needle) != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(cwd / output));
 }
 
 }  // namespace favorlab::testing

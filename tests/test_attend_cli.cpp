@@ -129,13 +129,6 @@ TEST_CASE("attend: bad input exits 2 with one line naming the file, and writes n
       {"attend --q q.npy --k k.npy --v v.npy --out o.npy --matrix no/such/dir/a.npy", "no/such/dir"},
       {"attend --q q.npy --k k.npy --v v.npy", "--out"},
   };
-  for (const auto& [args, needle] : cases) {
-    INFO(args);
-    const auto run = run_cli(args, dir);
-    CHECK(run.status == 2);
-    CHECK(run.err.find(needle) != std::string::npos);
-    CHECK(std::count(run.err.begin(), run.err.end(), '\n') == 1);
-    CHECK_FALSE(fs::exists(dir / "o.npy"));
-  }
+  for (const auto& [args, needle] : cases) check_bad_input(args, needle, dir, "o.npy");
   fs::remove_all(dir);
 }

@@ -115,8 +115,6 @@ Eigen::MatrixXd naive_layer(const Eigen::MatrixXd& x, const TransformerLayerWeig
   return x2;
 }
 
-std::size_t line_count(const std::string& s) { return std::size_t(std::count(s.begin(), s.end(), '\n')); }
-
 }  // namespace
 
 TEST_CASE("the Transformer layer equals explicit loops, exact and FAVOR attention", "[attention_b]") {
@@ -348,13 +346,7 @@ TEST_CASE("uniform, kernels, layers: bad input exits 2 with one line naming the 
       {"layers --features nope", "nope"},
       {"layers --m 0", "--m"},
   };
-  for (const auto& [args, needle] : cases) {
-    const auto run = run_cli(args + " --trials 3 --quiet --out r.json", dir);
-    INFO("favorlab " << args << "\nstderr: " << run.err);
-    CHECK(run.status == 2);
-    CHECK(line_count(run.err) == 1);
-    CHECK(run.err.find(needle) != std::string::npos);
-    CHECK(!fs::exists(dir / "r.json"));
-  }
+  for (const auto& [args, needle] : cases)
+    check_bad_input(args + " --trials 3 --quiet --out r.json", needle, dir, "r.json");
   fs::remove_all(dir);
 }

@@ -8,11 +8,6 @@ using namespace favorlab::testing;
 namespace fs = std::filesystem;
 
 namespace {
-std::size_t line_count(const std::string& s) {
-  std::size_t n = 0;
-  for (char c : s) n += c == '\n';
-  return n;
-}
 bool directory_is_empty(const fs::path& dir) {
   for (const auto& entry : fs::directory_iterator(dir)) {
     (void)entry;

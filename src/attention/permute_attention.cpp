@@ -7,49 +7,19 @@
 #include <string>
 
 #include "attention/attention_features.hpp"
+#include "attention/bidirectional_favor_blocks.hpp"
 #include "attention/values_with_ones.hpp"
 
 namespace favorlab {
 
 namespace {
 
-constexpr Eigen::Index kBlock = 512;
-
 template <class T>
 Matrix<T> bidirectional_permute(const Matrix<T>& q, const Matrix<T>& k, const Matrix<T>& v, const Matrix<T>& w,
                                 const AttentionConfig& config, const PositionPermutation& positions, int threads) {
-  const Eigen::Index lk = k.rows(), lq = q.rows(), dv = v.cols();
-  const Eigen::Index key_blocks = (lk + kBlock - 1) / kBlock;
-  std::vector<Matrix<T>> states(static_cast<std::size_t>(key_blocks));
-  std::vector<T> block_scale(static_cast<std::size_t>(key_blocks));
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
-  for (Eigen::Index b = 0; b < key_blocks; ++b) {
-    const Eigen::Index first = b * kBlock, rows = std::min(kBlock, lk - first);
-    ScaledFeatures<T> f = attention_features_of_rows(k, first, rows, w, config);
-    const T top = f.log_scale.maxCoeff();
-    f.values.array().colwise() *= (f.log_scale - top).exp();
-    states[std::size_t(b)] = positions.gather_rows(f.values, first).transpose() * values_with_ones(v, first, rows);
-    block_scale[std::size_t(b)] = top;
-  }
-  // Merged in index order: the same sum for any thread count.
-  const T key_scale = *std::max_element(block_scale.begin(), block_scale.end());
-  Matrix<T> state = Matrix<T>::Zero(states.front().rows(), dv + 1);
-  for (std::size_t b = 0; b < states.size(); ++b) state += std::exp(block_scale[b] - key_scale) * states[b];
-
-  Matrix<T> out(lq, dv);
-  const Eigen::Index query_blocks = (lq + kBlock - 1) / kBlock;
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
-  for (Eigen::Index b = 0; b < query_blocks; ++b) {
-    const Eigen::Index first = b * kBlock, rows = std::min(kBlock, lq - first);
-    const ScaledFeatures<T> f = attention_features_of_rows(q, first, rows, w, config);
-    const Matrix<T> num = positions.gather_rows(f.values, first) * state;
-    if (config.renormalize)
-      out.middleRows(first, rows) = (num.leftCols(dv).array().colwise() / num.col(dv).array()).matrix();
-    else
-      out.middleRows(first, rows) =
-          (num.leftCols(dv).array().colwise() * (f.log_scale + key_scale).exp()).matrix();
-  }
-  return out;
+  return bidirectional_favor_blocks(q, k, v, w, config, threads, [&](const Matrix<T>& features, Eigen::Index first) {
+    return positions.gather_rows(features, first);
+  });
 }
 
 template <class T>
