@@ -18,6 +18,7 @@
 #include "attention/favor_error_sweep.hpp"
 #include "io/npy.hpp"
 #include "io/npy_heads.hpp"
+#include "experiments/backend_option.hpp"
 #include "experiments/experiment.hpp"
 #include "stats/paired_check.hpp"
 #include "stats/running_moments.hpp"
@@ -69,6 +70,7 @@ class AttentionErrorExperiment final : public Experiment {
     app.add_option("--q", q_path_, "Queries from a .npy file, (L, d) or (H, L, d): each head is one input (with --k, --v)");
     app.add_option("--k", k_path_, "Keys from a .npy file, same shape as --q");
     app.add_option("--v", v_path_, "Values from a .npy file, (L, dv) or (H, L, dv)");
+    backend_.add_to(app, kDoubleBackendHelp);
   }
 
   Result run(const RunContext& ctx) override {
@@ -76,6 +78,7 @@ class AttentionErrorExperiment final : public Experiment {
     const std::vector<int> ms = !ms_.empty() ? ms_ : (ctx.quick ? std::vector<int>{16, 64, 256}
                                                                : std::vector<int>{16, 32, 64, 128, 256});
     validate(L, ms);
+    const Backend backend = backend_.checked();
     std::vector<FeatureKind> features;
     for (const auto& f : features_) {
       features.push_back(parse_feature_kind(f));
@@ -131,7 +134,9 @@ class AttentionErrorExperiment final : public Experiment {
                          {"projection_draw", "input index"},
                          {"renormalize", true},
                          {"stabilizer", true},
-                         {"alpha", alpha_}};
+                         {"alpha", alpha_},
+                         {"precision", std::string(backend_precision(backend))}};
+    BackendOption::record(result, backend);
 
     if (from_files) {
       result.params["input_kind"] = "npy";
@@ -162,7 +167,7 @@ class AttentionErrorExperiment final : public Experiment {
             config.causal = mode == "causal";
             configs.push_back(config);
           }
-    const auto mse = favor_output_mse(inputs, configs, ctx.seed, ctx.threads, ctx.progress);
+    const auto mse = favor_output_mse(inputs, configs, ctx.seed, ctx.threads, ctx.progress, backend);
     std::map<decltype(arms[0].key()), std::size_t> index;
     for (std::size_t a = 0; a < arms.size(); ++a) index[arms[a].key()] = a;
     auto find = [&](std::string mode, Coupling c, FeatureKind f, int m) -> std::optional<std::size_t> {
@@ -279,6 +284,7 @@ class AttentionErrorExperiment final : public Experiment {
   double scale_ = 1.0;
   double alpha_ = 1e-3;
   std::string q_path_, k_path_, v_path_;
+  BackendOption backend_;
 };
 
 }  // namespace

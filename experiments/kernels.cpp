@@ -20,6 +20,7 @@
 #include "attention/favor_denominators.hpp"
 #include "attention/attention_projection.hpp"
 #include "attention/random_inputs.hpp"
+#include "experiments/backend_option.hpp"
 #include "experiments/experiment.hpp"
 #include "mc/indexed_trials.hpp"
 #include "stats/running_moments.hpp"
@@ -79,6 +80,7 @@ class KernelsExperiment final : public Experiment {
     app.add_option("--m", m_, "Random features (rows of W)")->capture_default_str();
     app.add_option("--kernel-epsilon", kernel_epsilon_, "epsilon_k added to generalized-kernel features")
         ->capture_default_str();
+    backend_.add_to(app, kDoubleBackendHelp);
   }
 
   Result run(const RunContext& ctx) override {
@@ -90,11 +92,15 @@ class KernelsExperiment final : public Experiment {
     }
     if (length_option_ == nullptr || length_option_->count() == 0) length_ = ctx.quick ? 512 : 1024;
     validate();
+    const Backend backend = backend_.checked();
+    const int threads = host_threads_for(backend, ctx.threads);  // one host thread drives a GPU
     Result result;
     result.experiment = name();
     result.params = Json{{"kernels", kernels_}, {"scales", scales_}, {"L", length_}, {"d", d_}, {"m", m_},
                          {"kernel_epsilon", kernel_epsilon_}, {"coupling", "orthogonal"},
-                         {"inputs", "Q, K, V with N(0, s^2) entries, one input per scale"}};
+                         {"inputs", "Q, K, V with N(0, s^2) entries, one input per scale"},
+                         {"precision", std::string(backend_precision(backend))}};
+    BackendOption::record(result, backend);
 
     std::size_t softmax_points = 0, trig_points = 0;
     for (const KernelCase& c : cases) {
@@ -121,8 +127,8 @@ class KernelsExperiment final : public Experiment {
       AttentionConfig exact_config;
       exact_config.mechanism = Mechanism::exact;
       const Eigen::MatrixXd none(0, d_);
-      const Eigen::MatrixXd exact = attend<double>({q}, {k}, {v}, none, exact_config).front();
-      const Eigen::VectorXd exact_den = favor_denominators(q, k, none, exact_config);
+      const Eigen::MatrixXd exact = attend_double_on_backend(backend, {q}, {k}, {v}, none, exact_config).front();
+      const Eigen::VectorXd exact_den = favor_denominators(q, k, none, exact_config, backend);
 
       for (std::size_t ci = 0; ci < cases.size(); ++ci) {
         const KernelCase& c = cases[ci];
@@ -136,12 +142,12 @@ class KernelsExperiment final : public Experiment {
         const std::int64_t draws = random ? ctx.trials : 1;
         // Few draws: one task per draw, reduced in draw order.
         const std::vector<KernelStats> per_draw = run_indexed_trials<KernelStats>(
-            draws, ctx.threads,
+            draws, threads,
             [&](std::int64_t t) {
               KernelStats acc;
               const Eigen::MatrixXd w = draw_attention_projection(
                   config, d_, ctx.seed, (std::uint64_t(si) << 40) + (std::uint64_t(ci) << 32) + std::uint64_t(t));
-              const Eigen::VectorXd den = favor_denominators(q, k, w, config);
+              const Eigen::VectorXd den = favor_denominators(q, k, w, config, backend);
               for (Eigen::Index i = 0; i < den.size(); ++i) {
                 if (!std::isfinite(den[i])) {
                   ++acc.nonfinite_denominators;
@@ -152,7 +158,7 @@ class KernelsExperiment final : public Experiment {
                 acc.min_denominator = std::min(acc.min_denominator, den[i]);
                 acc.min_denominator_ratio = std::min(acc.min_denominator_ratio, den[i] / exact_den[i]);
               }
-              const Eigen::MatrixXd out = attend<double>({q}, {k}, {v}, w, config).front();
+              const Eigen::MatrixXd out = attend_double_on_backend(backend, {q}, {k}, {v}, w, config).front();
               const std::int64_t bad = out.size() - (out.array().isFinite()).count();
               acc.nonfinite_outputs += bad;
               if (bad > 0) ++acc.nonfinite_draws;
@@ -294,6 +300,7 @@ class KernelsExperiment final : public Experiment {
   int length_ = 1024, d_ = 16, m_ = 256;
   CLI::Option* length_option_ = nullptr;  // not given: 1024, or 512 with --quick
   double kernel_epsilon_ = 1e-3;
+  BackendOption backend_;
 };
 
 }  // namespace

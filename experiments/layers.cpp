@@ -20,6 +20,7 @@
 #include "attention/attention_projection.hpp"
 #include "attention/random_inputs.hpp"
 #include "attention/transformer_layer.hpp"
+#include "experiments/backend_option.hpp"
 #include "experiments/experiment.hpp"
 #include "mc/indexed_trials.hpp"
 #include "stats/running_moments.hpp"
@@ -71,6 +72,8 @@ class LayersExperiment final : public Experiment {
     app.add_option("--coupling", coupling_, "Projection coupling: iid, orthogonal, ...")->capture_default_str();
     app.add_option("--alpha", alpha_, "Level of the one-sided test that the error grows with depth")
         ->capture_default_str();
+    backend_.add_to(app, "Where the attention runs: cpu (float64), or cuda (the GPU in float32; the rest of each "
+                         "layer stays in float64 on the CPU; needs a CUDA build and a device)");
   }
 
   Result run(const RunContext& ctx) override {
@@ -82,6 +85,7 @@ class LayersExperiment final : public Experiment {
     validate();
     const int head_size = width_ / heads_;
     validate_attention_config(favor, head_size);
+    const Backend backend = backend_.checked();
     AttentionConfig exact;
     exact.mechanism = Mechanism::exact;
 
@@ -90,7 +94,9 @@ class LayersExperiment final : public Experiment {
     result.params = Json{{"layers", layers_}, {"width", width_},       {"heads", heads_},
                          {"head_size", head_size}, {"L", length_},    {"m", m_},
                          {"features", features_},  {"coupling", coupling_}, {"alpha", alpha_},
-                         {"inputs", "one N(0, 1) input; layer weights N(0, 1/fan_in), fixed; W redrawn per layer and draw"}};
+                         {"inputs", "one N(0, 1) input; layer weights N(0, 1/fan_in), fixed; W redrawn per layer and draw"},
+                         {"attention_precision", std::string(backend_precision(backend))}};
+    BackendOption::record(result, backend);
 
     const Eigen::MatrixXd x = gaussian_input(length_, width_, 1.0, ctx.seed, kInputStream, 0);
     std::vector<TransformerLayerWeights> weights;
@@ -98,7 +104,7 @@ class LayersExperiment final : public Experiment {
     for (int n = 0; n < layers_; ++n) {
       weights.push_back(random_transformer_layer(width_, heads_, ctx.seed, kLayerStream, std::uint64_t(n)));
       exact_out.push_back(transformer_layer(exact_out.back(), weights.back(), exact, Eigen::MatrixXd(0, head_size),
-                                            ctx.threads));
+                                            ctx.threads, backend));
     }
     const auto layers = static_cast<std::size_t>(layers_);
     // Few expensive draws: one task per draw, the per-draw errors reduced in draw order.
@@ -107,7 +113,7 @@ class LayersExperiment final : public Experiment {
       bool finite = true;
     };
     const std::vector<DrawResult> draws = run_indexed_trials<DrawResult>(
-        ctx.trials, ctx.threads,
+        ctx.trials, host_threads_for(backend, ctx.threads),  // one host thread drives a GPU
         [&](std::int64_t t) {
           DrawResult r;
           Eigen::MatrixXd y = x;
@@ -115,8 +121,8 @@ class LayersExperiment final : public Experiment {
             const Eigen::MatrixXd w =
                 draw_attention_projection(favor, head_size, ctx.seed, std::uint64_t(t) * layers + n);
             r.local.push_back(
-                relative_error(transformer_layer(exact_out[n], weights[n], favor, w), exact_out[n + 1]));
-            y = transformer_layer(y, weights[n], favor, w);
+                relative_error(transformer_layer(exact_out[n], weights[n], favor, w, 1, backend), exact_out[n + 1]));
+            y = transformer_layer(y, weights[n], favor, w, 1, backend);
             r.error.push_back(relative_error(y, exact_out[n + 1]));
             if (!std::isfinite(r.error.back()) || !std::isfinite(r.local.back())) {
               r.finite = false;
@@ -208,6 +214,7 @@ class LayersExperiment final : public Experiment {
   CLI::Option* length_option_ = nullptr;  // not given: 512, or 256 with --quick
   std::string features_ = "positive", coupling_ = "orthogonal";
   double alpha_ = 1e-3;
+  BackendOption backend_;
 };
 
 }  // namespace

@@ -23,6 +23,7 @@
 #include "attention/attention_error.hpp"
 #include "attention/attention_projection.hpp"
 #include "attention/favor_error_sweep.hpp"
+#include "experiments/backend_option.hpp"
 #include "experiments/experiment.hpp"
 #include "stats/bias_variance.hpp"
 #include "stats/clopper_pearson.hpp"
@@ -94,12 +95,15 @@ class RedrawExperiment final : public Experiment {
         ->capture_default_str();
     app.add_option("--alpha", alpha_, "Family-wise false-failure rate of each check (Bonferroni over its points)")
         ->capture_default_str();
+    backend_.add_to(app, kDoubleBackendHelp);
   }
 
   Result run(const RunContext& ctx) override {
     const int groups = groups_ > 0 ? groups_ : (ctx.quick ? 30 : 200);
     if (!l_option_ || l_option_->count() == 0) L_ = ctx.quick ? 512 : 1024;
     validate(groups, ctx.trials);
+    const Backend backend = backend_.checked();
+    const int threads = host_threads_for(backend, ctx.threads);  // loops of forwards: one host thread drives a GPU
     std::vector<FeatureKind> features;
     for (const auto& f : features_) {
       features.push_back(parse_feature_kind(f));
@@ -120,14 +124,16 @@ class RedrawExperiment final : public Experiment {
                          {"v_scale", 1.0},    {"draws", N},
                          {"k_values", ks_},   {"groups", groups},
                          {"unlucky_factor", unlucky_factor_}, {"jackknife_blocks", kJackknifeBlocks},
-                         {"alpha", alpha_}};
+                         {"alpha", alpha_}, {"precision", std::string(backend_precision(backend))}};
+    BackendOption::record(result, backend);
 
     const AttentionInput in = gaussian_attention_input(L_, d_, d_, scale_, 1.0, ctx.seed, 0);
     AttentionConfig exact_config;
     exact_config.mechanism = Mechanism::exact;
     exact_config.causal = causal_;
     const Eigen::MatrixXd exact =
-        attend<double>({in.q}, {in.k}, {in.v}, Eigen::MatrixXd(0, d_), exact_config, ctx.threads).front();
+        attend_double_on_backend(backend, {in.q}, {in.k}, {in.v}, Eigen::MatrixXd(0, d_), exact_config, ctx.threads)
+            .front();
 
     std::int64_t k_draws = 0;
     for (int k : ks_)
@@ -153,14 +159,14 @@ class RedrawExperiment final : public Experiment {
                                      config);
       auto output_of_draw = [&](std::int64_t draw) {
         const Eigen::MatrixXd w = draw_attention_projection(config, d_, ctx.seed, static_cast<std::uint64_t>(draw));
-        return attend<double>({in.q}, {in.k}, {in.v}, w, config, 1).front();
+        return attend_double_on_backend(backend, {in.q}, {in.k}, {in.v}, w, config).front();
       };
 
       // The N single draws, in jackknife blocks of consecutive draws (one task per block: deterministic sums).
       std::vector<double> mse(static_cast<std::size_t>(N));
       std::vector<ErrorBlock> blocks(kJackknifeBlocks, ErrorBlock(exact.rows(), exact.cols()));
       std::int64_t nonfinite_draws = 0;
-#pragma omp parallel for num_threads(ctx.threads) schedule(dynamic, 1) reduction(+ : nonfinite_draws)
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1) reduction(+ : nonfinite_draws)
       for (int b = 0; b < kJackknifeBlocks; ++b) {
         const std::int64_t first = N * b / kJackknifeBlocks, last = N * (b + 1) / kJackknifeBlocks;
         for (std::int64_t r = first; r < last; ++r) {
@@ -185,7 +191,7 @@ class RedrawExperiment final : public Experiment {
         }
         std::vector<double> group_mse(static_cast<std::size_t>(groups));
         const std::int64_t base = next_draw;
-#pragma omp parallel for num_threads(ctx.threads) schedule(dynamic, 1)
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
         for (int g = 0; g < groups; ++g) {
           Eigen::MatrixXd sum = Eigen::MatrixXd::Zero(exact.rows(), exact.cols());
           for (int j = 0; j < k; ++j) {
@@ -354,6 +360,7 @@ class RedrawExperiment final : public Experiment {
   int groups_ = 0;
   double unlucky_factor_ = 2.0;
   double alpha_ = 1e-3;
+  BackendOption backend_;
 };
 
 }  // namespace

@@ -3,7 +3,8 @@
 One column per shape (regular: 8 heads, small: 1 head). Top: median forward time against L, log-log, solid lines at
 one thread and dashed at two; the fitted log-log slope of each method is in the legend (≈ 1 linear, ≈ 2 quadratic).
 Bottom: the rise of the resident set during one forward (measured at one thread), with the inputs + outputs level
-dotted. Times are wall clock on a possibly shared machine: the title gives the median load average.
+dotted. Times are wall clock on a possibly shared machine: the title gives the median load average. A run with
+--backend cuda shows device time (CUDA events) and the device bytes one forward allocates, one row per point.
 """
 import numpy as np
 from matplotlib.figure import Figure
@@ -12,10 +13,10 @@ from result_file import ResultFileError, column, distinct, in_order, require_fie
 
 TIME_FIELDS = ["kind", "method", "shape", "L", "heads", "threads", "seconds_median", "peak_bytes", "input_bytes",
                "output_bytes", "load_average"]
-METHODS = ["exact", "favor_bidirectional", "favor_causal", "permuteformer", "gemm", "identity"]
-COLORS = {"exact": "tab:red", "favor_bidirectional": "tab:blue", "favor_causal": "tab:green", "permuteformer": "tab:purple", "gemm": "tab:gray",
+METHODS = ["exact", "exact_causal", "favor_bidirectional", "favor_causal", "permuteformer", "gemm", "identity"]
+COLORS = {"exact": "tab:red", "exact_causal": "tab:orange", "favor_bidirectional": "tab:blue", "favor_causal": "tab:green", "permuteformer": "tab:purple", "gemm": "tab:gray",
           "identity": "black"}
-LABELS = {"exact": "exact", "favor_bidirectional": "FAVOR bidirectional", "favor_causal": "FAVOR causal", "permuteformer": "PermuteFormer",
+LABELS = {"exact": "exact", "exact_causal": "exact causal", "favor_bidirectional": "FAVOR bidirectional", "favor_causal": "FAVOR causal", "permuteformer": "PermuteFormer",
           "gemm": "bare GEMMs of FAVOR", "identity": "X(OPT) (identity)"}
 SHAPES = ["regular", "small"]
 
@@ -27,6 +28,7 @@ def plot_speed(result):
         raise ResultFileError("no time rows to plot")
     require_fields(rows, TIME_FIELDS)
     fits = [r for r in result["rows"] if r.get("kind") == "fit"]
+    gpu = result["params"].get("backend") == "cuda"
     shapes = in_order(distinct(rows, "shape"), SHAPES)
     methods = in_order(distinct(rows, "method"), METHODS)
     fig = Figure(figsize=(5.6 * len(shapes), 8.4))
@@ -43,7 +45,7 @@ def plot_speed(result):
                     continue
                 fit = select(fits, shape=shape, method=method, threads=threads)
                 slope = fit[0].get("slope") if fit else None
-                label = f"{LABELS.get(method, method)}, {threads} thr"
+                label = LABELS.get(method, method) + ("" if gpu else f", {threads} thr")
                 if slope is not None:
                     label += f" (slope {slope:.2f})"
                 ax_t.plot(column(pts, "L"), column(pts, "seconds_median"), color=color, marker="o", markersize=3,
@@ -62,13 +64,18 @@ def plot_speed(result):
             ax.set_yscale("log")
             ax.set_xlabel("sequence length L")
             ax.grid(True, which="both", alpha=0.3)
-        ax_t.set_ylabel("forward time, median (s)")
-        ax_m.set_ylabel("peak rise of resident memory (MiB)")
+        ax_t.set_ylabel("forward time, median (s)" + (", device" if gpu else ""))
+        ax_m.set_ylabel("device memory allocated by a forward (MiB)" if gpu else "peak rise of resident memory (MiB)")
         ax_t.set_title(f"{shape}: {heads} head(s), d = {sel[0].get('d')}, m = {sel[0].get('m')}, float32",
                        fontsize=10)
         ax_t.legend(fontsize=6.5, ncol=1)
         ax_m.legend(fontsize=7)
     load = np.nanmedian(column(rows, "load_average"))
+    if gpu:
+        fig.suptitle(f"Forward time and memory against L on {result['params'].get('cuda_device', 'the GPU')} "
+                     f"(median of {result['params'].get('repeats')} repeats, device time)", fontsize=10)
+        fig.tight_layout()
+        return {"speed.png": fig}
     fig.suptitle(f"Forward time and memory against L (median of {result['params'].get('repeats')} interleaved "
                  f"repeats; load average ≈ {load:.1f}; memory at one thread)", fontsize=10)
     fig.tight_layout()

@@ -33,4 +33,17 @@ for f in mse.png mse_ratio.png unbiased.png unbiased_bias.png smreg_ratio.png sm
          uniform.png uniform_needed_m.png kernels.png layers.png; do
   head -c 8 "$dir/figures/$f" | od -An -tx1 | grep -q "89 50 4e 47" || { echo "not a PNG: $f" >&2; exit 1; }
 done
+# A speed result as `speed --backend cuda` writes it (no GPU here): one thread count, device peaks, exact_causal.
+/usr/bin/python3 - "$dir" "$plotting" <<'PY'
+import json, sys
+sys.path.insert(0, sys.argv[2])
+from plot_speed import plot_speed
+result = json.load(open(sys.argv[1] + "/speed.json"))
+result["params"].update(backend="cuda", cuda_device="CUDA device 0: synthetic", thread_counts=[1])
+rows = [r for r in result["rows"] if r.get("threads") == 1 and r.get("method") != "permuteformer"]
+rows += [dict(r, method="exact_causal") for r in rows if r.get("kind") in ("time", "fit") and r["method"] == "exact"]
+result["rows"] = [dict(r, peak_kind="device") if r.get("kind") == "time" else r for r in rows]
+plot_speed(result)["speed.png"].savefig(sys.argv[1] + "/speed_cuda.png")
+PY
+head -c 8 "$dir/speed_cuda.png" | od -An -tx1 | grep -q "89 50 4e 47" || { echo "not a PNG: speed_cuda.png" >&2; exit 1; }
 echo "figures ok"

@@ -11,6 +11,7 @@
 #include "attention/attend.hpp"
 #include "attention/attention_error.hpp"
 #include "attention/attention_projection.hpp"
+#include "attention/backend.hpp"
 #include "attention/favor_error_sweep.hpp"
 #include "cli_runner.hpp"
 #include "io/npy.hpp"
@@ -230,6 +231,57 @@ TEST_CASE("favor_output_mse equals output_mse of attend with draw = input index,
       CHECK(one[c][i] > 0);
     }
   CHECK_THROWS_AS(favor_output_mse({}, configs, 1, 1), std::invalid_argument);
+}
+
+TEST_CASE("favor_output_mse on the GPU agrees with the CPU within the float32 bound", "[attention-experiments][cuda]") {
+  const CudaAvailability cuda = cuda_available();
+  if (!cuda.available) {
+    WARN("SKIPPED: CUDA backend unavailable: " << cuda.reason);
+    return;
+  }
+  // Positive features, renormalized: every output (FAVOR and exact) is a convex combination of V's rows, so
+  // |out| <= max|V|. The backend's contract (tests/test_cuda.cpp) puts each GPU output within 1e-5 relative of CPU
+  // float32, itself within 2e-6 of double at this input scale: per entry 1.2e-5 max|V|, so the error difference e
+  // of FAVOR minus exact has |e| <= eps = 2.4e-5 max|V|, and |MSE_gpu - MSE_cpu| = |2 mean(D e) + mean(e^2)|
+  // <= 2 sqrt(MSE_cpu) eps + eps^2 (Cauchy-Schwarz), D the CPU's error.
+  const int L = 150, d = 16, dv = 8;
+  std::vector<AttentionInput> inputs;
+  double v_max = 0;
+  for (int i = 0; i < 3; ++i) {
+    inputs.push_back(gaussian_attention_input(L, d, dv, 0.5, 1.0, 61, std::uint64_t(i)));
+    v_max = std::max(v_max, inputs.back().v.cwiseAbs().maxCoeff());
+  }
+  std::vector<AttentionConfig> configs(2);
+  configs[0].m = 32;
+  configs[1].m = 32;
+  configs[1].causal = true;
+  configs[1].chunk = 40;
+  const auto cpu = favor_output_mse(inputs, configs, 29, 2);
+  const auto gpu = favor_output_mse(inputs, configs, 29, 2, {}, Backend::cuda);
+  const double eps = 2.4e-5 * v_max;
+  for (std::size_t c = 0; c < configs.size(); ++c)
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+      INFO("config " << c << ", input " << i << ": cpu " << cpu[c][i] << ", gpu " << gpu[c][i]);
+      CHECK(std::abs(gpu[c][i] - cpu[c][i]) <= 2 * std::sqrt(cpu[c][i]) * eps + eps * eps);
+    }
+}
+
+TEST_CASE("attention experiments and speed: a bad --backend, or cuda where it cannot run, exits 2 with one line",
+          "[attention-experiments][cli][cuda]") {
+  const auto dir = scratch_dir("attention-backend");
+  for (const char* experiment : {"attention-error", "redraw", "kernels", "layers", "speed"})
+    check_bad_input(std::string(experiment) + " --quick --backend tpu --out r.json --quiet",
+                    "--backend must be cpu or cuda (got 'tpu')", dir, "r.json");
+  const CudaAvailability cuda = cuda_available();
+  if (cuda.available) {
+    WARN("a CUDA device is present (" << cuda.reason << "): the unavailable-backend exit is not exercised");
+  } else {
+    for (const char* experiment : {"attention-error", "redraw", "kernels", "layers", "speed"})
+      check_bad_input(std::string(experiment) + " --quick --backend cuda --out r.json --quiet",
+                      "--backend cuda: " + cuda.reason, dir, "r.json");
+  }
+  check_bad_input("speed --backend cuda --thread-counts 1,2 --out r.json --quiet", "--thread-counts", dir, "r.json");
+  fs::remove_all(dir);
 }
 
 TEST_CASE("attention-error: rows, thread independence, and Fig. 4's claims at a small size (alpha = 1e-3)",

@@ -9,8 +9,10 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "attention/attend.hpp"
@@ -304,4 +306,77 @@ TEST_CASE("the backend switch: parsing, cpu = attend, cuda fails clearly where i
          cuda.reason.rfind("favorlab was built without CUDA (", 0) == 0));
   CHECK_THROWS_MATCHES(attend_on_backend(Backend::cuda, in.q, in.k, in.v, w, c), std::invalid_argument,
                        Catch::Message("--backend cuda: " + cuda.reason));
+  CHECK_THROWS_MATCHES(time_on_cuda(CudaWork::attention, in.q, in.k, in.v, w, c, 3), std::invalid_argument,
+                       Catch::Message("--backend cuda: " + cuda.reason));
+  CHECK_THROWS_MATCHES(require_backend(Backend::cuda), std::invalid_argument,
+                       Catch::Message("--backend cuda: " + cuda.reason));
+  CHECK_NOTHROW(require_backend(Backend::cpu));
+  const Heads<double> d_direct = attend<double>(in.qd, in.kd, in.vd, w, c, 2);
+  const Heads<double> d_via = attend_double_on_backend(Backend::cpu, in.qd, in.kd, in.vd, w, c, 2);
+  for (std::size_t h = 0; h < d_direct.size(); ++h) CHECK(d_via[h] == d_direct[h]);
+  CHECK_THROWS_MATCHES(attend_double_on_backend(Backend::cuda, in.qd, in.kd, in.vd, w, c), std::invalid_argument,
+                       Catch::Message("--backend cuda: " + cuda.reason));
+}
+
+TEST_CASE("attend_double_on_backend(cuda) is attend_cuda on the inputs rounded to float", "[cuda]") {
+  if (!gpu_or_skip()) return;
+  const Inputs in = make_inputs(2, 90, 90, 16, 8, 53);
+  AttentionConfig c;
+  c.m = 32;
+  c.causal = true;
+  c.chunk = 16;
+  const auto w = draw_attention_projection(c, 16, 4, 0);
+  const Heads<float> gpu = attend_on_backend(Backend::cuda, in.q, in.k, in.v, w, c);
+  const Heads<double> widened = attend_double_on_backend(Backend::cuda, in.qd, in.kd, in.vd, w, c);
+  REQUIRE(widened.size() == gpu.size());
+  for (std::size_t h = 0; h < gpu.size(); ++h) CHECK(widened[h] == gpu[h].cast<double>());
+}
+
+// Device timing (favorlab speed --backend cuda). The peak counts are favorlab's own allocations, so they are exact:
+// each is the sum of the buffers favor_forward, the exact kernel, the bare products and the copy hold at once
+// (favor_attention.cu and exact_attention.cu list them), in floats.
+TEST_CASE("time_on_cuda: repeats, the same output as attend_cuda, and exact device-memory counts", "[cuda]") {
+  if (!gpu_or_skip()) return;
+  const int heads = 3, L = 200, d = 16, dv = 8, m = 32;
+  const Inputs in = make_inputs(heads, L, L, d, dv, 59);
+  AttentionConfig favor;
+  favor.m = m;
+  const auto w = draw_attention_projection(favor, d, 6, 0);
+  const std::int64_t H = heads, F = m, dv1 = dv + 1;
+  const auto bytes = [](std::int64_t floats) { return 4 * floats; };
+  const std::int64_t features_of_keys = L * dv1 + 2 * L * (F + 1) + L * d + L * m;  // while the keys' φ is formed
+
+  // Bidirectional; causal with chunks of 48 (the keys' features dominate the peak) and one chunk of all 200 rows
+  // (its 200×200 scores dominate).
+  for (const auto& [causal, chunk] : {std::pair{false, 0}, std::pair{true, 48}, std::pair{true, 1000}}) {
+    AttentionConfig c = favor;
+    c.causal = causal;
+    if (causal) c.chunk = chunk;
+    const std::int64_t C = std::min(chunk, L);
+    INFO((causal ? "causal" : "bidirectional") << " FAVOR, chunk " << chunk);
+    const CudaTiming t = time_on_cuda(CudaWork::attention, in.q, in.k, in.v, w, c, 4);
+    REQUIRE(t.seconds.size() == 4);
+    for (double s : t.seconds) CHECK((std::isfinite(s) && s > 0));
+    // The same forward as attend_cuda, on the same device and cuBLAS handle: the same bits.
+    CHECK(t.first == double(attend_on_backend(Backend::cuda, in.q, in.k, in.v, w, c).front()(0, 0)));
+    const std::int64_t after = L * dv1 + 2 * L * (F + 1) + L * dv +
+                               (causal ? L + F * dv1 + C * dv1 + C * C : F * dv1 + L * dv1 + 1);
+    CHECK(t.peak_bytes == bytes(H * std::max(features_of_keys, after)));
+  }
+  AttentionConfig exact;
+  exact.mechanism = Mechanism::exact;
+  exact.causal = true;
+  const Eigen::MatrixXd none(0, d);
+  const CudaTiming te = time_on_cuda(CudaWork::attention, in.q, in.k, in.v, none, exact, 2);
+  CHECK(te.seconds.size() == 2);
+  CHECK(te.first == double(attend_on_backend(Backend::cuda, in.q, in.k, in.v, none, exact).front()(0, 0)));
+  CHECK(te.peak_bytes == bytes(H * L * dv));  // the output only: the tiled kernel keeps no L×L matrix
+
+  const CudaTiming tp = time_on_cuda(CudaWork::favor_products, in.q, in.k, in.v, w, favor, 2);
+  CHECK(tp.seconds.size() == 2);
+  CHECK(tp.peak_bytes == bytes(H * (2 * L * m + F * dv1 + L * dv1)));  // Q Wᵀ, K Wᵀ, the state and N
+  const CudaTiming tc = time_on_cuda(CudaWork::copy, in.q, in.k, in.v, w, favor, 2);
+  CHECK(tc.peak_bytes == bytes(H * L * dv));
+  CHECK(tc.first == double(in.v.front()(0, 0)));
+  CHECK_THROWS_AS(time_on_cuda(CudaWork::copy, in.q, in.k, in.v, w, favor, 0), std::invalid_argument);
 }

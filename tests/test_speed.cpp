@@ -12,6 +12,7 @@
 
 #include "attention/attend.hpp"
 #include "attention/attention_projection.hpp"
+#include "attention/backend.hpp"
 #include "attention/random_inputs.hpp"
 #include "cli_runner.hpp"
 #include "perf/favor_products.hpp"
@@ -131,11 +132,46 @@ TEST_CASE("speed driver at a tiny size writes every method, field, fit and check
     CHECK(count[method] == 8);
   CHECK(fits == 6 * 2 * 2);
   CHECK(crossovers == 2 * 2);
+  CHECK(count.count("exact_causal") == 0);  // a device-only method
+  CHECK(doc["params"]["backend"] == "cpu");
+  CHECK(doc["params"]["methods_without_this_backend"] == nlohmann::json::array({"exact_causal"}));
   REQUIRE(doc["checks"].size() == 8);
   for (const auto& c : doc["checks"]) {
     const std::string status = c["status"];
     CHECK((status == "holds" || status == "violated" || status == "inconclusive"));
   }
+  fs::remove_all(dir);
+}
+
+TEST_CASE("speed --backend cuda at a tiny size: every device method, device peaks, the CUDA targets", "[speed][cuda]") {
+  const CudaAvailability cuda = cuda_available();
+  if (!cuda.available) {
+    WARN("SKIPPED: CUDA backend unavailable: " << cuda.reason);
+    return;
+  }
+  const auto dir = scratch_dir("speed-cuda");
+  const auto run =
+      run_cli("speed --backend cuda --quiet --min-L 64 --max-L 128 --d 8 --m 16 --trials 3 --out r.json", dir);
+  REQUIRE(run.status == 0);
+  const auto doc = nlohmann::json::parse(read_text(dir / "r.json"));
+  CHECK(doc["params"]["backend"] == "cuda");
+  CHECK(doc["params"]["cuda_device"] == cuda.reason);
+  std::map<std::string, int> count;
+  for (const auto& row : doc["rows"]) {
+    if (row["kind"] != "time") continue;
+    ++count[row["method"].get<std::string>()];
+    CHECK(row["threads"] == 1);
+    CHECK(row["peak_kind"] == "device");
+    CHECK(row["seconds_median"].get<double>() > 0);
+    CHECK(row["peak_bytes"].get<double>() > 0);
+    CHECK(row["cpu_seconds_median"].is_null());
+  }
+  // 6 device methods × 2 shapes × 2 lengths; PermuteFormer has no device implementation.
+  for (const char* method : {"exact", "exact_causal", "favor_bidirectional", "favor_causal", "identity", "gemm"})
+    CHECK(count[method] == 4);
+  CHECK(count.count("permuteformer") == 0);
+  REQUIRE(doc["checks"].size() == 3);  // causal 10x (inconclusive: no L = 65536 here), bidirectional 2x, memory
+  CHECK(doc["checks"][0]["status"] == "inconclusive");
   fs::remove_all(dir);
 }
 

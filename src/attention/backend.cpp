@@ -33,14 +33,50 @@ CudaAvailability cuda_available() {
 #endif
 }
 
+void require_backend(Backend backend) {
+  if (backend == Backend::cpu) return;
+  const CudaAvailability cuda = cuda_available();
+  if (!cuda.available) throw std::invalid_argument("--backend cuda: " + cuda.reason);
+}
+
 Heads<float> attend_on_backend(Backend backend, const Heads<float>& q, const Heads<float>& k, const Heads<float>& v,
                                const Eigen::MatrixXd& w, const AttentionConfig& config, int threads) {
   if (backend == Backend::cpu) return attend<float>(q, k, v, w, config, threads);
-  const CudaAvailability cuda = cuda_available();
-  if (!cuda.available) throw std::invalid_argument("--backend cuda: " + cuda.reason);
+  require_backend(backend);
 #ifdef FAVORLAB_HAVE_CUDA
   return attend_cuda<float>(q, k, v, w, config);
 #else
+  throw std::logic_error("unreachable: CUDA reported available in a build without CUDA");
+#endif
+}
+
+Heads<double> attend_double_on_backend(Backend backend, const Heads<double>& q, const Heads<double>& k,
+                                       const Heads<double>& v, const Eigen::MatrixXd& w,
+                                       const AttentionConfig& config, int threads) {
+  if (backend == Backend::cpu) return attend<double>(q, k, v, w, config, threads);
+  const auto to_float = [](const Heads<double>& x) {
+    Heads<float> y;
+    for (const auto& head : x) y.push_back(head.cast<float>());
+    return y;
+  };
+  Heads<double> out;
+  for (const auto& head : attend_on_backend(backend, to_float(q), to_float(k), to_float(v), w, config))
+    out.push_back(head.cast<double>());
+  return out;
+}
+
+std::string_view backend_precision(Backend backend) { return backend == Backend::cpu ? "float64" : "float32"; }
+
+int host_threads_for(Backend backend, int threads) { return backend == Backend::cpu ? threads : 1; }
+
+CudaTiming time_on_cuda(CudaWork work, const Heads<float>& q, const Heads<float>& k, const Heads<float>& v,
+                        const Eigen::MatrixXd& w, const AttentionConfig& config, int repeats) {
+  require_backend(Backend::cuda);
+  if (repeats < 1) throw std::invalid_argument("time_on_cuda: repeats must be positive");
+#ifdef FAVORLAB_HAVE_CUDA
+  return time_cuda(work, q, k, v, w, config, repeats);
+#else
+  (void)work, (void)q, (void)k, (void)v, (void)w, (void)config;
   throw std::logic_error("unreachable: CUDA reported available in a build without CUDA");
 #endif
 }

@@ -4,8 +4,10 @@
 // asking for CUDA where it cannot run fails with one clear message instead of a link error.
 #include <Eigen/Dense>
 
+#include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "attention/attend.hpp"
 #include "attention/attention_config.hpp"
@@ -26,10 +28,47 @@ struct CudaAvailability {
 // Built with CUDA AND a device present (cudaGetDeviceCount > 0).
 CudaAvailability cuda_available();
 
+// Nothing for cpu; for cuda, throws std::invalid_argument("--backend cuda: " + reason) where cuda_available() is
+// false. Experiments call it before any work, so a run that cannot use the GPU stops at once with one clear line.
+void require_backend(Backend backend);
+
 // attend<float>(q, k, v, w, config, threads) on the CPU, or attend_cuda<float>(q, k, v, w, config) on the GPU (threads
 // unused there). Both use the given W (drawn on the host). Asking for cuda where cuda_available() is false throws
 // std::invalid_argument("--backend cuda: " + reason).
 Heads<float> attend_on_backend(Backend backend, const Heads<float>& q, const Heads<float>& k, const Heads<float>& v,
                                const Eigen::MatrixXd& w, const AttentionConfig& config, int threads = 1);
+
+// Attention for the experiments, whose inputs, references and error measures are in double: attend<double> on the
+// CPU; on the GPU attend_cuda in float32 (the inputs rounded to float, the output widened back: the CUDA backend's
+// precision). `threads` is the CPU's; the GPU path runs on the calling thread (call it from one host thread at a time).
+Heads<double> attend_double_on_backend(Backend backend, const Heads<double>& q, const Heads<double>& k,
+                                       const Heads<double>& v, const Eigen::MatrixXd& w,
+                                       const AttentionConfig& config, int threads = 1);
+
+// The precision a backend computes attention in: "float64" (cpu, through attend_double_on_backend) or "float32".
+std::string_view backend_precision(Backend backend);
+
+// OpenMP threads for a loop whose iterations call attend_double_on_backend: `threads` on the CPU, 1 on the GPU
+// (one host thread drives the device; the cuBLAS handle is shared).
+int host_threads_for(Backend backend, int threads);
+
+// What `favorlab speed --backend cuda` times on the device, the inputs already resident there.
+enum class CudaWork {
+  attention,       // attend_cuda's forward for the configuration (exact or FAVOR, bidirectional or causal)
+  favor_products,  // the four products of bidirectional FAVOR alone, m = config.m feature columns: FAVOR's floor
+  copy,            // the output is a copy of V: the floor of any attention layer
+};
+
+struct CudaTiming {
+  std::vector<double> seconds;  // device time of each timed repeat (CUDA events around the whole forward)
+  std::int64_t peak_bytes = 0;  // device bytes one forward allocated above its inputs, output included (favorlab's
+                                // own buffers; cuBLAS's internal workspace is not counted)
+  double first = 0;             // the output's first entry
+};
+
+// One untimed warm-up forward, then `repeats` timed ones, on float32 heads of equal shapes. Throws
+// std::invalid_argument("--backend cuda: …") where CUDA is unavailable, and attend()'s messages for bad inputs.
+CudaTiming time_on_cuda(CudaWork work, const Heads<float>& q, const Heads<float>& k, const Heads<float>& v,
+                        const Eigen::MatrixXd& w, const AttentionConfig& config, int repeats);
 
 }  // namespace favorlab

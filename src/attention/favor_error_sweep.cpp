@@ -26,7 +26,8 @@ AttentionInput gaussian_attention_input(int L, int d, int dv, double qk_scale, d
 
 std::vector<std::vector<double>> favor_output_mse(const std::vector<AttentionInput>& inputs,
                                                   const std::vector<AttentionConfig>& configs, std::uint64_t seed,
-                                                  int threads, const ProgressFn& progress) {
+                                                  int threads, const ProgressFn& progress, Backend backend) {
+  require_backend(backend);
   if (inputs.empty()) throw std::invalid_argument("attention error sweep: no inputs");
   const auto& first = inputs.front();
   for (const auto& in : inputs)
@@ -57,8 +58,9 @@ std::vector<std::vector<double>> favor_output_mse(const std::vector<AttentionInp
     }
   };
 
+  const int loop_threads = host_threads_for(backend, threads);
   std::vector<Eigen::MatrixXd> exact(static_cast<std::size_t>(exact_tasks));
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
+#pragma omp parallel for num_threads(loop_threads) schedule(dynamic, 1)
   for (std::int64_t t = 0; t < exact_tasks; ++t) {
     const auto& in = inputs[static_cast<std::size_t>(t % n_inputs)];
     const auto [causal, renormalize] = mode_list[static_cast<std::size_t>(t / n_inputs)];
@@ -66,19 +68,20 @@ std::vector<std::vector<double>> favor_output_mse(const std::vector<AttentionInp
     c.mechanism = Mechanism::exact;
     c.causal = causal;
     c.renormalize = renormalize;
-    exact[static_cast<std::size_t>(t)] = attend<double>({in.q}, {in.k}, {in.v}, Eigen::MatrixXd(0, d), c, 1).front();
+    exact[static_cast<std::size_t>(t)] =
+        attend_double_on_backend(backend, {in.q}, {in.k}, {in.v}, Eigen::MatrixXd(0, d), c).front();
     tick();
   }
 
   std::vector<std::vector<double>> mse(configs.size(), std::vector<double>(inputs.size()));
   // Largest configurations first would balance better, but task order does not affect the numbers either way.
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
+#pragma omp parallel for num_threads(loop_threads) schedule(dynamic, 1)
   for (std::int64_t t = 0; t < favor_tasks; ++t) {
     const std::size_t ci = static_cast<std::size_t>(t / n_inputs), ii = static_cast<std::size_t>(t % n_inputs);
     const AttentionConfig& c = configs[ci];
     const auto& in = inputs[ii];
     const Eigen::MatrixXd w = draw_attention_projection(c, d, seed, ii);
-    const Eigen::MatrixXd out = attend<double>({in.q}, {in.k}, {in.v}, w, c, 1).front();
+    const Eigen::MatrixXd out = attend_double_on_backend(backend, {in.q}, {in.k}, {in.v}, w, c).front();
     const std::size_t mode = modes.at({c.causal, c.renormalize});
     mse[ci][ii] = output_mse(out, exact[mode * inputs.size() + ii]);
     tick();

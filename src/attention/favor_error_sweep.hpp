@@ -5,11 +5,13 @@
 // the inputs are independent trials of (input, projection). The exact reference uses the configuration's causal and
 // renormalize settings. A non-finite FAVOR output gives +∞ (attention_error.hpp).
 // Work is split into (configuration, input) tasks on `threads` OpenMP threads, each task single-threaded and writing
-// its own slot, so the numbers do not depend on the thread count.
+// its own slot, so the numbers do not depend on the thread count. With Backend::cuda every forward (FAVOR and the exact
+// reference) runs on the GPU in float32 (attend_double_on_backend), the tasks one after another on one host thread.
 #include <cstdint>
 #include <vector>
 
 #include "attention/attention_config.hpp"
+#include "attention/backend.hpp"
 #include "features/feature_maps.hpp"
 #include "mc/parallel_trials.hpp"
 
@@ -27,6 +29,7 @@ AttentionInput gaussian_attention_input(int L, int d, int dv, double qk_scale, d
 // Throws std::invalid_argument for no inputs, inputs of different shapes or a configuration the inputs do not fit.
 std::vector<std::vector<double>> favor_output_mse(const std::vector<AttentionInput>& inputs,
                                                   const std::vector<AttentionConfig>& configs, std::uint64_t seed,
-                                                  int threads, const ProgressFn& progress = {});
+                                                  int threads, const ProgressFn& progress = {},
+                                                  Backend backend = Backend::cpu);
 
 }  // namespace favorlab

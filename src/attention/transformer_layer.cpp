@@ -1,5 +1,7 @@
 #include "attention/transformer_layer.hpp"
 
+#include "attention/backend.hpp"
+
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -51,7 +53,8 @@ Eigen::MatrixXd layer_norm(const Eigen::MatrixXd& x) {
 }
 
 Eigen::MatrixXd transformer_layer(const Eigen::MatrixXd& x, const TransformerLayerWeights& weights,
-                                  const AttentionConfig& config, const Eigen::MatrixXd& projection, int threads) {
+                                  const AttentionConfig& config, const Eigen::MatrixXd& projection, int threads,
+                                  Backend backend) {
   const int width = weights.width(), heads = weights.heads, size = weights.head_size();
   if (x.cols() != width)
     throw std::invalid_argument("layer input has " + std::to_string(x.cols()) + " columns, the layer's width is " +
@@ -66,7 +69,7 @@ Eigen::MatrixXd transformer_layer(const Eigen::MatrixXd& x, const TransformerLay
   }
   // Exact attention takes no projection: pass the empty 0×size matrix attend() expects for it.
   const Eigen::MatrixXd w = config.mechanism == Mechanism::exact ? Eigen::MatrixXd(0, size) : projection;
-  const Heads<double> out = attend<double>(qs, ks, vs, w, config, threads);
+  const Heads<double> out = attend_double_on_backend(backend, qs, ks, vs, w, config, threads);
   Eigen::MatrixXd concat(x.rows(), width);
   for (int i = 0; i < heads; ++i) concat.middleCols(i * size, size) = out[static_cast<std::size_t>(i)];
   const Eigen::MatrixXd x1 = x + concat * weights.output;

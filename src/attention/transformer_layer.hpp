@@ -10,6 +10,7 @@
 #include <cstdint>
 
 #include "attention/attention_config.hpp"
+#include "attention/backend.hpp"
 #include "features/feature_maps.hpp"
 
 namespace favorlab {
@@ -35,8 +36,10 @@ Eigen::MatrixXd layer_norm(const Eigen::MatrixXd& x);
 
 // The layer applied to x (L × width). `projection` is the FAVOR W (m × head size; every head shares it, as in
 // attend()); ignored (may be empty 0 × head size) for exact attention. Throws std::invalid_argument on shapes that
-// disagree or a bad configuration.
+// disagree or a bad configuration. The attention runs on `backend` (attend_double_on_backend: float32 on the GPU);
+// everything else in double on the CPU.
 Eigen::MatrixXd transformer_layer(const Eigen::MatrixXd& x, const TransformerLayerWeights& weights,
-                                  const AttentionConfig& config, const Eigen::MatrixXd& projection, int threads = 1);
+                                  const AttentionConfig& config, const Eigen::MatrixXd& projection, int threads = 1,
+                                  Backend backend = Backend::cpu);
 
 }  // namespace favorlab

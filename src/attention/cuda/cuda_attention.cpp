@@ -63,6 +63,44 @@ void check_cuda_shapes(const Heads<float>& q, const Heads<float>& k, const Heads
       throw std::invalid_argument("the CUDA backend takes at most 2^29 entries per head");
 }
 
+// The kernels' view of the heads (check_cuda_shapes has made them equal).
+cuda_detail::Shape shape_of(const Heads<float>& q, const Heads<float>& k, const Heads<float>& v) {
+  cuda_detail::Shape shape;
+  shape.heads = static_cast<int>(q.size());
+  shape.lq = static_cast<int>(q.front().rows());
+  shape.lk = static_cast<int>(k.front().rows());
+  shape.d = static_cast<int>(q.front().cols());
+  shape.dv = static_cast<int>(v.front().cols());
+  return shape;
+}
+
+float exact_logit_scale(int d) { return float(1 / std::sqrt(double(d))); }  // exact_attention.cpp's scale
+
+cuda_detail::FavorOptions favor_options(const AttentionConfig& config, int d) {
+  cuda_detail::FavorOptions options;
+  options.feature = feature_code(config.features);
+  options.softmax = estimates_softmax(config.features);
+  options.m = projection_rows(config);
+  options.columns = feature_columns(config, d);
+  options.causal = config.causal;
+  options.renormalize = config.renormalize;
+  options.stabilizer = config.stabilizer;
+  options.chunk = config.chunk;
+  options.kernel_epsilon = float(config.kernel_epsilon);  // the CPU adds T(config.kernel_epsilon)
+  options.input_scale = float(1 / std::sqrt(std::sqrt(double(d))));  // attention_features_of_rows
+  return options;
+}
+
+// Validation shared by attend_cuda and time_cuda.
+cuda_detail::Shape checked_shape(const Heads<float>& q, const Heads<float>& k, const Heads<float>& v,
+                                 const Eigen::MatrixXd& w, const AttentionConfig& config, const char* caller) {
+  check_attention_inputs(q, k, v, w, config);
+  check_cuda_shapes(q, k, v);
+  std::string reason;
+  if (!cuda_detail::cuda_device_present(reason)) throw std::runtime_error(std::string(caller) + ": " + reason);
+  return shape_of(q, k, v);
+}
+
 }  // namespace
 
 bool cuda_device_present(std::string& reason) { return cuda_detail::cuda_device_present(reason); }
@@ -71,40 +109,19 @@ template <class T>
 Heads<T> attend_cuda(const Heads<T>& q, const Heads<T>& k, const Heads<T>& v, const Eigen::MatrixXd& w,
                      const AttentionConfig& config) {
   static_assert(std::is_same_v<T, float>, "the CUDA backend computes in float32 only");
-  check_attention_inputs(q, k, v, w, config);
-  check_cuda_shapes(q, k, v);
-  std::string reason;
-  if (!cuda_detail::cuda_device_present(reason)) throw std::runtime_error("attend_cuda: " + reason);
-
-  cuda_detail::Shape shape;
-  shape.heads = static_cast<int>(q.size());
-  shape.lq = static_cast<int>(q.front().rows());
-  shape.lk = static_cast<int>(k.front().rows());
-  shape.d = static_cast<int>(q.front().cols());
-  shape.dv = static_cast<int>(v.front().cols());
+  const cuda_detail::Shape shape = checked_shape(q, k, v, w, config, "attend_cuda");
   const std::vector<float> qh = pack(q), kh = pack(k), vh = pack(v);
   std::vector<float> out(static_cast<std::size_t>(shape.heads) * static_cast<std::size_t>(shape.lq) *
                          static_cast<std::size_t>(shape.dv));
 
   if (config.mechanism == Mechanism::exact) {
-    const float logit_scale = float(1 / std::sqrt(double(shape.d)));  // exact_attention.cpp's scale
-    cuda_detail::exact_attention_device(shape, config.causal, config.renormalize, logit_scale, qh.data(), kh.data(),
-                                        vh.data(), out.data());
+    cuda_detail::exact_attention_device(shape, config.causal, config.renormalize, exact_logit_scale(shape.d),
+                                        qh.data(), kh.data(), vh.data(), out.data());
   } else {
-    cuda_detail::FavorOptions options;
-    options.feature = feature_code(config.features);
-    options.softmax = estimates_softmax(config.features);
-    options.m = projection_rows(config);
-    options.columns = feature_columns(config, shape.d);
-    options.causal = config.causal;
-    options.renormalize = config.renormalize;
-    options.stabilizer = config.stabilizer;
-    options.chunk = config.chunk;
-    options.kernel_epsilon = float(config.kernel_epsilon);  // the CPU adds T(config.kernel_epsilon)
-    options.input_scale = float(1 / std::sqrt(std::sqrt(double(shape.d))));  // attention_features_of_rows
     // The same W as the CPU: drawn on the host, rounded to float as w.cast<float>() does.
     const RowMajor<float> wf = w.cast<float>();
-    cuda_detail::favor_attention_device(shape, options, qh.data(), kh.data(), vh.data(), wf.data(), out.data());
+    cuda_detail::favor_attention_device(shape, favor_options(config, shape.d), qh.data(), kh.data(), vh.data(),
+                                        wf.data(), out.data());
   }
 
   Heads<T> result(q.size());
@@ -116,5 +133,38 @@ Heads<T> attend_cuda(const Heads<T>& q, const Heads<T>& k, const Heads<T>& v, co
 
 template Heads<float> attend_cuda(const Heads<float>&, const Heads<float>&, const Heads<float>&,
                                   const Eigen::MatrixXd&, const AttentionConfig&);
+
+CudaTiming time_cuda(CudaWork work, const Heads<float>& q, const Heads<float>& k, const Heads<float>& v,
+                     const Eigen::MatrixXd& w, const AttentionConfig& config, int repeats) {
+  AttentionConfig checked = config;
+  if (work == CudaWork::favor_products) {  // validated as the bidirectional positive-feature FAVOR it is the floor of
+    checked.mechanism = Mechanism::favor;
+    checked.features = FeatureKind::positive;
+    checked.causal = false;
+    checked.project = true;
+  }
+  const cuda_detail::Shape shape = checked_shape(q, k, v, w, checked, "time_on_cuda");
+  const std::vector<float> qh = pack(q), kh = pack(k), vh = pack(v);
+  const RowMajor<float> wf = w.cast<float>();
+  cuda_detail::DeviceTiming timing;
+  switch (work) {
+    case CudaWork::attention:
+      timing = config.mechanism == Mechanism::exact
+                   ? cuda_detail::time_exact_device(shape, config.causal, config.renormalize,
+                                                    exact_logit_scale(shape.d), qh.data(), kh.data(), vh.data(),
+                                                    repeats)
+                   : cuda_detail::time_favor_device(shape, favor_options(config, shape.d), qh.data(), kh.data(),
+                                                    vh.data(), wf.data(), repeats);
+      break;
+    case CudaWork::favor_products:
+      timing = cuda_detail::time_favor_products_device(shape, projection_rows(checked), qh.data(), kh.data(),
+                                                       vh.data(), wf.data(), repeats);
+      break;
+    case CudaWork::copy:
+      timing = cuda_detail::time_copy_device(shape, vh.data(), repeats);
+      break;
+  }
+  return {timing.seconds, static_cast<std::int64_t>(timing.peak_bytes), double(timing.first)};
+}
 
 }  // namespace favorlab

@@ -16,6 +16,7 @@
 
 #include "attention/attend.hpp"
 #include "attention/attention_config.hpp"
+#include "attention/backend.hpp"
 
 namespace favorlab {
 
@@ -25,5 +26,10 @@ bool cuda_device_present(std::string& reason);
 template <class T>
 Heads<T> attend_cuda(const Heads<T>& q, const Heads<T>& k, const Heads<T>& v, const Eigen::MatrixXd& w,
                      const AttentionConfig& config);
+
+// time_on_cuda's work (backend.hpp) after its availability check: validates like attend_cuda, uploads once, then
+// times the device-resident forward.
+CudaTiming time_cuda(CudaWork work, const Heads<float>& q, const Heads<float>& k, const Heads<float>& v,
+                     const Eigen::MatrixXd& w, const AttentionConfig& config, int repeats);
 
 }  // namespace favorlab

@@ -1,4 +1,7 @@
-// Device discovery and the process-wide cuBLAS handle (cuda_support.cuh, cuda_kernels.hpp).
+// Device discovery, the process-wide cuBLAS handle and the count of device bytes held (cuda_support.cuh,
+// cuda_kernels.hpp).
+#include <algorithm>
+#include <cstdint>
 #include <mutex>
 
 #include "attention/cuda/cuda_kernels.hpp"
@@ -24,6 +27,54 @@ bool cuda_device_present(std::string& reason) {
   reason = std::string("CUDA device 0: ") + properties.name + " (compute capability " +
            std::to_string(properties.major) + "." + std::to_string(properties.minor) + ")";
   return true;
+}
+
+namespace {
+struct DeviceBytes {
+  std::mutex mutex;
+  std::size_t live = 0, peak = 0;
+};
+DeviceBytes& device_bytes() {
+  static DeviceBytes bytes;
+  return bytes;
+}
+}  // namespace
+
+void keep_freed_device_memory() {
+  static std::once_flag once;
+  std::call_once(once, [] {  // a throw leaves the flag unset, so the next buffer tries again
+    int device = 0;
+    check_cuda(cudaGetDevice(&device), "cudaGetDevice");
+    cudaMemPool_t pool = nullptr;
+    check_cuda(cudaDeviceGetDefaultMemPool(&pool, device), "cudaDeviceGetDefaultMemPool");
+    std::uint64_t keep_all = UINT64_MAX;
+    check_cuda(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep_all), "cudaMemPoolSetAttribute");
+  });
+}
+
+void count_device_bytes(std::size_t bytes, bool allocated) {
+  DeviceBytes& b = device_bytes();
+  const std::lock_guard<std::mutex> lock(b.mutex);
+  b.live = allocated ? b.live + bytes : b.live - std::min(bytes, b.live);
+  b.peak = std::max(b.peak, b.live);
+}
+
+std::size_t device_live_bytes() {
+  DeviceBytes& b = device_bytes();
+  const std::lock_guard<std::mutex> lock(b.mutex);
+  return b.live;
+}
+
+std::size_t device_peak_bytes() {
+  DeviceBytes& b = device_bytes();
+  const std::lock_guard<std::mutex> lock(b.mutex);
+  return b.peak;
+}
+
+void reset_device_peak() {
+  DeviceBytes& b = device_bytes();
+  const std::lock_guard<std::mutex> lock(b.mutex);
+  b.peak = b.live;
 }
 
 cublasHandle_t cublas_handle() {

@@ -4,7 +4,10 @@
 // stacked: q is heads×lq×d, k is heads×lk×d, v is heads×lk×dv, w is m×d, out is heads×lq×dv. Each call copies in, computes
 // on the current device, copies out, and throws std::runtime_error with the CUDA or cuBLAS error text on failure.
 // Inputs are assumed valid (the wrapper ran check_attention_inputs).
+// The time_* functions upload once, then time the device-resident forward (time_forward in cuda_support.cuh).
+#include <cstddef>
 #include <string>
+#include <vector>
 
 namespace favorlab::cuda_detail {
 
@@ -26,12 +29,35 @@ struct FavorOptions {
   float input_scale = 1;        // d^{-1/4}, computed by the caller exactly as the CPU does
 };
 
+// What time_forward measured: device seconds of each timed repeat, the device bytes one forward allocated above the
+// inputs (output included; favorlab's buffers only, not cuBLAS's workspace), and the output's first entry.
+struct DeviceTiming {
+  std::vector<double> seconds;
+  std::size_t peak_bytes = 0;
+  float first = 0;
+};
+
 void favor_attention_device(const Shape& shape, const FavorOptions& options, const float* q, const float* k,
                             const float* v, const float* w, float* out);
+
+DeviceTiming time_favor_device(const Shape& shape, const FavorOptions& options, const float* q, const float* k,
+                               const float* v, const float* w, int repeats);
+
+// The floor of bidirectional FAVOR: its four products alone, batched over heads as favor_attention_device does them
+// (P_q = Q Wᵀ, P_k = K Wᵀ, S = P_kᵀ [V, 1], N = P_q S), m feature columns, with no feature map, scaling or division;
+// [V, 1] is built before the timing.
+DeviceTiming time_favor_products_device(const Shape& shape, int m, const float* q, const float* k, const float* v,
+                                        const float* w, int repeats);
+
+// The floor of any attention layer on the device: the output is a copy of V (device to device).
+DeviceTiming time_copy_device(const Shape& shape, const float* v, int repeats);
 
 // Exact softmax attention; logit_scale = 1/√d, computed by the caller exactly as the CPU does.
 void exact_attention_device(const Shape& shape, bool causal, bool renormalize, float logit_scale, const float* q,
                             const float* k, const float* v, float* out);
+
+DeviceTiming time_exact_device(const Shape& shape, bool causal, bool renormalize, float logit_scale, const float* q,
+                               const float* k, const float* v, int repeats);
 
 // Whether a CUDA device can be used; `reason` says why not (or names device 0).
 bool cuda_device_present(std::string& reason);

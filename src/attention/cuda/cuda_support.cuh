@@ -1,5 +1,6 @@
 #pragma once
-// Shared by the CUDA sources: error checks that throw, an owning device buffer, a cuBLAS handle, block reductions.
+// Shared by the CUDA sources: error checks that throw, an owning device buffer that counts the bytes it holds, a
+// cuBLAS handle, the timing of a device-resident forward, block reductions.
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
@@ -7,6 +8,8 @@
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+#include "attention/cuda/cuda_kernels.hpp"
 
 namespace favorlab::cuda_detail {
 
@@ -23,16 +26,42 @@ inline void check_cublas(cublasStatus_t status, const char* what) {
 // A kernel launch reports configuration errors at once and execution errors at the next synchronizing call.
 inline void check_launch(const char* kernel) { check_cuda(cudaGetLastError(), kernel); }
 
-// Owns count floats of device memory (freed on every exit path, so an exception never leaks).
+// Device bytes held by DeviceBuffers now, and the most held since reset_device_peak() (cuda_device.cu). The count is
+// of favorlab's own buffers: cuBLAS's internal workspace is not in it.
+void count_device_bytes(std::size_t bytes, bool allocated);
+std::size_t device_live_bytes();
+std::size_t device_peak_bytes();
+void reset_device_peak();
+
+// Makes the current device's default memory pool keep freed memory for reuse instead of returning it at the next
+// synchronization (once per process): after the first forward, a forward's buffers cost no cudaMalloc and no
+// implicit synchronization, as with any caching allocator.
+void keep_freed_device_memory();
+
+// Owns count floats of device memory (freed on every exit path, so an exception never leaks). Stream-ordered on the
+// default stream, where all of favorlab's device work runs in order.
 class DeviceBuffer {
  public:
   explicit DeviceBuffer(std::size_t count) : count_(count) {
-    if (count_ > 0) check_cuda(cudaMalloc(reinterpret_cast<void**>(&data_), count_ * sizeof(float)), "cudaMalloc");
+    if (count_ > 0) {
+      keep_freed_device_memory();
+      check_cuda(cudaMallocAsync(reinterpret_cast<void**>(&data_), count_ * sizeof(float), cudaStream_t{}),
+                 "cudaMallocAsync");
+      count_device_bytes(count_ * sizeof(float), true);
+    }
+  }
+  DeviceBuffer(DeviceBuffer&& other) noexcept : count_(other.count_), data_(other.data_) {
+    other.count_ = 0;
+    other.data_ = nullptr;
   }
   DeviceBuffer(const DeviceBuffer&) = delete;
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(DeviceBuffer&&) = delete;
   ~DeviceBuffer() {
-    if (data_ != nullptr) cudaFree(data_);
+    if (data_ != nullptr) {
+      cudaFreeAsync(data_, cudaStream_t{});
+      count_device_bytes(count_ * sizeof(float), false);
+    }
   }
   float* get() const { return data_; }
   std::size_t size() const { return count_; }
@@ -63,6 +92,61 @@ inline void gemm_heads(cublasOperation_t op_a, cublasOperation_t op_b, int m, in
   check_cublas(cublasSgemmStridedBatched(cublas_handle(), op_a, op_b, m, n, k, &alpha, a, lda, stride_a, b, ldb,
                                          stride_b, &beta, c, ldc, stride_c, heads),
                "cublasSgemmStridedBatched");
+}
+
+// count floats copied from the host to a new device buffer.
+inline DeviceBuffer uploaded(const float* host, std::size_t count) {
+  DeviceBuffer buffer(count);
+  buffer.upload(host);
+  return buffer;
+}
+
+// A CUDA event, destroyed on every exit path.
+class DeviceEvent {
+ public:
+  DeviceEvent() { check_cuda(cudaEventCreate(&event_), "cudaEventCreate"); }
+  DeviceEvent(const DeviceEvent&) = delete;
+  DeviceEvent& operator=(const DeviceEvent&) = delete;
+  ~DeviceEvent() { cudaEventDestroy(event_); }
+  void record() { check_cuda(cudaEventRecord(event_), "cudaEventRecord"); }
+  // Seconds from `start` to this event (both recorded; waits for this one).
+  double seconds_since(const DeviceEvent& start) const {
+    check_cuda(cudaEventSynchronize(event_), "cudaEventSynchronize");
+    float ms = 0;
+    check_cuda(cudaEventElapsedTime(&ms, start.event_, event_), "cudaEventElapsedTime");
+    return 1e-3 * double(ms);
+  }
+
+ private:
+  cudaEvent_t event_ = nullptr;
+};
+
+// Times forward(), a device-resident computation that returns its output as a DeviceBuffer (inputs already on the
+// device): one untimed run first — the warm-up, which also gives the peak of device memory allocated above what was
+// held before it, output included — then `repeats` runs, each between two events on the default stream, so a
+// time is the device's wall time of the whole forward, its allocations included. `first` is the output's first
+// entry (the work stays observable, and a test compares it with attend_cuda's).
+template <class Forward>
+DeviceTiming time_forward(int repeats, Forward&& forward) {
+  DeviceTiming timing;
+  const std::size_t before = device_live_bytes();
+  reset_device_peak();
+  {
+    const DeviceBuffer out = forward();
+    check_cuda(cudaDeviceSynchronize(), "warm-up forward");
+    timing.peak_bytes = device_peak_bytes() - before;
+    if (out.size() > 0)
+      check_cuda(cudaMemcpy(&timing.first, out.get(), sizeof(float), cudaMemcpyDeviceToHost), "download");
+  }
+  DeviceEvent start, stop;
+  for (int r = 0; r < repeats; ++r) {
+    start.record();
+    const DeviceBuffer out = forward();
+    stop.record();
+    timing.seconds.push_back(stop.seconds_since(start));
+  }
+  check_cuda(cudaGetLastError(), "timed forward");
+  return timing;
 }
 
 // Grid size for a grid-stride loop over `count` items with `threads` per block.

@@ -111,10 +111,9 @@ __global__ void exact_attention_kernel(const float* q, const float* k, const flo
   }
 }
 
-}  // namespace
-
-void exact_attention_device(const Shape& s, bool causal, bool renormalize, float logit_scale, const float* q,
-                            const float* k, const float* v, float* out) {
+// The tiled kernel on device-resident q, k, v; returns the output (heads×lq×dv).
+DeviceBuffer exact_forward(const Shape& s, bool causal, bool renormalize, float logit_scale, const DeviceBuffer& q,
+                           const DeviceBuffer& k, const DeviceBuffer& v) {
   int device = 0, optin = 0;
   check_cuda(cudaGetDevice(&device), "cudaGetDevice");
   check_cuda(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device), "cudaDeviceGetAttribute");
@@ -129,19 +128,37 @@ void exact_attention_device(const Shape& s, bool causal, bool renormalize, float
   check_cuda(cudaFuncSetAttribute(exact_attention_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                   int(shared_bytes)),
              "cudaFuncSetAttribute");
-
-  const std::size_t heads = std::size_t(s.heads);
-  DeviceBuffer dq(heads * s.lq * s.d), dk(heads * s.lk * s.d), dv(heads * s.lk * s.dv), result(heads * s.lq * s.dv);
-  dq.upload(q);
-  dk.upload(k);
-  dv.upload(v);
+  DeviceBuffer result(std::size_t(s.heads) * s.lq * s.dv);
   const dim3 grid(unsigned((s.lq + kQueryTile - 1) / kQueryTile), unsigned(s.heads));
-  exact_attention_kernel<<<grid, kExactThreads, shared_bytes>>>(dq.get(), dk.get(), dv.get(), result.get(), s.lq,
-                                                                s.lk, s.d, s.dv, key_tile, logit_scale, causal,
+  exact_attention_kernel<<<grid, kExactThreads, shared_bytes>>>(q.get(), k.get(), v.get(), result.get(), s.lq, s.lk,
+                                                                s.d, s.dv, key_tile, logit_scale, causal,
                                                                 renormalize);
   check_launch("exact_attention_kernel");
-  result.download(out);
+  return result;
+}
+
+// The raw inputs on the device.
+struct ExactInputs {
+  DeviceBuffer q, k, v;
+  ExactInputs(const Shape& s, const float* qh, const float* kh, const float* vh)
+      : q(uploaded(qh, std::size_t(s.heads) * s.lq * s.d)),
+        k(uploaded(kh, std::size_t(s.heads) * s.lk * s.d)),
+        v(uploaded(vh, std::size_t(s.heads) * s.lk * s.dv)) {}
+};
+
+}  // namespace
+
+void exact_attention_device(const Shape& s, bool causal, bool renormalize, float logit_scale, const float* q,
+                            const float* k, const float* v, float* out) {
+  const ExactInputs in(s, q, k, v);
+  exact_forward(s, causal, renormalize, logit_scale, in.q, in.k, in.v).download(out);
   check_cuda(cudaGetLastError(), "exact_attention_device");
+}
+
+DeviceTiming time_exact_device(const Shape& s, bool causal, bool renormalize, float logit_scale, const float* q,
+                               const float* k, const float* v, int repeats) {
+  const ExactInputs in(s, q, k, v);
+  return time_forward(repeats, [&] { return exact_forward(s, causal, renormalize, logit_scale, in.q, in.k, in.v); });
 }
 
 }  // namespace favorlab::cuda_detail

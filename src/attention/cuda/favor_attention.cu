@@ -21,10 +21,6 @@ constexpr unsigned kScanThreads = 256; // prefix maximum
 __device__ std::size_t first_index() { return std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; }
 __device__ std::size_t grid_stride() { return std::size_t(blockDim.x) * gridDim.x; }
 
-__global__ void scale_kernel(float* x, std::size_t count, float factor) {
-  for (std::size_t i = first_index(); i < count; i += grid_stride()) x[i] *= factor;
-}
-
 // f of a generalized kernel, as apply_kernel_function in attention_features.cpp.
 __device__ float kernel_function(FeatureCode feature, float x) {
   switch (feature) {
@@ -245,23 +241,30 @@ void project(const float* u, const float* w, float* p, int rows, int d, int m, i
              (long long)rows * m, heads);
 }
 
+// S = K̃ᵀ [V, 1] (F×(dv+1) per head), then N = Q' S (lq×(dv+1) per head): the two products of bidirectional FAVOR.
+DeviceBuffer state_and_numerator(const Shape& s, int F, const float* v_ext, const float* fq, const float* fk) {
+  const int dv1 = s.dv + 1;
+  // Column-major Sᵀ = [V, 1]ᵀ K̃.
+  DeviceBuffer state(std::size_t(s.heads) * F * dv1);
+  gemm_heads(CUBLAS_OP_N, CUBLAS_OP_T, dv1, F, s.lk, v_ext, dv1, (long long)s.lk * dv1, fk, F, (long long)s.lk * F,
+             0.0f, state.get(), dv1, (long long)F * dv1, s.heads);
+  // Column-major Nᵀ = Sᵀ Q'ᵀ.
+  DeviceBuffer num(std::size_t(s.heads) * s.lq * dv1);
+  gemm_heads(CUBLAS_OP_N, CUBLAS_OP_N, dv1, s.lq, F, state.get(), dv1, (long long)F * dv1, fq, F,
+             (long long)s.lq * F, 0.0f, num.get(), dv1, (long long)s.lq * dv1, s.heads);
+  return num;
+}
+
 void bidirectional(const Shape& s, const FavorOptions& o, const DeviceBuffer& v_ext, DeviceBuffer& fq,
                    const DeviceBuffer& sq, DeviceBuffer& fk, const DeviceBuffer& sk, DeviceBuffer& out) {
-  const int F = o.columns, dv1 = s.dv + 1;
+  const int F = o.columns;
   DeviceBuffer top(std::size_t(s.heads));
   head_max_kernel<<<unsigned(s.heads), kRowThreads>>>(sk.get(), top.get(), s.lk);
   check_launch("head_max_kernel");
   scale_by_head_top_kernel<<<blocks_for(fk.size(), kThreads), kThreads>>>(fk.get(), sk.get(), top.get(), s.lk, F,
                                                                           fk.size());
   check_launch("scale_by_head_top_kernel");
-  // S = K̃ᵀ [V, 1] (F×(dv+1) per head): column-major Sᵀ = [V, 1]ᵀ K̃.
-  DeviceBuffer state(std::size_t(s.heads) * F * dv1);
-  gemm_heads(CUBLAS_OP_N, CUBLAS_OP_T, dv1, F, s.lk, v_ext.get(), dv1, (long long)s.lk * dv1, fk.get(), F,
-             (long long)s.lk * F, 0.0f, state.get(), dv1, (long long)F * dv1, s.heads);
-  // num = Q' S (lq×(dv+1) per head): column-major numᵀ = Sᵀ Q'ᵀ.
-  DeviceBuffer num(std::size_t(s.heads) * s.lq * dv1);
-  gemm_heads(CUBLAS_OP_N, CUBLAS_OP_N, dv1, s.lq, F, state.get(), dv1, (long long)F * dv1, fq.get(), F,
-             (long long)s.lq * F, 0.0f, num.get(), dv1, (long long)s.lq * dv1, s.heads);
+  const DeviceBuffer num = state_and_numerator(s, F, v_ext.get(), fq.get(), fk.get());
   bidirectional_output_kernel<<<blocks_for(out.size(), kThreads), kThreads>>>(
       num.get(), sq.get(), top.get(), out.get(), s.lq, s.dv, o.renormalize, out.size());
   check_launch("bidirectional_output_kernel");
@@ -329,49 +332,113 @@ void causal(const Shape& s, const FavorOptions& o, const DeviceBuffer& v_ext, De
   }
 }
 
+// [V, 1] (heads·lk rows of dv + 1): one product gives the numerator and the denominator D̂ (values_with_ones.hpp).
+__global__ void append_ones_kernel(const float* v, float* v_ext, int dv, std::size_t count) {
+  for (std::size_t i = first_index(); i < count; i += grid_stride()) {
+    const std::size_t row = i / std::size_t(dv + 1), c = i % std::size_t(dv + 1);
+    v_ext[i] = c == std::size_t(dv) ? 1.0f : v[row * std::size_t(dv) + c];
+  }
+}
+
+__global__ void scaled_copy_kernel(const float* x, float* y, std::size_t count, float factor) {
+  for (std::size_t i = first_index(); i < count; i += grid_stride()) y[i] = x[i] * factor;
+}
+
+DeviceBuffer with_ones(const Shape& s, const DeviceBuffer& v) {
+  DeviceBuffer v_ext(std::size_t(s.heads) * s.lk * (s.dv + 1));
+  append_ones_kernel<<<blocks_for(v_ext.size(), kThreads), kThreads>>>(v.get(), v_ext.get(), s.dv, v_ext.size());
+  check_launch("append_ones_kernel");
+  return v_ext;
+}
+
+DeviceBuffer scaled(const DeviceBuffer& x, float factor) {
+  DeviceBuffer y(x.size());
+  scaled_copy_kernel<<<blocks_for(x.size(), kThreads), kThreads>>>(x.get(), y.get(), x.size(), factor);
+  check_launch("scaled_copy_kernel");
+  return y;
+}
+
+// The raw inputs on the device: q heads×lq×d, k heads×lk×d, v heads×lk×dv, w m×d.
+struct DeviceInputs {
+  DeviceBuffer q, k, v, w;
+  DeviceInputs(const Shape& s, int m, const float* qh, const float* kh, const float* vh, const float* wh)
+      : q(uploaded(qh, std::size_t(s.heads) * s.lq * s.d)),
+        k(uploaded(kh, std::size_t(s.heads) * s.lk * s.d)),
+        v(uploaded(vh, std::size_t(s.heads) * s.lk * s.dv)),
+        w(uploaded(wh, std::size_t(m) * s.d)) {}
+};
+
+// φ of the raw rows X (heads × rows × d) and their log scales: U = X d^{-1/4} first, then U Wᵀ (the CPU's order of
+// rounding), then the feature map. U and U Wᵀ are freed on return, so a forward never holds both inputs' projections.
+struct Features {
+  DeviceBuffer values, log_scale;  // heads·rows × columns, heads·rows
+};
+
+Features features_of(const Shape& s, const FavorOptions& o, const DeviceBuffer& x, const DeviceBuffer& w, int rows) {
+  const std::size_t n = std::size_t(s.heads) * rows;
+  const DeviceBuffer u = scaled(x, o.input_scale);
+  DeviceBuffer p(o.m > 0 ? n * o.m : 0);
+  if (o.m > 0) project(u.get(), w.get(), p.get(), rows, s.d, o.m, s.heads);
+  Features f{DeviceBuffer(n * o.columns), DeviceBuffer(n)};
+  features_kernel<<<unsigned(n), kRowThreads>>>(u.get(), o.m > 0 ? p.get() : nullptr, f.values.get(),
+                                                f.log_scale.get(), s.d, o);
+  check_launch("features_kernel");
+  return f;
+}
+
+// The whole forward on device-resident inputs; returns the output (heads×lq×dv). Device memory it holds at most,
+// in floats per head (the [cuda] tests check this count): [V, 1] L(dv+1) and both feature sets 2L(F+1) throughout;
+// while the keys' features are formed also U_K (L d) and U_K Wᵀ (L m); afterwards the output L dv plus, causal, the
+// running maxima L, the state F(dv+1), a chunk's numerator C(dv+1) and scores C²; bidirectional, the state
+// F(dv+1), the numerator L(dv+1) and one maximum.
+DeviceBuffer favor_forward(const Shape& s, const FavorOptions& o, const DeviceInputs& in) {
+  const DeviceBuffer v_ext = with_ones(s, in.v);
+  Features fq = features_of(s, o, in.q, in.w, s.lq);
+  Features fk = features_of(s, o, in.k, in.w, s.lk);
+  DeviceBuffer result(std::size_t(s.heads) * s.lq * s.dv);
+  if (o.causal)
+    causal(s, o, v_ext, fq.values, fq.log_scale, fk.values, fk.log_scale, result);
+  else
+    bidirectional(s, o, v_ext, fq.values, fq.log_scale, fk.values, fk.log_scale, result);
+  return result;
+}
+
 }  // namespace
 
 void favor_attention_device(const Shape& s, const FavorOptions& o, const float* q, const float* k, const float* v,
                             const float* w, float* out) {
-  const std::size_t heads = std::size_t(s.heads), dv1 = std::size_t(s.dv) + 1;
-  // [V, 1]: one product gives the numerator and the denominator D̂ (values_with_ones.hpp).
-  std::vector<float> v_with_ones(heads * s.lk * dv1);
-  for (std::size_t r = 0; r < heads * s.lk; ++r) {
-    std::copy(v + r * s.dv, v + (r + 1) * s.dv, v_with_ones.begin() + std::ptrdiff_t(r * dv1));
-    v_with_ones[r * dv1 + s.dv] = 1.0f;
-  }
-  DeviceBuffer dq(heads * s.lq * s.d), dk(heads * s.lk * s.d), dv_ext(v_with_ones.size()),
-      dw(std::size_t(o.m) * s.d);
-  dq.upload(q);
-  dk.upload(k);
-  dv_ext.upload(v_with_ones.data());
-  dw.upload(w);
-  // U = X d^{-1/4} first, then U Wᵀ: the CPU's order of rounding.
-  scale_kernel<<<blocks_for(dq.size(), kThreads), kThreads>>>(dq.get(), dq.size(), o.input_scale);
-  check_launch("scale_kernel");
-  scale_kernel<<<blocks_for(dk.size(), kThreads), kThreads>>>(dk.get(), dk.size(), o.input_scale);
-  check_launch("scale_kernel");
-
-  DeviceBuffer pq(o.m > 0 ? heads * s.lq * o.m : 0), pk(o.m > 0 ? heads * s.lk * o.m : 0);
-  if (o.m > 0) {
-    project(dq.get(), dw.get(), pq.get(), s.lq, s.d, o.m, s.heads);
-    project(dk.get(), dw.get(), pk.get(), s.lk, s.d, o.m, s.heads);
-  }
-  DeviceBuffer fq(heads * s.lq * o.columns), fk(heads * s.lk * o.columns), sq(heads * s.lq), sk(heads * s.lk);
-  features_kernel<<<unsigned(heads * s.lq), kRowThreads>>>(dq.get(), o.m > 0 ? pq.get() : nullptr, fq.get(),
-                                                           sq.get(), s.d, o);
-  check_launch("features_kernel");
-  features_kernel<<<unsigned(heads * s.lk), kRowThreads>>>(dk.get(), o.m > 0 ? pk.get() : nullptr, fk.get(),
-                                                           sk.get(), s.d, o);
-  check_launch("features_kernel");
-
-  DeviceBuffer result(heads * s.lq * s.dv);
-  if (o.causal)
-    causal(s, o, dv_ext, fq, sq, fk, sk, result);
-  else
-    bidirectional(s, o, dv_ext, fq, sq, fk, sk, result);
-  result.download(out);  // synchronizes: a failed kernel reports here
+  const DeviceInputs in(s, o.m, q, k, v, w);
+  favor_forward(s, o, in).download(out);  // synchronizes: a failed kernel reports here
   check_cuda(cudaGetLastError(), "favor_attention_device");
+}
+
+DeviceTiming time_favor_device(const Shape& s, const FavorOptions& o, const float* q, const float* k, const float* v,
+                               const float* w, int repeats) {
+  const DeviceInputs in(s, o.m, q, k, v, w);
+  return time_forward(repeats, [&] { return favor_forward(s, o, in); });
+}
+
+DeviceTiming time_favor_products_device(const Shape& s, int m, const float* q, const float* k, const float* v,
+                                        const float* w, int repeats) {
+  const DeviceInputs in(s, m, q, k, v, w);
+  const DeviceBuffer v_ext = with_ones(s, in.v);
+  const std::size_t heads = std::size_t(s.heads);
+  return time_forward(repeats, [&] {
+    DeviceBuffer pq(heads * s.lq * m), pk(heads * s.lk * m);
+    project(in.q.get(), in.w.get(), pq.get(), s.lq, s.d, m, s.heads);
+    project(in.k.get(), in.w.get(), pk.get(), s.lk, s.d, m, s.heads);
+    return state_and_numerator(s, m, v_ext.get(), pq.get(), pk.get());
+  });
+}
+
+DeviceTiming time_copy_device(const Shape& s, const float* v, int repeats) {
+  const DeviceBuffer dv = uploaded(v, std::size_t(s.heads) * s.lk * s.dv);
+  return time_forward(repeats, [&] {
+    DeviceBuffer out(dv.size());
+    check_cuda(cudaMemcpyAsync(out.get(), dv.get(), dv.size() * sizeof(float), cudaMemcpyDeviceToDevice),
+               "cudaMemcpyAsync");
+    return out;
+  });
 }
 
 }  // namespace favorlab::cuda_detail
