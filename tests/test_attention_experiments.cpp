@@ -279,8 +279,35 @@ TEST_CASE("attention experiments and speed: a bad --backend, or cuda where it ca
     for (const char* experiment : {"attention-error", "redraw", "kernels", "layers", "speed"})
       check_bad_input(std::string(experiment) + " --quick --backend cuda --out r.json --quiet",
                       "--backend cuda: " + cuda.reason, dir, "r.json");
+    check_bad_input("reproduce --quick --backend cuda --out-dir rr --quiet", "--backend cuda: " + cuda.reason, dir,
+                    "rr");
   }
+  check_bad_input("reproduce --quick --backend tpu --out-dir rr --quiet", "--backend must be cpu or cuda", dir, "rr");
   check_bad_input("speed --backend cuda --thread-counts 1,2 --out r.json --quiet", "--thread-counts", dir, "r.json");
+  fs::remove_all(dir);
+}
+
+TEST_CASE("the attention experiments run on the GPU at a tiny size and say so", "[attention-experiments][cli][cuda]") {
+  const CudaAvailability cuda = cuda_available();
+  if (!cuda.available) {
+    WARN("SKIPPED: CUDA backend unavailable: " << cuda.reason);
+    return;
+  }
+  const auto dir = scratch_dir("attention-gpu");
+  for (const std::string args :
+       {"attention-error --L 64 --d 8 --m-values 8,16 --trials 4", "redraw --L 64 --d 8 --m 8 --trials 40 --groups 4 "
+        "--k-values 1,2,4", "kernels --kernels relu,trig,positive --scales 0.5,2 --L 32 --d 4 --m 8 --trials 2",
+        "layers --layers 2 --width 8 --heads 2 --L 16 --m 8 --trials 2"}) {
+    const auto run = run_cli(args + " --backend cuda --quiet --out r.json", dir);
+    INFO(args << "\nstderr: " << run.err);
+    REQUIRE(run.status == 0);
+    const auto doc = nlohmann::json::parse(read_text(dir / "r.json"));
+    CHECK(doc["params"]["backend"] == "cuda");
+    CHECK(doc["params"]["cuda_device"] == cuda.reason);
+    CHECK(doc["provenance"]["backend"] == "cuda");
+    CHECK(!doc["rows"].empty());
+    fs::remove(dir / "r.json");
+  }
   fs::remove_all(dir);
 }
 

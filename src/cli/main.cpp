@@ -1,4 +1,5 @@
-// favorlab — command line entry: `favorlab <experiment> [options]`, `favorlab list`, `favorlab reproduce [--quick]`,
+// favorlab — command line entry: `favorlab <experiment> [options]`, `favorlab list`,
+// `favorlab reproduce [--quick] [--backend cpu|cuda]`,
 // `favorlab --version`. Bad input: one line on stderr, exit status 2, no result file written.
 #include <CLI/CLI.hpp>
 #include <Eigen/Core>
@@ -7,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "attention/backend.hpp"
 #include "cli/attend_command.hpp"
 #include "cli/run_experiment.hpp"
 #include "io/atomic_file.hpp"
@@ -71,6 +73,10 @@ int main(int argc, char** argv) {
   reproduce->add_option("--out-dir", out_dir, "Directory for the result files and figures/")->capture_default_str();
   reproduce->add_flag("--no-figures", no_figures, "Skip the PNG figures");
   reproduce->add_flag("--quiet", reproduce_options.quiet, "No progress output");
+  std::string reproduce_backend = "cpu";
+  reproduce->add_option("--backend", reproduce_backend,
+                        "cpu, or cuda: the experiments that take --backend run their attention on the GPU")
+      ->capture_default_str();
 
   fl::AttendOptions attend_options;
   auto* attend = app.add_subcommand("attend", "Run one attention mechanism on .npy Q, K, V; write the output as .npy");
@@ -117,8 +123,12 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (reproduce->parsed()) {
+      fl::require_backend(fl::parse_backend(reproduce_backend));  // before any work
       std::filesystem::create_directories(out_dir);
-      for (auto& e : fl::make_experiments()) {  // fresh objects: every option at its default
+      for (auto& e : fl::make_experiments()) {  // fresh objects: every option at its default, but --backend
+        CLI::App options;
+        e->add_options(options);
+        if (options.get_option_no_throw("--backend") != nullptr) options.parse({reproduce_backend, "--backend"});
         fl::CommonOptions o = reproduce_options;
         o.out = (std::filesystem::path(out_dir) / (e->name() + ".json")).string();
         fl::run_experiment(*e, o);
