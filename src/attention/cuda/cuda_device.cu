@@ -40,16 +40,21 @@ DeviceBytes& device_bytes() {
 }
 }  // namespace
 
-void keep_freed_device_memory() {
+bool pooled_device_memory() {
   static std::once_flag once;
+  static bool pooled = false;
   std::call_once(once, [] {  // a throw leaves the flag unset, so the next buffer tries again
-    int device = 0;
+    int device = 0, supported = 0;
     check_cuda(cudaGetDevice(&device), "cudaGetDevice");
+    check_cuda(cudaDeviceGetAttribute(&supported, cudaDevAttrMemoryPoolsSupported, device), "cudaDeviceGetAttribute");
+    if (supported == 0) return;
     cudaMemPool_t pool = nullptr;
     check_cuda(cudaDeviceGetDefaultMemPool(&pool, device), "cudaDeviceGetDefaultMemPool");
     std::uint64_t keep_all = UINT64_MAX;
     check_cuda(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep_all), "cudaMemPoolSetAttribute");
+    pooled = true;
   });
+  return pooled;
 }
 
 void count_device_bytes(std::size_t bytes, bool allocated) {

@@ -33,24 +33,27 @@ std::size_t device_live_bytes();
 std::size_t device_peak_bytes();
 void reset_device_peak();
 
-// Makes the current device's default memory pool keep freed memory for reuse instead of returning it at the next
-// synchronization (once per process): after the first forward, a forward's buffers cost no cudaMalloc and no
-// implicit synchronization, as with any caching allocator.
-void keep_freed_device_memory();
+// Whether DeviceBuffers come from the device's stream-ordered memory pool (cudaMallocAsync). The first call (once
+// per process) checks that the device supports pools and makes the default pool keep freed memory for reuse instead of
+// returning it at the next synchronization: after the first forward, a forward's buffers then cost no cudaMalloc and
+// no implicit synchronization, as with any caching allocator. Without pool support, plain cudaMalloc/cudaFree.
+bool pooled_device_memory();
 
-// Owns count floats of device memory (freed on every exit path, so an exception never leaks). Stream-ordered on the
-// default stream, where all of favorlab's device work runs in order.
+// Owns count floats of device memory (freed on every exit path, so an exception never leaks). Pooled buffers are
+// stream-ordered on the default stream, where all of favorlab's device work runs in order.
 class DeviceBuffer {
  public:
-  explicit DeviceBuffer(std::size_t count) : count_(count) {
+  explicit DeviceBuffer(std::size_t count) : count_(count), pooled_(count > 0 && pooled_device_memory()) {
     if (count_ > 0) {
-      keep_freed_device_memory();
-      check_cuda(cudaMallocAsync(reinterpret_cast<void**>(&data_), count_ * sizeof(float), cudaStream_t{}),
-                 "cudaMallocAsync");
+      void** where = reinterpret_cast<void**>(&data_);
+      if (pooled_)
+        check_cuda(cudaMallocAsync(where, count_ * sizeof(float), cudaStream_t{}), "cudaMallocAsync");
+      else
+        check_cuda(cudaMalloc(where, count_ * sizeof(float)), "cudaMalloc");
       count_device_bytes(count_ * sizeof(float), true);
     }
   }
-  DeviceBuffer(DeviceBuffer&& other) noexcept : count_(other.count_), data_(other.data_) {
+  DeviceBuffer(DeviceBuffer&& other) noexcept : count_(other.count_), pooled_(other.pooled_), data_(other.data_) {
     other.count_ = 0;
     other.data_ = nullptr;
   }
@@ -59,7 +62,10 @@ class DeviceBuffer {
   DeviceBuffer& operator=(DeviceBuffer&&) = delete;
   ~DeviceBuffer() {
     if (data_ != nullptr) {
-      cudaFreeAsync(data_, cudaStream_t{});
+      if (pooled_)
+        cudaFreeAsync(data_, cudaStream_t{});
+      else
+        cudaFree(data_);
       count_device_bytes(count_ * sizeof(float), false);
     }
   }
@@ -77,6 +83,7 @@ class DeviceBuffer {
 
  private:
   std::size_t count_;
+  bool pooled_;
   float* data_ = nullptr;
 };
 
