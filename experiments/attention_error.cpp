@@ -6,6 +6,7 @@
 // same inputs (stats/paired_check.hpp: t test of log-MSE differences, Bonferroni over the m values):
 //   1. orthogonal below iid, per feature map and mode;
 //   2. positive below trig, per coupling and mode.
+// --backend cuda: every forward, FAVOR and exact, on the GPU in float32 (backend_option.hpp).
 #include <algorithm>
 #include <cmath>
 #include <map>

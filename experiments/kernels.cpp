@@ -9,6 +9,7 @@
 // Checks: positive/hyperbolic/regularized features give D̂ > 0 everywhere (FAVOR+: positive features, positive
 // denominators); trig gives non-positive denominators at some scale (the paper's warning); outputs free of NaN/Inf
 // for every kernel (reported kernel by kernel: Fig. 16 shows kernels whose training stopped with NaN).
+// --backend cuda: denominators and outputs, FAVOR and exact, from the GPU in float32 (backend_option.hpp).
 #include <algorithm>
 #include <cmath>
 #include <limits>

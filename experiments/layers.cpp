@@ -10,6 +10,7 @@
 // "local" error of layer n alone (FAVOR layer n applied to the exact input of layer n), mean ± std.
 // Check: the error after the last layer exceeds the error after one layer (paired over draws, one-sided t test);
 // the fitted per-layer growth factor exp(slope of ln error against n) is reported.
+// --backend cuda: each layer's attention on the GPU in float32, the rest of the layer in double (backend_option.hpp).
 #include <boost/math/distributions/students_t.hpp>
 
 #include <cmath>

@@ -14,6 +14,7 @@
 //   3. "no bias remains (B = 0)": one-sided, violated when B̂ is significantly positive — the renormalized output is a
 //      ratio of unbiased estimates, biased at O(1/m);
 // and, with both positive and trig, 4. "positive below trig draw by draw" (paired over the same W; paired_check.hpp).
+// --backend cuda: every forward, FAVOR and exact, on the GPU in float32 (backend_option.hpp).
 #include <algorithm>
 #include <cmath>
 #include <sstream>
