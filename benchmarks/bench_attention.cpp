@@ -109,25 +109,18 @@ void BM_ProjectionDense(benchmark::State& state) {
 }
 BENCHMARK(BM_ProjectionDense)->Arg(64)->Arg(256)->Arg(1024);
 
-void BM_ProjectionHadamard(benchmark::State& state) {
+// A structured projection (HadamardProjection, GivensProjection) applied without forming W.
+template <class Projection>
+void BM_ProjectionStructured(benchmark::State& state) {
   const int d = int(state.range(0));
   PhiloxStream rng(2021, 7, 0);
-  const HadamardProjection h = HadamardProjection::draw(d, d, RowNorms::chi, rng);
+  const Projection p = Projection::draw(d, d, RowNorms::chi, rng);
   const Eigen::MatrixXd x = gaussian_input(d, kBlock, 1.0, 2021, 8, 0);
-  for (auto _ : state) benchmark::DoNotOptimize(h.apply(x).data());
+  for (auto _ : state) benchmark::DoNotOptimize(p.apply(x).data());
   set_flops(state, 2.0 * d * d * kBlock);  // dense-equivalent, for comparison
 }
-BENCHMARK(BM_ProjectionHadamard)->Arg(64)->Arg(256)->Arg(1024);
-
-void BM_ProjectionGivens(benchmark::State& state) {
-  const int d = int(state.range(0));
-  PhiloxStream rng(2021, 7, 0);
-  const GivensProjection g = GivensProjection::draw(d, d, RowNorms::chi, rng);
-  const Eigen::MatrixXd x = gaussian_input(d, kBlock, 1.0, 2021, 8, 0);
-  for (auto _ : state) benchmark::DoNotOptimize(g.apply(x).data());
-  set_flops(state, 2.0 * d * d * kBlock);  // dense-equivalent, for comparison
-}
-BENCHMARK(BM_ProjectionGivens)->Arg(64)->Arg(256)->Arg(1024);
+BENCHMARK_TEMPLATE(BM_ProjectionStructured, HadamardProjection)->Arg(64)->Arg(256)->Arg(1024);
+BENCHMARK_TEMPLATE(BM_ProjectionStructured, GivensProjection)->Arg(64)->Arg(256)->Arg(1024);
 
 // One head at L = 4096.
 constexpr int kL = 4096;

@@ -17,10 +17,12 @@
 
 #include "attention/attend.hpp"
 #include "attention/favor_error_sweep.hpp"
+#include "io/format_number.hpp"
 #include "io/npy.hpp"
 #include "io/npy_heads.hpp"
 #include "experiments/backend_option.hpp"
 #include "experiments/experiment.hpp"
+#include "experiments/softmax_estimator_options.hpp"
 #include "stats/paired_check.hpp"
 #include "stats/running_moments.hpp"
 
@@ -35,12 +37,6 @@ struct Arm {
   int m;
   auto key() const { return std::tuple{mode, static_cast<int>(coupling), static_cast<int>(features), m}; }
 };
-
-std::string number(double v) {
-  std::ostringstream s;
-  s << v;
-  return s.str();
-}
 
 class AttentionErrorExperiment final : public Experiment {
  public:
@@ -80,20 +76,9 @@ class AttentionErrorExperiment final : public Experiment {
                                                                : std::vector<int>{16, 32, 64, 128, 256});
     validate(L, ms);
     const Backend backend = backend_.checked();
-    std::vector<FeatureKind> features;
-    for (const auto& f : features_) {
-      features.push_back(parse_feature_kind(f));
-      if (!estimates_softmax(features.back()))
-        throw std::invalid_argument("--features: " + f +
-                                    " is a generalized kernel; attention-error compares softmax estimators (trig, "
-                                    "positive, hyperbolic, regularized)");
-    }
+    const std::vector<FeatureKind> features = parse_softmax_features(features_, name());
     std::vector<Coupling> couplings;
-    for (const auto& c : couplings_) {
-      couplings.push_back(parse_coupling(c));
-      if (couplings.back() != Coupling::iid && couplings.back() != Coupling::orthogonal)
-        throw std::invalid_argument("--couplings: attention-error compares iid and orthogonal, not " + c);
-    }
+    for (const auto& c : couplings_) couplings.push_back(parse_iid_or_orthogonal(c, "--couplings", name()));
     for (const auto& mode : modes_)
       if (mode != "bidirectional" && mode != "causal")
         throw std::invalid_argument("--modes: unknown mode " + mode + " (bidirectional, causal)");
@@ -255,7 +240,7 @@ class AttentionErrorExperiment final : public Experiment {
     if (couplings_.empty()) throw std::invalid_argument("--couplings needs at least one coupling");
     if (modes_.empty()) throw std::invalid_argument("--modes needs at least one mode");
     if (!(scale_ > 0) || !std::isfinite(scale_))
-      throw std::invalid_argument("--scale must be finite and > 0, got " + number(scale_));
+      throw std::invalid_argument("--scale must be finite and > 0, got " + format_number(scale_));
     if (!(alpha_ > 0 && alpha_ < 1)) throw std::invalid_argument("--alpha must lie in (0, 1)");
   }
 

@@ -20,18 +20,14 @@
 #include "attention/attention_projection.hpp"
 #include "attention/favor_error_sweep.hpp"
 #include "experiments/experiment.hpp"
+#include "experiments/softmax_estimator_options.hpp"
+#include "io/format_number.hpp"
 
 namespace favorlab {
 
 namespace {
 
 constexpr int kMaxL = 128;  // the matrices go into the JSON: keep the file small
-
-std::string number(double v) {
-  std::ostringstream s;
-  s << v;
-  return s.str();
-}
 
 struct MatrixSummary {
   double max_error = 0, mean_error = 0, row_sum_deviation = 0, min_entry = 0;
@@ -96,19 +92,9 @@ class AttentionMatrixExperiment final : public Experiment {
 
   Result run(const RunContext& ctx) override {
     validate();
-    std::vector<FeatureKind> features;
-    for (const auto& f : features_) {
-      features.push_back(parse_feature_kind(f));
-      if (!estimates_softmax(features.back()))
-        throw std::invalid_argument("--features: " + f +
-                                    " is a generalized kernel; attention-matrix compares softmax estimators");
-    }
+    const std::vector<FeatureKind> features = parse_softmax_features(features_, name());
     std::vector<Coupling> couplings;
-    for (const auto& c : couplings_) {
-      couplings.push_back(parse_coupling(c));
-      if (couplings.back() != Coupling::iid && couplings.back() != Coupling::orthogonal)
-        throw std::invalid_argument("--couplings: attention-matrix uses iid and orthogonal, not " + c);
-    }
+    for (const auto& c : couplings_) couplings.push_back(parse_iid_or_orthogonal(c, "--couplings", name()));
     Result result;
     result.experiment = name();
     result.params = Json{{"L", L_},         {"d", d_},
@@ -170,20 +156,20 @@ class AttentionMatrixExperiment final : public Experiment {
     result.checks.push_back({"Rows of the exact and renormalized FAVOR attention matrices sum to 1", where,
                              row_sum_bad > 0 ? "violated" : "holds", worst_row_sum,
                              std::to_string(matrices - row_sum_bad) + " of " + std::to_string(matrices) +
-                                 " matrices within " + number(tolerance_) + "; largest |row sum - 1| " +
-                                 number(worst_row_sum) + " (" + worst_row_label + ")"});
+                                 " matrices within " + format_number(tolerance_) + "; largest |row sum - 1| " +
+                                 format_number(worst_row_sum) + " (" + worst_row_label + ")"});
     if (signed_checked > 0)
       result.checks.push_back({"Positive-feature attention matrices have no negative entries", where,
                                signed_bad > 0 ? "violated" : "holds", most_negative_positive,
                                std::to_string(signed_checked - signed_bad) + " of " + std::to_string(signed_checked) +
                                    " non-trig matrices without a negative entry; smallest entry " +
-                                   number(most_negative_positive)});
+                                   format_number(most_negative_positive)});
     if (trig_matrices > 0)
       result.checks.push_back({"Trig-feature attention matrices can have negative entries", where,
                                trig_negative > 0 ? "holds" : "inconclusive", trig_min,
                                std::to_string(trig_negative) + " negative entries in " + std::to_string(trig_matrices) +
                                    " trig matrices (" + std::to_string(L_ * L_) + " entries each); smallest entry " +
-                                   number(trig_min) +
+                                   format_number(trig_min) +
                                    (trig_negative > 0 ? "" : "; none seen in this draw, which does not refute 'can'")});
     return result;
   }
@@ -215,9 +201,9 @@ class AttentionMatrixExperiment final : public Experiment {
     if (features_.empty()) throw std::invalid_argument("--features needs at least one feature map");
     if (couplings_.empty()) throw std::invalid_argument("--couplings needs at least one coupling");
     if (!(scale_ > 0) || !std::isfinite(scale_))
-      throw std::invalid_argument("--scale must be finite and > 0, got " + number(scale_));
+      throw std::invalid_argument("--scale must be finite and > 0, got " + format_number(scale_));
     if (!(tolerance_ > 0) || !std::isfinite(tolerance_))
-      throw std::invalid_argument("--row-sum-tolerance must be finite and > 0, got " + number(tolerance_));
+      throw std::invalid_argument("--row-sum-tolerance must be finite and > 0, got " + format_number(tolerance_));
   }
 
   int L_ = 64, d_ = 16, m_ = 64;

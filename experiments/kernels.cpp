@@ -23,6 +23,7 @@
 #include "attention/random_inputs.hpp"
 #include "experiments/backend_option.hpp"
 #include "experiments/experiment.hpp"
+#include "io/format_number.hpp"
 #include "mc/indexed_trials.hpp"
 #include "stats/running_moments.hpp"
 
@@ -192,7 +193,7 @@ class KernelsExperiment final : public Experiment {
         row["mse_draws"] = st.mse.count();
         result.rows.push_back(row);
 
-        const std::string where = c.label() + " at s=" + fmt(s);
+        const std::string where = c.label() + " at s=" + format_number(s);
         if (c.kind == FeatureKind::positive || c.kind == FeatureKind::hyperbolic ||
             c.kind == FeatureKind::regularized) {
           positive_bad += st.nonpositive;
@@ -232,7 +233,7 @@ class KernelsExperiment final : public Experiment {
       positive.status = "inconclusive";
       positive.detail = std::to_string(positive_nonfinite) + " NaN/Inf denominators" + positive_detail.str();
     } else {
-      positive.detail = "every denominator > 0; smallest " + fmt(positive_min) + " (statistic)";
+      positive.detail = "every denominator > 0; smallest " + format_number(positive_min) + " (statistic)";
     }
     result.checks.push_back(positive);
 
@@ -273,14 +274,9 @@ class KernelsExperiment final : public Experiment {
       throw std::invalid_argument(std::string("--kernels: ") + e.what());
     }
   }
-  static std::string fmt(double x) {
-    std::ostringstream s;
-    s << x;
-    return s.str();
-  }
   static std::string join(const std::vector<double>& v) {
     std::string out;
-    for (std::size_t i = 0; i < v.size(); ++i) out += (i ? "," : "") + fmt(v[i]);
+    for (std::size_t i = 0; i < v.size(); ++i) out += (i ? "," : "") + format_number(v[i]);
     return out;
   }
   void validate() const {

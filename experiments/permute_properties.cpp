@@ -39,8 +39,10 @@
 #include "attention/permute_similarity.hpp"
 #include "attention/random_inputs.hpp"
 #include "experiments/experiment.hpp"
+#include "io/format_number.hpp"
 #include "io/npy.hpp"
 #include "io/npy_heads.hpp"
+#include "stats/sample_quantile.hpp"
 
 namespace favorlab {
 
@@ -341,13 +343,13 @@ class PermutePropertiesExperiment final : public Experiment {
 
     const std::string scope = fname + " features, m'=" + std::to_string(columns) + ", d=" + std::to_string(d_) + ", " +
                               std::to_string(ctx.trials) + " draws of (pi, q, k)";
-    const std::string tol_text = "|diff|/(2 gamma_{m'+1} max sim) with 2 gamma = " + to_text(tol);
+    const std::string tol_text = "|diff|/(2 gamma_{m'+1} max sim) with 2 gamma = " + format_number(tol);
     for (int dim = 0; dim < 2; ++dim)
       for (int causal = 0; causal < 2; ++causal) {
         Tally t = shift[dim][causal];
         result.checks.push_back(t.check(
             "PF property 1: sim(i+t, j+t) = sim(i, j) (" + std::string(dim ? "2-D" : "1-D") + ", " +
-                (causal ? "causal r=" + to_text(r_) : std::string("bidirectional")) + ")",
+                (causal ? "causal r=" + format_number(r_) : std::string("bidirectional")) + ")",
             scope + (dim ? ", grid " + std::to_string(W) + "x" + std::to_string(H) : ", positions < " + std::to_string(P)) +
                 ", content shift-copied",
             tol_text));
@@ -358,9 +360,9 @@ class PermutePropertiesExperiment final : public Experiment {
     result.checks.push_back(bound.check("PF property 2: sim(i, j) <= |phi(q)| |phi(k)| (no blow-up with position)",
                                         scope + ", positions up to " + std::to_string(longest - 1),
                                         "(sim/(|phi q||phi k|) - 1)/(2 gamma_{m'+2}); max sim/norms = " +
-                                            to_text(max_ratio)));
+                                            format_number(max_ratio)));
     result.checks.push_back(positive.check("PF property 3: sim > 0", scope + " (double)",
-                                           "indicator (2 = non-positive); min sim = " + to_text(min_sim)));
+                                           "indicator (2 = non-positive); min sim = " + format_number(min_sim)));
     const char* names[2] = {"a pi of order 60", "the random pi"};
     for (int which = 0; which < 2; ++which) {
       result.checks.push_back(period_equal[which].check(
@@ -432,7 +434,7 @@ class PermutePropertiesExperiment final : public Experiment {
     result.rows.push_back(Json{{"kind", "naive_overflow"}, {"features", fname}, {"r", r_}, {"first_infinite_j", naive}});
     result.checks.push_back(tally.check(
         "PF property 2: causal float32 output finite and sum_j sim(i, j) <= |phi(q_i)| max|phi(k)| / (1 - r)",
-        fname + " features, m'=" + std::to_string(columns) + ", r=" + to_text(r_) + ", chunk " +
+        fname + " features, m'=" + std::to_string(columns) + ", r=" + format_number(r_) + ", chunk " +
             std::to_string(chunk_) + ", L up to " + std::to_string(s.lengths.back()) +
             " (a naive r^-j is infinite in float32 from j=" + std::to_string(naive) + ")",
         "(ratio to bound - 1)/allowance, allowance (m' + 2 chunk + 8) u_float"));
@@ -484,7 +486,7 @@ class PermutePropertiesExperiment final : public Experiment {
               run_favor();
             }
           }
-          const double tf = median(favor), tp = median(permute), ratio = tp / tf;
+          const double tf = sample_median(favor), tp = sample_median(permute), ratio = tp / tf;
           result.rows.push_back(Json{{"kind", "overhead"},
                                      {"mode", causal ? "causal" : "bidirectional"},
                                      {"L", L},
@@ -502,7 +504,7 @@ class PermutePropertiesExperiment final : public Experiment {
     for (int causal = 0; causal < 2; ++causal)
       if (tally[causal].points > 0) {
         Check c = tally[causal].check(
-            "PF: as fast as Performer, time ratio <= " + to_text(overhead_target_) + " at m = 256 (" +
+            "PF: as fast as Performer, time ratio <= " + format_number(overhead_target_) + " at m = 256 (" +
                 (causal ? "causal" : "bidirectional") + ")",
             "positive features, float32, d=" + std::to_string(overhead_d_) + ", one thread, median of " +
                 std::to_string(s.repeats) + " interleaved runs",
@@ -512,16 +514,7 @@ class PermutePropertiesExperiment final : public Experiment {
       }
   }
 
-  static double median(std::vector<double> t) {
-    std::sort(t.begin(), t.end());
-    return t[t.size() / 2];
-  }
 
-  static std::string to_text(double x) {
-    std::ostringstream s;
-    s << x;
-    return s.str();
-  }
 
   // 0, 1, 2, 3, then roughly geometric up to `top` (inclusive).
   static std::vector<std::int64_t> spread(std::int64_t top) {
@@ -564,7 +557,7 @@ class PermutePropertiesExperiment final : public Experiment {
     if (m_ % 2 != 0)
       throw std::invalid_argument("--m must be even (2-D halves for pi_x and pi_y), got " + std::to_string(m_));
     if (m_ < 12) throw std::invalid_argument("--m must be at least 12 (the order-60 permutation), got " + std::to_string(m_));
-    if (!(r_ > 0 && r_ < 1)) throw std::invalid_argument("--r must lie in (0, 1), got " + to_text(r_));
+    if (!(r_ > 0 && r_ < 1)) throw std::invalid_argument("--r must lie in (0, 1), got " + format_number(r_));
     if (features_.empty()) throw std::invalid_argument("--features needs at least one feature map");
     for (const auto& f : features_)
       if (!positive_feature_kind(parse_feature_kind(f)))

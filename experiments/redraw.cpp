@@ -26,6 +26,8 @@
 #include "attention/favor_error_sweep.hpp"
 #include "experiments/backend_option.hpp"
 #include "experiments/experiment.hpp"
+#include "experiments/softmax_estimator_options.hpp"
+#include "io/format_number.hpp"
 #include "stats/bias_variance.hpp"
 #include "stats/clopper_pearson.hpp"
 #include "stats/edgeworth.hpp"
@@ -39,11 +41,6 @@ namespace {
 
 constexpr int kJackknifeBlocks = 20;
 
-std::string number(double v) {
-  std::ostringstream s;
-  s << v;
-  return s.str();
-}
 Json finite_or_null(double v) { return std::isfinite(v) ? Json(v) : Json(nullptr); }
 
 struct GroupFigures {
@@ -105,15 +102,8 @@ class RedrawExperiment final : public Experiment {
     validate(groups, ctx.trials);
     const Backend backend = backend_.checked();
     const int threads = host_threads_for(backend, ctx.threads);  // loops of forwards: one host thread drives a GPU
-    std::vector<FeatureKind> features;
-    for (const auto& f : features_) {
-      features.push_back(parse_feature_kind(f));
-      if (!estimates_softmax(features.back()))
-        throw std::invalid_argument("--features: " + f + " is a generalized kernel; redraw studies softmax estimators");
-    }
-    const Coupling coupling = parse_coupling(coupling_);
-    if (coupling != Coupling::iid && coupling != Coupling::orthogonal)
-      throw std::invalid_argument("--coupling: redraw uses iid or orthogonal, not " + coupling_);
+    const std::vector<FeatureKind> features = parse_softmax_features(features_, name());
+    const Coupling coupling = parse_iid_or_orthogonal(coupling_, "--coupling", name());
     const std::int64_t N = ctx.trials;
     Result result;
     result.experiment = name();
@@ -305,13 +295,13 @@ class RedrawExperiment final : public Experiment {
       ClaimCheck unbiased("Redrawing: no bias remains after averaging (renormalized FAVOR output unbiased, B = 0)",
                           where + ", jackknife SE over " + std::to_string(kJackknifeBlocks) + " blocks", alpha_, 1,
                           ClaimCheck::Sides::upper);
-      unbiased.judge({bv.bias_sq, 0, bias_se, 0, 0, bv.draws, nonfinite_draws, "B=" + number(bv.bias_sq)});
+      unbiased.judge({bv.bias_sq, 0, bias_se, 0, 0, bv.draws, nonfinite_draws, "B=" + format_number(bv.bias_sq)});
       result.checks.push_back(unbiased.result());
-      Check unlucky_check{"Redrawing: fraction of unlucky draws (MSE > " + number(unlucky_factor_) + " x median)",
+      Check unlucky_check{"Redrawing: fraction of unlucky draws (MSE > " + format_number(unlucky_factor_) + " x median)",
                           where, "holds", static_cast<double>(unlucky) / static_cast<double>(N),
                           std::to_string(unlucky) + " of " + std::to_string(N) + " draws; Clopper-Pearson interval [" +
-                              number(ci.lower) + ", " + number(ci.upper) + "] at level " + number(1 - alpha_) +
-                              "; worst/median " + number(have ? sorted.back() / median : NAN) +
+                              format_number(ci.lower) + ", " + format_number(ci.upper) + "] at level " + format_number(1 - alpha_) +
+                              "; worst/median " + format_number(have ? sorted.back() / median : NAN) +
                               " (a measurement, not a claim: status is always holds)"};
       result.checks.push_back(unlucky_check);
     }
@@ -345,9 +335,9 @@ class RedrawExperiment final : public Experiment {
     for (int k : ks_)
       if (k < 1) throw std::invalid_argument("--k-values must be at least 1, got " + std::to_string(k));
     if (!(unlucky_factor_ > 1) || !std::isfinite(unlucky_factor_))
-      throw std::invalid_argument("--unlucky-factor must be finite and > 1, got " + number(unlucky_factor_));
+      throw std::invalid_argument("--unlucky-factor must be finite and > 1, got " + format_number(unlucky_factor_));
     if (!(scale_ > 0) || !std::isfinite(scale_))
-      throw std::invalid_argument("--scale must be finite and > 0, got " + number(scale_));
+      throw std::invalid_argument("--scale must be finite and > 0, got " + format_number(scale_));
     if (!(alpha_ > 0 && alpha_ < 1)) throw std::invalid_argument("--alpha must lie in (0, 1)");
   }
 

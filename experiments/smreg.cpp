@@ -19,6 +19,7 @@
 
 #include "experiments/estimator_grid.hpp"
 #include "experiments/experiment.hpp"
+#include "io/format_number.hpp"
 #include "kernels/error_moments.hpp"
 #include "kernels/smreg_ratio.hpp"
 #include "kernels/theorem1_bound.hpp"
@@ -38,14 +39,7 @@ namespace {
 // ~1e-12 only at ‖z‖ = 0.01, where both forms are evaluated by positive-term series).
 constexpr double kRatioTolerance = 1e-10;
 
-std::string fmt(double v) {
-  std::ostringstream s;
-  s.precision(6);
-  s << v;
-  return s.str();
-}
-
-std::string point_at(int d, double z_norm) { return "d=" + std::to_string(d) + ", |z|=" + fmt(z_norm); }
+std::string point_at(int d, double z_norm) { return "d=" + std::to_string(d) + ", |z|=" + format_number(z_norm); }
 
 struct SmregOptions {
   std::vector<int> dims{2, 4, 8, 16, 32, 64, 128, 256};
@@ -66,7 +60,7 @@ struct SmregOptions {
     if (m <= 0) throw std::invalid_argument("--m must be positive, got " + std::to_string(m));
     if (!(alpha > 0 && alpha < 1)) throw std::invalid_argument("--alpha must lie in (0, 1)");
     for (double c : bounds) {
-      if (!std::isfinite(c) || c < 1) throw std::invalid_argument("--C values must be finite and >= 1, got " + fmt(c));
+      if (!std::isfinite(c) || c < 1) throw std::invalid_argument("--C values must be finite and >= 1, got " + format_number(c));
       validate_ratio_z_norm(theorem1_max_z_norm(c), "--C (as the largest |z| = 2 sqrt(ln C))");
     }
   }
@@ -224,11 +218,11 @@ class SmregExperiment final : public Experiment {
       const double log_exact = log_smreg_ratio_exact(z, d), log_series = log_smreg_ratio_series(z, d);
       const double gap = smreg_ratio_gap(z, d);
       const bool extra = std::find(o_.dims.begin(), o_.dims.end(), d) == o_.dims.end();
-      compare(log_exact, log_series, gap, "bound C=" + fmt(c) + ", " + point_at(d, z), !extra);
+      compare(log_exact, log_series, gap, "bound C=" + format_number(c) + ", " + point_at(d, z), !extra);
       const double d_gap = d * gap;
       if (d_gap > 2 && first_above == 0) first_above = d;
       last_gap = d_gap;
-      seq << (seq.tellp() > 0 ? ", " : "") << "d=" << d << ": " << fmt(d_gap);
+      seq << (seq.tellp() > 0 ? ", " : "") << "d=" << d << ": " << format_number(d_gap);
       rows.push_back(Json{{"kind", "bound"},
                           {"C", c},
                           {"d", d},
@@ -249,18 +243,18 @@ class SmregExperiment final : public Experiment {
     }
     Check check;
     check.claim = "Theorem 1: inf SMREG/SM >= 1 - 2/d + o(1/d) when ||A||_inf <= C";
-    check.where = "C=" + fmt(c) + " (entries SM(x,x), SM(y,y), SM(x,y) <= C, so |z| <= 2 sqrt(ln C) = " + fmt(z) +
+    check.where = "C=" + format_number(c) + " (entries SM(x,x), SM(y,y), SM(x,y) <= C, so |z| <= 2 sqrt(ln C) = " + format_number(z) +
                   "); infimum at that |z|";
     // lim d(1 − inf ratio) = (2 ln C)² exactly (theorem1_bound.hpp), approached from below; the claim is that limit ≤ 2.
     check.status = limit > 2 * (1 + kRatioTolerance) ? "violated" : "holds";
     check.statistic = limit - 2;
     std::ostringstream s;
-    s << "d(1 - inf ratio): " << seq.str() << "; limit d -> inf is (2 ln C)^2 = " << fmt(limit)
+    s << "d(1 - inf ratio): " << seq.str() << "; limit d -> inf is (2 ln C)^2 = " << format_number(limit)
       << " against the claimed 2 (statistic = limit - 2); d(1 - inf ratio) <= (2 ln C)^2 at every d";
     if (limit > 2)
-      s << "; the claim fails for C > exp(1/sqrt 2) = " << fmt(theorem1_critical_c()) << ": "
+      s << "; the claim fails for C > exp(1/sqrt 2) = " << format_number(theorem1_critical_c()) << ": "
         << (first_above ? "the computed sequence exceeds 2 from d=" + std::to_string(first_above)
-                        : "the computed sequence has not yet passed 2 (largest d: " + fmt(last_gap) + ")");
+                        : "the computed sequence has not yet passed 2 (largest d: " + format_number(last_gap) + ")");
     else
       s << "; stays below 2 at every d";
     check.detail = s.str();
@@ -270,10 +264,10 @@ class SmregExperiment final : public Experiment {
   static Check series_check(const Tally& t) {
     Check c;
     c.claim = "eq. 30: the Poisson series of SMREG/SM equals the Bessel closed form";
-    c.where = std::to_string(t.compared) + " points (ratio and bound rows); relative tolerance " + fmt(kRatioTolerance);
+    c.where = std::to_string(t.compared) + " points (ratio and bound rows); relative tolerance " + format_number(kRatioTolerance);
     c.status = t.discrepancy.value > kRatioTolerance ? "violated" : t.unavailable > 0 ? "inconclusive" : "holds";
     c.statistic = t.discrepancy.value;
-    c.detail = "largest |log ratio_exact - log ratio_series| = " + fmt(t.discrepancy.value) + " at " + t.discrepancy.where +
+    c.detail = "largest |log ratio_exact - log ratio_series| = " + format_number(t.discrepancy.value) + " at " + t.discrepancy.where +
                " (statistic); tolerance from floating-point error analysis, see experiments/smreg.cpp";
     if (t.unavailable > 0)
       c.detail += "; the Bessel form underflows long double at " + std::to_string(t.unavailable) +
@@ -290,8 +284,8 @@ class SmregExperiment final : public Experiment {
     c.where = std::to_string(t.compared) + " points (ratio and bound rows), Bessel form and series";
     c.status = t.largest_log_ratio.value <= kRatioTolerance ? "holds" : "violated";
     c.statistic = t.largest_log_ratio.value;
-    c.detail = "largest log(SMREG/SM) = " + fmt(t.largest_log_ratio.value) + " at " + t.largest_log_ratio.where +
-               " (statistic; must be <= " + fmt(kRatioTolerance) +
+    c.detail = "largest log(SMREG/SM) = " + format_number(t.largest_log_ratio.value) + " at " + t.largest_log_ratio.where +
+               " (statistic; must be <= " + format_number(kRatioTolerance) +
                "); the positive-term series of 1 - SMREG/SM is > 0 at " + std::to_string(t.strictly_below) + " of " +
                std::to_string(t.compared) + " points (0 only at |z| = 0)";
     return c;

@@ -44,8 +44,10 @@
 #include "attention/random_inputs.hpp"
 #include "experiments/backend_option.hpp"
 #include "experiments/experiment.hpp"
+#include "io/format_number.hpp"
 #include "perf/favor_products.hpp"
 #include "perf/peak_memory.hpp"
+#include "stats/sample_quantile.hpp"
 
 namespace favorlab {
 
@@ -153,12 +155,6 @@ double load_average() {
   return one;
 }
 
-double median(std::vector<double> t) {
-  std::sort(t.begin(), t.end());
-  const std::size_t n = t.size();
-  return n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
-}
-
 // Least-squares slope of log y against log x.
 double loglog_slope(const std::vector<double>& x, const std::vector<double>& y) {
   const std::size_t n = x.size();
@@ -171,13 +167,6 @@ double loglog_slope(const std::vector<double>& x, const std::vector<double>& y) 
     sxx += (std::log(x[i]) - mx) * (std::log(x[i]) - mx);
   }
   return sxx > 0 ? sxy / sxx : std::nan("");
-}
-
-std::string fmt(double x, int precision = 3) {
-  std::ostringstream s;
-  s.precision(precision);
-  s << x;
-  return s.str();
 }
 
 Json nullable(double x) { return std::isfinite(x) ? Json(x) : Json(nullptr); }
@@ -292,7 +281,7 @@ class SpeedExperiment final : public Experiment {
             if (!active[m.name]) continue;
             const CudaTiming t = m.cuda(in, favor, repeats);
             Point& p = points[shape.name][1][m.name][l];
-            p.seconds_median = median(t.seconds);
+            p.seconds_median = sample_median(t.seconds);
             p.seconds_min = *std::min_element(t.seconds.begin(), t.seconds.end());
             p.cap_seconds = p.seconds_median;
             p.load = load_average();
@@ -320,11 +309,11 @@ class SpeedExperiment final : public Experiment {
           }
           for (const auto& [method, t] : times) {
             Point& p = points[shape.name][threads][method][l];
-            p.seconds_median = median(t);
+            p.seconds_median = sample_median(t);
             p.seconds_min = *std::min_element(t.begin(), t.end());
-            p.cpu_seconds_median = median(cpu_times[method]);
+            p.cpu_seconds_median = sample_median(cpu_times[method]);
             p.cap_seconds = p.cpu_seconds_median / threads;
-            p.load = median(loads);
+            p.load = sample_median(loads);
           }
         }
         if (!no_memory_)
@@ -382,13 +371,13 @@ class SpeedExperiment final : public Experiment {
       // jobs slow the wall clock down. On the GPU: device time.
       const double t = prev->second.cap_seconds * growth;
       if (t > time_cap)
-        return "predicted forward time " + fmt(t) + " s (" + (gpu ? "device time" : "CPU time per thread") +
+        return "predicted forward time " + format_number(t, 3) + " s (" + (gpu ? "device time" : "CPU time per thread") +
                ") at L=" + std::to_string(l) + " (" + std::to_string(threads) + " thread(s)) passes --time-cap " +
-               fmt(time_cap);
+               format_number(time_cap, 3);
       const double mem = double(prev->second.peak_bytes) * growth;
       if (mem > memory_cap_gb_ * double(1 << 30))
-        return "predicted peak memory " + fmt(mem / double(1 << 30)) + " GiB at L=" + std::to_string(l) +
-               " passes --memory-cap-gb " + fmt(memory_cap_gb_);
+        return "predicted peak memory " + format_number(mem / double(1 << 30), 3) + " GiB at L=" + std::to_string(l) +
+               " passes --memory-cap-gb " + format_number(memory_cap_gb_, 3);
     }
     return {};
   }
@@ -507,10 +496,10 @@ class SpeedExperiment final : public Experiment {
     c.statistic = r.values[worst];
     std::ostringstream d;
     d << r.values.size() - bad << " points hold, " << bad << " violated; " << note << "limit "
-      << (at_least ? ">= " : "<= ") << limit << "; worst " << fmt(r.values[worst], 4) << " at " << r.labels[worst]
-      << " (margin " << fmt(at_least ? r.values[worst] - limit : limit - r.values[worst], 3) << ", load "
-      << fmt(r.loads[worst], 3) << "); all:";
-    for (std::size_t i = 0; i < r.values.size(); ++i) d << " " << r.labels[i] << "=" << fmt(r.values[i], 3);
+      << (at_least ? ">= " : "<= ") << limit << "; worst " << format_number(r.values[worst], 4) << " at " << r.labels[worst]
+      << " (margin " << format_number(at_least ? r.values[worst] - limit : limit - r.values[worst], 3) << ", load "
+      << format_number(r.loads[worst], 3) << "); all:";
+    for (std::size_t i = 0; i < r.values.size(); ++i) d << " " << r.labels[i] << "=" << format_number(r.values[i], 3);
     c.detail = d.str();
     result.checks.push_back(c);
   }

@@ -27,6 +27,7 @@
 #include "features/walsh_hadamard.hpp"
 #include "kernels/error_moments.hpp"
 #include "mc/estimator_sweep.hpp"
+#include "stats/sample_quantile.hpp"
 
 namespace favorlab {
 
@@ -201,8 +202,7 @@ class StructuredExperiment final : public Experiment {
       f();
       t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     }
-    std::sort(t.begin(), t.end());
-    return t[t.size() / 2];
+    return sample_median(t);
   }
 
   void speed(const RunContext& ctx, int batch, Result& result) const {

@@ -12,6 +12,7 @@
 #include <stdexcept>
 
 #include "experiments/experiment.hpp"
+#include "io/format_number.hpp"
 #include "kernels/regularized_tail_bound.hpp"
 #include "kernels/smreg.hpp"
 #include "mc/smreg_tail_sweep.hpp"
@@ -119,7 +120,7 @@ class TailsExperiment final : public Experiment {
         for (const TailPoint& tp : tail_points) {
           const Geometry& g = points[tp.p];
           const std::string label = "d=" + std::to_string(d) + ", m=" + std::to_string(tp.m) + ", " +
-                                    geometry_label(g) + ", a=SMREG*(1+" + number(tp.delta) + ")";
+                                    geometry_label(g) + ", a=SMREG*(1+" + format_number(tp.delta) + ")";
           const std::int64_t nonfinite = sweep.nonfinite_count(tp.mi, tp.p);
           const TailPointEvidence ev{sweep.exceed_count(tp.mi, tp.p, tp.k), sweep.trials - nonfinite, nonfinite,
                                      iid ? tp.bound.iid : tp.bound.orthogonal, label};
@@ -165,7 +166,7 @@ class TailsExperiment final : public Experiment {
     for (double delta : deltas_)
       if (!(delta > 0) || !std::isfinite(delta))
         throw std::invalid_argument("--delta values must be finite and > 0 (Theorem 3 needs a > SMREG), got " +
-                                    number(delta));
+                                    format_number(delta));
     if (!(alpha_ > 0 && alpha_ < 1)) throw std::invalid_argument("--alpha must lie in (0, 1)");
     if (couplings_.empty()) throw std::invalid_argument("--couplings needs at least one coupling");
     if (x_norms_.empty() || y_norms_.empty() || cosines_.empty())
@@ -191,13 +192,8 @@ class TailsExperiment final : public Experiment {
   }
 
   static Json finite_or_null(double v) { return std::isfinite(v) ? Json(v) : Json(nullptr); }
-  static std::string number(double v) {
-    std::ostringstream s;
-    s << v;
-    return s.str();
-  }
   static std::string geometry_label(const Geometry& g) {
-    return "x_norm=" + number(g.x_norm) + ", y_norm=" + number(g.y_norm) + ", cos=" + number(g.cos_angle);
+    return "x_norm=" + format_number(g.x_norm) + ", y_norm=" + format_number(g.y_norm) + ", cos=" + format_number(g.cos_angle);
   }
   static std::string join(const std::vector<int>& v) {
     std::string s;

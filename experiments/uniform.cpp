@@ -21,6 +21,7 @@
 #include "attention/attention_projection.hpp"
 #include "attention/random_inputs.hpp"
 #include "experiments/experiment.hpp"
+#include "io/format_number.hpp"
 #include "mc/indexed_trials.hpp"
 #include "stats/normal_quantiles.hpp"
 #include "stats/sufficient_size.hpp"
@@ -191,10 +192,10 @@ class UniformExperiment final : public Experiment {
         result.measurements["d_exponent_of_m_needed_L" + std::to_string(ls[li])] = (n * sxy - sx * sy) / (n * sxx - sx * sx);
     }
 
-    const std::string where = "trig features, orthogonal W, eps=" + fmt(epsilon_) + ", R=" + fmt(radius_) +
-                              ", P >= " + fmt(target_) + ", L in {" + join(ls) + "}, d in {" + join(ds) +
+    const std::string where = "trig features, orthogonal W, eps=" + format_number(epsilon_) + ", R=" + format_number(radius_) +
+                              ", P >= " + format_number(target_) + ", L in {" + join(ls) + "}, d in {" + join(ds) +
                               "}, m grid {" + join(ms) + "}, " + std::to_string(ctx.trials) +
-                              " draws, Clopper-Pearson at family alpha " + fmt(alpha_) + " (Bonferroni over " +
+                              " draws, Clopper-Pearson at family alpha " + format_number(alpha_) + " (Bonferroni over " +
                               std::to_string(points) + " points); a bracket can close only with at least " +
                               std::to_string(static_cast<long long>(std::ceil(std::log(point_alpha / 2) / std::log(target_)))) +
                               " draws";
@@ -217,11 +218,6 @@ class UniformExperiment final : public Experiment {
     std::sort(v.begin(), v.end());
     v.erase(std::unique(v.begin(), v.end()), v.end());
     return v;
-  }
-  static std::string fmt(double x) {
-    std::ostringstream s;
-    s << x;
-    return s.str();
   }
   // Theorem 4's rate d/δ² · log(√d R/δ) with δ = ε/(h*)², (h*)² = exp(R²/√d): the d-dependence at this ε and R.
   double theorem_rate(int d) const {

@@ -91,6 +91,9 @@ TEST_CASE("sample quantiles interpolate like NumPy's default", "[attention-exper
   CHECK_THROWS_AS(sample_quantile({}, 0.5), std::invalid_argument);
   CHECK_THROWS_AS(sample_quantile({2.0, 1.0}, 0.5), std::invalid_argument);
   CHECK_THROWS_AS(sample_quantile(x, 1.5), std::invalid_argument);
+  CHECK(sample_median({10, 1, 3}) == 3);      // unsorted input
+  CHECK(sample_median({4, 1, 3, 2}) == 2.5);  // numpy.median([4,1,3,2])
+  CHECK_THROWS_AS(sample_median({}), std::invalid_argument);
 }
 
 TEST_CASE("paired claim check: holds on a true claim, violated on swapped arms (power), inconclusive when unreliable",

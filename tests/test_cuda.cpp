@@ -130,6 +130,12 @@ Inputs make_inputs(int heads, int lq, int lk, int d, int dv, std::uint64_t seed)
   return in;
 }
 
+// The inputs every GPU comparison uses: bidirectional with Lq ≠ L, causal with Lq = L; three heads; lengths that are
+// not multiples of any tile.
+Inputs comparison_inputs(bool causal) {
+  return causal ? make_inputs(3, 200, 200, 16, 8, 41) : make_inputs(3, 150, 200, 16, 8, 42);
+}
+
 double relative_max_error(const Eigen::MatrixXd& a, const Eigen::MatrixXd& reference) {
   if (!a.allFinite()) return std::numeric_limits<double>::infinity();
   return (a - reference).cwiseAbs().maxCoeff() / reference.cwiseAbs().maxCoeff();
@@ -148,7 +154,7 @@ TEST_CASE("GPU comparison inputs are well conditioned: CPU float32 within 2e-6 o
   // Runs everywhere: the rounding floor under the GPU tolerance, for exactly the inputs and modes the GPU tests use.
   const int d = 16;
   for (bool causal : {false, true}) {
-    const Inputs in = causal ? make_inputs(3, 200, 200, d, 8, 41) : make_inputs(3, 150, 200, d, 8, 42);
+    const Inputs in = comparison_inputs(causal);
     for (Mode mode : all_modes()) {
       if (mode.config.causal != causal) continue;
       const auto w = draw_attention_projection(mode.config, d, 5, 0);
@@ -189,8 +195,7 @@ TEST_CASE("GPU equals CPU (same W) to 1e-5 relative in every mode", "[cuda]") {
   if (!gpu_or_skip()) return;
   const int d = 16;
   for (bool causal : {false, true}) {
-    // Bidirectional with Lq ≠ L; three heads batched; lengths that are not multiples of any tile.
-    const Inputs in = causal ? make_inputs(3, 200, 200, d, 8, 41) : make_inputs(3, 150, 200, d, 8, 42);
+    const Inputs in = comparison_inputs(causal);
     for (Mode mode : all_modes()) {
       if (mode.config.causal != causal) continue;
       const auto w = draw_attention_projection(mode.config, d, 5, 0);

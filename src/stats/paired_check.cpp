@@ -6,6 +6,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "io/format_number.hpp"
 #include "stats/normal_quantiles.hpp"
 #include "stats/running_moments.hpp"
 
@@ -14,12 +15,6 @@ namespace favorlab {
 namespace {
 constexpr double kHugeT = 1e300;  // a nonzero mean difference with zero spread
 
-std::string number(double v) {
-  std::ostringstream s;
-  s.precision(4);
-  s << v;
-  return s.str();
-}
 }  // namespace
 
 PairedLogDifferences paired_log_differences(const std::vector<double>& a, const std::vector<double>& b) {
@@ -76,8 +71,8 @@ PairedVerdict PairedClaimCheck::judge(const std::vector<double>& a, const std::v
     v.reason = "only " + std::to_string(p.n) + " inputs at " + label +
                " (a standard error needs at least 3 inputs: 2 degrees of freedom)";
   } else if (std::abs(p.skewness) > skewness_limit(p.n, family_alpha_)) {
-    v.reason = "paired log differences significantly skewed at " + label + " (g1 = " + number(p.skewness) +
-               ", normal limit " + number(skewness_limit(p.n, family_alpha_)) + " for " + std::to_string(p.n) +
+    v.reason = "paired log differences significantly skewed at " + label + " (g1 = " + format_number(p.skewness, 4) +
+               ", normal limit " + format_number(skewness_limit(p.n, family_alpha_), 4) + " for " + std::to_string(p.n) +
                " inputs): the t test's level is not trustworthy";
   }
   if (!v.reason.empty()) {
@@ -107,12 +102,12 @@ Check PairedClaimCheck::result() const {
   c.statistic = worst_t_;
   std::ostringstream s;
   s << held_ << " points hold, " << violated_ << " violated, " << inconclusive_
-    << " inconclusive; paired t test of log differences, one-sided, alpha " << number(point_alpha_)
-    << " per point (family alpha " << number(family_alpha_) << " split over " << (held_ + violated_ + inconclusive_)
+    << " inconclusive; paired t test of log differences, one-sided, alpha " << format_number(point_alpha_, 4)
+    << " per point (family alpha " << format_number(family_alpha_, 4) << " split over " << (held_ + violated_ + inconclusive_)
     << " points)";
   if (!worst_label_.empty())
-    s << "; largest t " << number(worst_t_) << " (critical " << number(worst_critical_) << ", geometric-mean ratio "
-      << number(worst_ratio_) << ") at " << worst_label_;
+    s << "; largest t " << format_number(worst_t_, 4) << " (critical " << format_number(worst_critical_, 4) << ", geometric-mean ratio "
+      << format_number(worst_ratio_, 4) << ") at " << worst_label_;
   s << "; " << confirmed_ << " points confirm the inequality significantly (t < -critical)";
   if (!inconclusive_reason_.empty()) s << "; " << inconclusive_reason_;
   c.detail = s.str();

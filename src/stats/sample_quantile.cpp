@@ -16,4 +16,9 @@ double sample_quantile(const std::vector<double>& sorted, double p) {
   return sorted[lo] + (h - static_cast<double>(lo)) * (sorted[lo + 1] - sorted[lo]);
 }
 
+double sample_median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  return sample_quantile(values, 0.5);
+}
+
 }  // namespace favorlab

@@ -8,4 +8,7 @@ namespace favorlab {
 
 double sample_quantile(const std::vector<double>& sorted, double p);
 
+// The sample median (type 7: the mean of the two middle values when there is an even number) of unsorted values.
+double sample_median(std::vector<double> values);
+
 }  // namespace favorlab

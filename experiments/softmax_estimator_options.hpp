@@ -1,0 +1,34 @@
+#pragma once
+// Option values of the experiments that compare the softmax-kernel estimators (attention-error, attention-matrix,
+// redraw): feature maps among trig, positive, hyperbolic and regularized, and iid or orthogonal projections. Each
+// throws std::invalid_argument (exit 2) naming the option, the value and the experiment.
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "attention/attention_config.hpp"
+#include "features/projection.hpp"
+
+namespace favorlab {
+
+inline std::vector<FeatureKind> parse_softmax_features(const std::vector<std::string>& names,
+                                                       const std::string& experiment) {
+  std::vector<FeatureKind> kinds;
+  for (const auto& name : names) {
+    kinds.push_back(parse_feature_kind(name));
+    if (!estimates_softmax(kinds.back()))
+      throw std::invalid_argument("--features: " + name + " is a generalized kernel; " + experiment +
+                                  " compares softmax estimators (trig, positive, hyperbolic, regularized)");
+  }
+  return kinds;
+}
+
+inline Coupling parse_iid_or_orthogonal(const std::string& name, const std::string& option,
+                                        const std::string& experiment) {
+  const Coupling coupling = parse_coupling(name);
+  if (coupling != Coupling::iid && coupling != Coupling::orthogonal)
+    throw std::invalid_argument(option + ": " + experiment + " uses iid or orthogonal projections, not " + name);
+  return coupling;
+}
+
+}  // namespace favorlab
