@@ -255,8 +255,11 @@ class AttentionErrorExperiment final : public Experiment {
   }
   static void annotate(Json& row, const std::string& prefix, const PairedVerdict& v) {
     row[prefix + "_ratio"] = finite_or_null(v.ratio);
-    row[prefix + "_t"] = finite_or_null(v.t);
-    row[prefix + "_critical_t"] = finite_or_null(v.critical_t);
+    row[prefix + "_median_ratio"] = finite_or_null(v.median_ratio);
+    row[prefix + "_pairs"] = v.n;
+    row[prefix + "_above"] = v.above;
+    row[prefix + "_p_violated"] = v.p_violated;
+    row[prefix + "_p_holds"] = v.p_holds;
     row[prefix + "_status"] = v.status;
   }
 

@@ -111,8 +111,10 @@ class KernelsExperiment final : public Experiment {
       trig_points += c.kind == FeatureKind::trig;
     }
     softmax_points *= scales_.size();
-    Check positive{"FAVOR+: positive (and hyperbolic, regularized) features give denominators D_hat > 0 everywhere",
-                   "", "holds", 0, ""};
+    // Positive denominators and finite outputs hold by construction (sums of exponentials): measured, and violated
+    // only by a counterexample. "Trig can give D_hat <= 0" is an existence claim: one example confirms it.
+    Check positive = measured_check(
+        "FAVOR+: positive (and hyperbolic, regularized) features give denominators D_hat > 0 everywhere", "", 0, 0, "");
     std::ostringstream positive_detail, trig_detail, nonfinite_detail;
     double positive_min = std::numeric_limits<double>::infinity();
     std::int64_t positive_bad = 0, positive_nonfinite = 0, trig_nonpositive = 0, trig_total = 0;
@@ -223,44 +225,50 @@ class KernelsExperiment final : public Experiment {
                                 std::to_string(ctx.trials) + " draws of W";
     positive.where = setting + ", " + std::to_string(softmax_points) + " (kernel, scale) points";
     positive.statistic = std::isfinite(positive_min) ? positive_min : 0;
+    positive.value = positive.statistic;
     if (softmax_points == 0) {
-      positive.status = "inconclusive";
-      positive.detail = "no positive, hyperbolic or regularized kernel was run";
+      positive.status = Verdict::inconclusive;
+      positive.detail = "no positive, hyperbolic or regularized kernel was run: nothing measured";
     } else if (positive_bad > 0) {
-      positive.status = "violated";
+      positive.status = Verdict::violated;
+      set_point_counts(positive, 0, positive_bad, 0);
       positive.detail = std::to_string(positive_bad) + " non-positive denominators" + positive_detail.str();
     } else if (positive_nonfinite > 0) {
-      positive.status = "inconclusive";
+      positive.status = Verdict::inconclusive;
       positive.detail = std::to_string(positive_nonfinite) + " NaN/Inf denominators" + positive_detail.str();
     } else {
-      positive.detail = "every denominator > 0; smallest " + format_number(positive_min) + " (statistic)";
+      positive.detail = "every denominator > 0; smallest " + format_number(positive_min) +
+                        " (value); true by construction, so measured";
     }
     result.checks.push_back(positive);
 
-    Check trig{"Trig features can give non-positive denominators (the paper's warning against trig features)",
-               setting, "holds", 0, ""};
+    Check trig;
+    trig.claim = "Trig features can give non-positive denominators (the paper's warning against trig features)";
+    trig.where = setting;
     trig.statistic = trig_total ? static_cast<double>(trig_nonpositive) / static_cast<double>(trig_total) : 0;
     if (trig_points == 0) {
-      trig.status = "inconclusive";
-      trig.detail = "trig was not run";
+      trig.detail = "trig was not run: nothing judged";
     } else if (trig_nonpositive == 0) {
-      trig.status = "inconclusive";
+      set_point_counts(trig, 0, 0, 1);
       trig.detail = "no non-positive denominator seen at these scales (not evidence that none can occur): " +
                     trig_detail.str();
     } else {
-      trig.detail = "fraction of non-positive denominators (statistic) over all scales; by scale: " + trig_detail.str();
+      set_point_counts(trig, 1, 0, 0);
+      trig.detail = "an example confirms 'can'; fraction of non-positive denominators (statistic) over all scales; "
+                    "by scale: " + trig_detail.str();
     }
     result.checks.push_back(trig);
 
-    Check finite{"FAVOR outputs and denominators free of NaN/Inf, every kernel (Fig. 16 reports NaN in training)",
-                 setting + ", " + std::to_string(cases.size()) + " kernels", "holds",
-                 static_cast<double>(nonfinite_kernels), ""};
+    Check finite = measured_check(
+        "FAVOR outputs and denominators free of NaN/Inf, every kernel (Fig. 16 reports NaN in training)",
+        setting + ", " + std::to_string(cases.size()) + " kernels", static_cast<double>(nonfinite_kernels), 0, "");
     if (nonfinite_kernels > 0) {
-      finite.status = "violated";
+      set_point_counts(finite, 0, nonfinite_kernels, 0);
       finite.detail = std::to_string(nonfinite_kernels) + " (kernel, scale) points with NaN/Inf: " +
                       nonfinite_detail.str();
     } else {
-      finite.detail = "every output entry and denominator finite";
+      finite.detail = "every output entry and denominator finite (value: kernels with NaN/Inf); measured: finitely "
+                      "many draws cannot establish it for every input";
     }
     result.checks.push_back(finite);
     return result;

@@ -172,7 +172,8 @@ class LayersExperiment final : public Experiment {
     const double first = errors.error.front().mean(), last = errors.error.back().mean();
     result.measurements["error_ratio_last_to_first"] = first > 0 ? last / first : 0.0;
 
-    Check growth{"Fig. 14 (qualitative): the output error grows with the number of layers", "", "holds", 0, ""};
+    Check growth;
+    growth.claim = "Fig. 14 (qualitative): the output error grows with the number of layers";
     std::ostringstream where;
     where << "error after " << layers_ << " layers vs after 1, paired over " << errors.growth.count()
           << " draws of W; " << features_ << " features, " << coupling_ << " W, m=" << m_ << ", width " << width_
@@ -183,7 +184,7 @@ class LayersExperiment final : public Experiment {
            << (first > 0 ? last / first : 0.0) << "); fitted growth factor per layer exp(slope of ln error) = "
            << std::exp(slope);
     if (errors.nonfinite > 0 || errors.growth.count() < 2 || layers < 2) {
-      growth.status = "inconclusive";
+      set_point_counts(growth, 0, 0, 1);
       detail << "; " << errors.nonfinite << " draws with NaN/Inf, " << errors.growth.count()
              << " usable (a test needs >= 2 draws and >= 2 layers)";
     } else {
@@ -192,9 +193,10 @@ class LayersExperiment final : public Experiment {
       const boost::math::students_t dist(static_cast<double>(errors.growth.count() - 1));
       const double crit = boost::math::quantile(boost::math::complement(dist, alpha_));
       growth.statistic = t;
-      growth.status = t > crit ? "holds" : t < -crit ? "violated" : "inconclusive";
+      set_point_counts(growth, t > crit ? 1 : 0, t < -crit ? 1 : 0, std::abs(t) <= crit ? 1 : 0);
+      growth.critical = crit;
       detail << "; t = " << t << " against critical " << crit;
-      if (growth.status == "inconclusive") detail << " (neither growth nor decrease is significant)";
+      if (growth.status == Verdict::inconclusive) detail << " (neither growth nor decrease is significant)";
     }
     growth.detail = detail.str();
     result.checks.push_back(growth);

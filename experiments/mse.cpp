@@ -140,8 +140,9 @@ class MseExperiment final : public EstimatorGridExperiment {
     }
     const std::string where = "iid, m=" + std::to_string(grid_.m) + ", paths x_norm = y_norm = r at each cos in (-1, 0)";
     if (steps.empty())
-      return {"Lemma 2: MSE(trig)/MSE(positive) grows as SM -> 0", where, "inconclusive", 0,
-              "the grid has no two equal-norm points at a common cos in (-1, 0); add them with --x-norm/--y-norm/--cos"};
+      return exact_check("Lemma 2: MSE(trig)/MSE(positive) grows as SM -> 0", where, 0, 0, 0,
+                         "the grid has no two equal-norm points at a common cos in (-1, 0), so nothing is judged; add "
+                         "them with --x-norm/--y-norm/--cos");
     ClaimCheck check("Lemma 2: MSE(trig)/MSE(positive) grows as SM -> 0", where, grid_.alpha, steps.size(),
                      ClaimCheck::Sides::upper);
     double largest_ratio = 0, sm_there = 0;

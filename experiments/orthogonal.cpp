@@ -36,7 +36,7 @@ class ExactInequality {
  public:
   ExactInequality(std::string claim, std::string where) : claim_(std::move(claim)), where_(std::move(where)) {}
   // Returns "holds" or "violated".
-  std::string judge(double value, double bound, double k2, const std::string& label, double z_norm) {
+  Verdict judge(double value, double bound, double k2, const std::string& label, double z_norm) {
     const double excess = value - bound, allowance = kRoundingAllowance * k2;
     const bool bad = excess > allowance;
     ++(bad ? violated_ : held_);
@@ -48,14 +48,15 @@ class ExactInequality {
       worst_ = excess / k2;
       worst_label_ = label;
     }
-    return bad ? "violated" : "holds";
+    return bad ? Verdict::violated : Verdict::holds;
   }
   Check result() const {
     std::ostringstream s;
     s << held_ << " points hold, " << violated_ << " violated, exact values (no sampling, rounding allowance "
       << kRoundingAllowance << " K^2); largest (MSE - bound)/K^2 = " << worst_ << " at " << worst_label_;
     if (violated_ > 0) s << "; violated for |z| in [" << z_min_ << ", " << z_max_ << "]";
-    return {claim_, where_, violated_ > 0 ? "violated" : "holds", worst_, s.str()};
+    return exact_check(claim_, where_, static_cast<std::int64_t>(held_), static_cast<std::int64_t>(violated_), worst_,
+                       s.str());
   }
 
  private:
@@ -204,7 +205,7 @@ class OrthogonalExperiment final : public Experiment {
                                     std::min(f.trials, iid.trials), f.nonfinite + iid.nonfinite, label});
                 row["claim_exact_status"] = claim_exact.judge(ort_theory, claimed, k2, label, z_norm);
                 row["claim_exact_margin"] = (ort_theory - claimed) / k2;
-                if (g.z_sq() > 0 && mc.status != "inconclusive" && mc.z > largest_inexact_z) {
+                if (g.z_sq() > 0 && mc.status != Verdict::inconclusive && mc.z > largest_inexact_z) {
                   largest_inexact_z = mc.z;
                   largest_inexact_label = label;
                 }

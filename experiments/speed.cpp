@@ -469,7 +469,9 @@ class SpeedExperiment final : public Experiment {
     return NAN;  // FAVOR never faster within the measured L
   }
 
-  // A ratio check over points: holds when every ratio is within the limit (≤ limit, or ≥ limit when `at_least`).
+  // A ratio target over points. Timings (`timing`) are measurements, never claims: status measured, value the worst
+  // ratio, target the limit. Deterministic counts (memory) are judged: holds when every ratio is within the limit
+  // (≤ limit, or ≥ limit when `at_least`), violated otherwise.
   struct Ratios {
     std::vector<std::string> labels;
     std::vector<double> values;
@@ -478,9 +480,11 @@ class SpeedExperiment final : public Experiment {
 
   // `note` opens the detail (what kind of measurement this is); `missing` says why a check has no point.
   static void check_ratios(Result& result, const std::string& claim, const std::string& where, const Ratios& r,
-                           double limit, bool at_least, const std::string& note,
+                           double limit, bool at_least, bool timing, const std::string& note,
                            const std::string& missing = "no point measured (a method was dropped or L too small)") {
-    Check c{claim, where, "inconclusive", 0, ""};
+    Check c;
+    c.claim = claim;
+    c.where = where;
     if (r.values.empty()) {
       c.detail = note + missing;
       result.checks.push_back(c);
@@ -492,10 +496,16 @@ class SpeedExperiment final : public Experiment {
       bad += fails;
       if (at_least ? r.values[i] < r.values[worst] : r.values[i] > r.values[worst]) worst = i;
     }
-    c.status = bad ? "violated" : "holds";
+    if (timing) {
+      c.status = Verdict::measured;
+      c.value = r.values[worst];
+      c.target = limit;
+    } else {
+      set_point_counts(c, static_cast<std::int64_t>(r.values.size() - bad), static_cast<std::int64_t>(bad), 0);
+    }
     c.statistic = r.values[worst];
     std::ostringstream d;
-    d << r.values.size() - bad << " points hold, " << bad << " violated; " << note << "limit "
+    d << r.values.size() - bad << " of " << r.values.size() << " points within the target; " << note << "target "
       << (at_least ? ">= " : "<= ") << limit << "; worst " << format_number(r.values[worst], 4) << " at " << r.labels[worst]
       << " (margin " << format_number(at_least ? r.values[worst] - limit : limit - r.values[worst], 3) << ", load "
       << format_number(r.loads[worst], 3) << "); all:";
@@ -543,46 +553,46 @@ class SpeedExperiment final : public Experiment {
 
   template <class Points>
   void emit_cpu_checks(Result& result, const Points& points, const std::vector<Shape>& shapes) const {
-    const std::string info = "INFORMATIONAL timing check (wall clock on a shared machine, never a unit test); ";
-    check_ratios(result, "Performance issue: FAVOR bidirectional forward <= 1.5x its four bare products",
+    const std::string info = "a timing (wall clock on a possibly shared machine), measured, never judged; ";
+    check_ratios(result, "Target: FAVOR bidirectional forward <= 1.5x its four bare products",
                  "time(favor_bidirectional)/time(gemm), every shape, L and thread count",
-                 ratio_points(points, shapes, "favor_bidirectional", "gemm", 0, false), 1.5, false, info);
-    check_ratios(result, "Performance issue: causal FAVOR <= 2x bidirectional at L >= 4096",
+                 ratio_points(points, shapes, "favor_bidirectional", "gemm", 0, false), 1.5, false, true, info);
+    check_ratios(result, "Target: causal FAVOR <= 2x bidirectional at L >= 4096",
                  "time(favor_causal)/time(favor_bidirectional), every shape and thread count, L >= 4096",
-                 ratio_points(points, shapes, "favor_causal", "favor_bidirectional", 4096, false), 2.0, false, info);
+                 ratio_points(points, shapes, "favor_causal", "favor_bidirectional", 4096, false), 2.0, false, true, info);
     for (const std::string method : {"favor_bidirectional", "favor_causal", "exact"}) {
       const Ratios r = ratio_points(points, shapes, method, method, 4096, false, 1, 2);  // time(1 thr)/time(2 thr)
-      check_ratios(result, "Performance issue: 2 threads >= 1.7x faster than 1 thread at L >= 4096 (" + method + ")",
-                   "time(1 thread)/time(2 threads) of " + method + ", every shape, L >= 4096", r, 1.7, true, info);
+      check_ratios(result, "Target: 2 threads >= 1.7x faster than 1 thread at L >= 4096 (" + method + ")",
+                   "time(1 thread)/time(2 threads) of " + method + ", every shape, L >= 4096", r, 1.7, true, true, info);
     }
-    check_ratios(result, "Performance issue: exact slower than FAVOR from L = 1024 on (regular shape)",
+    check_ratios(result, "Target: exact slower than FAVOR from L = 1024 on (regular shape)",
                  "time(exact)/time(favor_bidirectional), regular shape, L >= 1024, every thread count",
-                 ratio_points(points, shapes, "exact", "favor_bidirectional", 1024, true), 1.0, true, info);
-    check_ratios(result, "Attention issue: bidirectional FAVOR at L = 4096 faster than exact",
+                 ratio_points(points, shapes, "exact", "favor_bidirectional", 1024, true), 1.0, true, true, info);
+    check_ratios(result, "Target: bidirectional FAVOR at L = 4096 faster than exact",
                  "time(exact)/time(favor_bidirectional) at L = 4096, every shape and thread count",
                  at_length(ratio_points(points, shapes, "exact", "favor_bidirectional", 4096, false), 4096), 1.0,
-                 true, info);
+                 true, true, info);
   }
 
   // The CUDA issue's targets on an H200. The device is not shared the way the CPU is, but these are still timings:
   // performance targets, never unit tests.
   template <class Points>
   void emit_cuda_checks(Result& result, const Points& points, const std::vector<Shape>& shapes) const {
-    const std::string info = "INFORMATIONAL timing check (device time from CUDA events, never a unit test); ";
+    const std::string info = "a timing (device time from CUDA events), measured, never judged; ";
     const bool target_shape = d_ == 64 && m_ == 256;
     const std::string shape_note =
         target_shape ? "" : "this run has d=" + std::to_string(d_) + ", m=" + std::to_string(m_) + "; ";
     check_ratios(result,
-                 "CUDA issue: causal FAVOR >= 10x faster than the tiled exact baseline at L = 65536 (d = 64, m = 256, "
+                 "Target: causal FAVOR >= 10x faster than the tiled exact baseline at L = 65536 (d = 64, m = 256, "
                  "8 heads)",
                  "time(exact_causal)/time(favor_causal), regular shape (8 heads), L = 65536",
                  at_length(ratio_points(points, shapes, "exact_causal", "favor_causal", 65536, true), 65536), 10.0,
-                 true, info + shape_note,
+                 true, true, info + shape_note,
                  "L = 65536 not measured for both methods (--max-L below 65536, the regular shape not run, or "
                  "exact_causal dropped by --time-cap; see the fit rows)");
-    check_ratios(result, "CUDA issue: bidirectional FAVOR within 2x of its cuBLAS GEMMs alone",
+    check_ratios(result, "Target: bidirectional FAVOR within 2x of its cuBLAS GEMMs alone",
                  "time(favor_bidirectional)/time(gemm), every shape and L",
-                 ratio_points(points, shapes, "favor_bidirectional", "gemm", 0, false), 2.0, false, info + shape_note);
+                 ratio_points(points, shapes, "favor_bidirectional", "gemm", 0, false), 2.0, false, true, info + shape_note);
   }
 
   // Causal FAVOR's peak memory at the largest L measured (the target names L = 65536).
@@ -603,11 +613,11 @@ class SpeedExperiment final : public Experiment {
       mem.loads.push_back(p.load);
     }
     const std::string peak = gpu ? "device bytes allocated by one forward" : "peak rise of the resident set";
-    check_ratios(result, "Attention issue: causal FAVOR peak memory < 3x (inputs + outputs)",
+    check_ratios(result, "Target: causal FAVOR peak memory < 3x (inputs + outputs)",
                  "(inputs + " + peak + ") / (inputs + outputs), causal FAVOR, d=" + std::to_string(d_) + ", m=" +
                      std::to_string(m_) + ", float32, largest L measured (target L=65536; this run's --max-L " +
                      std::to_string(max_l) + ")" + (gpu ? ", on the device" : ", one thread"),
-                 mem, 3.0, false, "");
+                 mem, 3.0, false, false, "");
   }
 
   void validate(int max_l, double time_cap, const RunContext& ctx) const {

@@ -127,7 +127,7 @@ class UniformExperiment final : public Experiment {
 
       std::vector<SufficientSize> brackets;
       for (std::size_t li = 0; li < ls.size(); ++li) {
-        std::vector<std::int64_t> successes;
+        std::vector<std::int64_t> successes, unjudged;
         for (std::size_t mi = 0; mi < ms.size(); ++mi) {
           std::vector<double> err, nerr;
           std::int64_t ok = 0, nonfinite = 0;
@@ -139,6 +139,7 @@ class UniformExperiment final : public Experiment {
             nonfinite += !std::isfinite(e.unnormalized);
           }
           successes.push_back(ok);
+          unjudged.push_back(nonfinite);  // a NaN/Inf error is neither a success nor a failure
           const ProportionInterval ci = clopper_pearson(ok, ctx.trials, point_alpha);
           Json row{{"kind", "point"}, {"L", ls[li]}, {"d", d}, {"m", ms[mi]}};
           row["epsilon"] = epsilon_;
@@ -156,7 +157,7 @@ class UniformExperiment final : public Experiment {
           row["nonfinite"] = nonfinite;
           result.rows.push_back(row);
         }
-        SufficientSize s = sufficient_size(ms, successes, ctx.trials, target_, point_alpha);
+        SufficientSize s = sufficient_size(ms, successes, ctx.trials, target_, point_alpha, unjudged);
         s.label = "L=" + std::to_string(ls[li]) + ", d=" + std::to_string(d);
         brackets.push_back(s);
         by_l[li].push_back(s);

@@ -138,7 +138,16 @@ TEST_CASE("speed driver at a tiny size writes every method, field, fit and check
   REQUIRE(doc["checks"].size() == 8);
   for (const auto& c : doc["checks"]) {
     const std::string status = c["status"];
-    CHECK((status == "holds" || status == "violated" || status == "inconclusive"));
+    // Timings are measurements, never verdicts; the peak-memory target is a count and is judged.
+    if (c["claim"].get<std::string>().find("memory") != std::string::npos) {
+      CHECK((status == "holds" || status == "violated"));
+    } else if (status == "measured") {
+      CHECK(c["value"].is_number());
+      CHECK(c["target"].is_number());
+    } else {  // a timing target with no measured point (L too small at this size): nothing judged
+      CHECK(status == "inconclusive");
+      CHECK(c["detail"].get<std::string>().find("no point measured") != std::string::npos);
+    }
   }
   fs::remove_all(dir);
 }

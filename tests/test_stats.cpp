@@ -68,25 +68,100 @@ TEST_CASE("Edgeworth criterion: more skew needs more trials, quadratically", "[s
   CHECK(edgeworth_tail_shift(1.0, z, n1 / 2) > 1e-4 / 2);
 }
 
-TEST_CASE("claim check: holds, violated, inconclusive", "[stats]") {
-  ClaimCheck check("claim", "here", 1e-3, 4);
-  CHECK(check.judge({1.0, 1.0, 0.1, 0, 0, 1000, 0, "a"}).status == "holds");
-  CHECK(check.judge({1.0, 1.3, 0.01, 0, 0, 1000, 0, "b"}).status == "violated");            // z = −30
-  CHECK(check.judge({1.0, 1.3, 0.01, 0, 1e3, 1000, 0, "c"}).status == "inconclusive");      // far too skewed
-  CHECK(check.judge({1.0, 1.0, 0.1, 0, 0, 1000, 3, "d"}).status == "inconclusive");         // NaNs seen
-  CHECK(check.judge({1.0, 1.0, 0.1, 0, 0, 1000, 0, "e", 5000}).status == "inconclusive");   // another criterion
+TEST_CASE("claim check: holds only inside the margin, violated outside the interval, inconclusive between",
+          "[stats]") {
+  ClaimCheck check("claim", "here", 1e-3, 6, ClaimCheck::Sides::two, 0.02);
+  const double z = check.critical_z();  // 3.76 at α = 1e-3/6 two-sided
+  // |d| + z·SE = 0.004 + 0.0376 > 0.02: the interval is not inside ±2 %, nor does it exclude the theory.
+  const PointVerdict open = check.judge({1.004, 1.0, 0.01, 0, 0, 1000, 0, "a"});
+  CHECK(open.status == Verdict::inconclusive);
+  CHECK(open.reliable);
+  // Trials for the interval to fit: 1000·(z·0.01 / (0.02 − 0.004))².
+  CHECK(static_cast<double>(open.trials_needed) == Approx(1000 * std::pow(z * 0.01 / 0.016, 2)).epsilon(1e-3));
+  CHECK(check.judge({1.001, 1.0, 0.001, 0, 0, 1000, 0, "b"}).status == Verdict::holds);        // 0.0048 ≤ 0.02
+  CHECK(check.judge({1.0, 1.3, 0.01, 0, 0, 1000, 0, "c"}).status == Verdict::violated);        // z = −30
+  CHECK(check.judge({1.0, 1.3, 0.01, 0, 1e3, 1000, 0, "d"}).status == Verdict::inconclusive);  // far too skewed
+  CHECK(check.judge({1.0, 1.0, 0.1, 0, 0, 1000, 3, "e"}).status == Verdict::inconclusive);     // NaNs seen
+  CHECK(check.judge({1.0, 1.0, 0.1, 0, 0, 1000, 0, "f", 5000}).status == Verdict::inconclusive);  // another criterion
   const Check c = check.result();
-  CHECK(c.status == "violated");
+  CHECK(c.status == Verdict::violated);
   CHECK(c.statistic == Approx(-30));
+  CHECK(c.points_total == 6);
+  CHECK(c.points_held == 1);
+  CHECK(c.points_violated == 1);
+  CHECK(c.points_inconclusive == 4);
+  CHECK(c.margin == 0.02);
+  CHECK(c.worst.label == "c");
+  CHECK(c.critical == Approx(z));
 
-  ClaimCheck upper("upper", "here", 1e-3, 2, ClaimCheck::Sides::upper);
-  CHECK(upper.judge({-5.0, 0, 0.1, 0, 0, 1000, 0, "a"}).status == "holds");  // far below: fine for ≤
-  CHECK(upper.judge({5.0, 0, 0.1, 0, 0, 1000, 0, "b"}).status == "violated");
-  CHECK(ClaimCheck("x", "y", 1e-3, 1).result().status == "holds");
+  ClaimCheck upper("upper", "here", 1e-3, 3, ClaimCheck::Sides::upper);
+  CHECK(upper.judge({-5.0, 0, 0.1, 0, 0, 1000, 0, "a"}).status == Verdict::holds);  // interval far below
+  CHECK(upper.judge({5.0, 0, 0.1, 0, 0, 1000, 0, "b"}).status == Verdict::violated);
+  CHECK(upper.judge({-0.1, 0, 0.1, 0, 0, 1000, 0, "c"}).status == Verdict::inconclusive);  // not refuted: not confirmed
+  CHECK(upper.result().points_inconclusive == 1);
+}
+
+TEST_CASE("claim check: nothing judged, or nothing finite, is never holds", "[stats]") {
+  const Check empty = ClaimCheck("x", "y", 1e-3, 1).result();
+  CHECK(empty.status == Verdict::inconclusive);
+  CHECK(empty.points_total == 0);
+  ClaimCheck nan_se("x", "y", 1e-3, 2);
+  CHECK(nan_se.judge({1.0, 1.0, NAN, 0, 0, 1000, 0, "nan se"}).status == Verdict::inconclusive);
+  CHECK(nan_se.judge({NAN, 1.0, 0.1, 0, 0, 1000, 0, "nan estimate"}).status == Verdict::inconclusive);
+  CHECK(nan_se.result().status == Verdict::inconclusive);
+  CHECK(nan_se.result().detail.find("non-finite") != std::string::npos);
+  // A 4th moment that overflows gives an unknown SE, not a zero one (which made any difference "infinitely
+  // significant").
+  RunningMoments m;
+  for (double x : {1e80, -1e80, 3e80, 0.0}) m.add(x);
+  CHECK(std::isnan(m.mean_square_stderr()));
+  ClaimCheck overflow("x", "y", 1e-3, 1);
+  CHECK(overflow.judge({m.mean_square(), 1.0, m.mean_square_stderr(), 0, 0, 4, 0, "overflow"}).status ==
+        Verdict::inconclusive);
+  CHECK(overflow.result().status == Verdict::inconclusive);
+}
+
+TEST_CASE("claim check: power — a theory off by the reported power is violated; the right one never is",
+          "[stats][power]") {
+  // 200 seeds of 400 normal draws (mean 1, sd 1) at α = 1e-6 per check: the right theory is violated with
+  // probability ≤ 200·1e-6 = 2e-4 over the whole test. On every seed, a theory moved by the reported power (and a
+  // hair more) in either direction must be violated on the same data, for the equality check and for the
+  // one-sided one (a bound tightened by its power).
+  int held = 0;
+  for (std::uint64_t seed = 0; seed < 200; ++seed) {
+    PhiloxStream rng(99, 5, seed);
+    RunningMoments m;
+    for (int i = 0; i < 400; ++i) m.add(1 + rng.normal());
+    const PointEvidence right{m.mean(), 1.0, m.standard_error(), 0, 0, m.count(), 0, "p"};
+    ClaimCheck equal("mean = 1", "power", 1e-6, 1, ClaimCheck::Sides::two, 0.5);
+    const Verdict v = equal.judge(right).status;
+    REQUIRE(v != Verdict::violated);
+    held += v == Verdict::holds;
+    const double power = equal.result().power;
+    REQUIRE(std::isfinite(power));
+    for (double direction : {1.0, -1.0}) {
+      PointEvidence wrong = right;
+      wrong.theory = 1.0 + direction * power * (1 + 1e-9);
+      wrong.scale = 1.0;
+      ClaimCheck off("mean = 1", "power", 1e-6, 1, ClaimCheck::Sides::two, 0.5);
+      CHECK(off.judge(wrong).status == Verdict::violated);
+    }
+    ClaimCheck bound("mean <= 2", "power", 1e-6, 1, ClaimCheck::Sides::upper);
+    PointEvidence below = right;
+    below.theory = 2.0;
+    REQUIRE(bound.judge(below).status != Verdict::violated);
+    const double bound_power = bound.result().power;
+    below.theory = 2.0 * (1 - bound_power * (1 + 1e-9));
+    below.scale = 2.0;
+    ClaimCheck tightened("mean <= 2", "power", 1e-6, 1, ClaimCheck::Sides::upper);
+    CHECK(tightened.judge(below).status == Verdict::violated);
+  }
+  // SE ≈ 0.05, z ≈ 4.9: the interval's half-width 0.25 fits in ±0.5 on essentially every seed.
+  CHECK(held >= 195);
 }
 
 TEST_CASE("claim check: an exact point within the rounding allowance holds even with zero standard error", "[stats]") {
   ClaimCheck check("claim", "here", 1e-3, 2);
-  CHECK(check.judge({1.0 + 1e-15, 1.0, 0.0, 1e-12, 0, 100, 0, "exact"}).status == "holds");
-  CHECK(check.judge({1.1, 1.0, 0.0, 1e-12, 0, 100, 0, "wrong"}).status == "violated");
+  CHECK(check.judge({1.0 + 1e-15, 1.0, 0.0, 1e-12, 0, 100, 0, "exact"}).status == Verdict::holds);
+  CHECK(check.judge({1.1, 1.0, 0.0, 1e-12, 0, 100, 0, "wrong"}).status == Verdict::violated);
 }

@@ -54,9 +54,8 @@ std::filesystem::path run_experiment(Experiment& experiment, const CommonOptions
 
   if (!o.quiet) {
     for (const Check& c : result.checks) {
-      const std::string counts = c.detail.substr(0, c.detail.find(';'));  // "N points hold, ..."
-      std::fprintf(stderr, "  %-12s %s [%s]: %s\n", c.status.c_str(), c.claim.c_str(), c.where.c_str(),
-                   counts.c_str());
+      std::fprintf(stderr, "  %-12s %s [%s]: %s\n", verdict_name(c.status), c.claim.c_str(), c.where.c_str(),
+                   check_summary(c).c_str());
     }
     std::fprintf(stderr, "%s: wrote %s (%.1fs)\n", experiment.name().c_str(), out.c_str(), wall);
   }

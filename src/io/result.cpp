@@ -2,13 +2,36 @@
 
 #include <Eigen/Core>
 #include <chrono>
+#include <cmath>
 #include <ctime>
 
 namespace favorlab {
 
+namespace {
+// NaN (not defined) and ±∞ become null: JSON has no such numbers.
+Json number_or_null(double v) { return std::isfinite(v) ? Json(v) : Json(nullptr); }
+}  // namespace
+
 Json check_json(const Check& c) {
-  return Json{{"claim", c.claim}, {"where", c.where}, {"status", c.status}, {"statistic", c.statistic},
-              {"detail", c.detail}};
+  Json j{{"claim", c.claim}, {"where", c.where}, {"status", verdict_name(c.status)},
+         {"statistic", number_or_null(c.statistic)}, {"detail", c.detail}};
+  if (c.status == Verdict::measured) {
+    j["value"] = number_or_null(c.value);
+    j["target"] = number_or_null(c.target);
+    return j;
+  }
+  j["critical"] = number_or_null(c.critical);
+  j["points_total"] = c.points_total;
+  j["points_held"] = c.points_held;
+  j["points_violated"] = c.points_violated;
+  j["points_inconclusive"] = c.points_inconclusive;
+  j["worst"] = c.worst.label.empty() ? Json(nullptr)
+                                     : Json{{"label", c.worst.label}, {"statistic", number_or_null(c.worst.statistic)},
+                                            {"margin", number_or_null(c.worst.margin)}};
+  j["power"] = number_or_null(c.power);
+  j["margin"] = number_or_null(c.margin);
+  j["trials_needed"] = c.trials_needed;
+  return j;
 }
 
 namespace {

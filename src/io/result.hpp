@@ -12,6 +12,12 @@ namespace favorlab {
 
 using Json = nlohmann::ordered_json;
 
+// A verdict in JSON is its name ("holds", ...), also where a row records a point's verdict.
+NLOHMANN_JSON_SERIALIZE_ENUM(Verdict, {{Verdict::holds, "holds"},
+                                       {Verdict::violated, "violated"},
+                                       {Verdict::inconclusive, "inconclusive"},
+                                       {Verdict::measured, "measured"}})
+
 struct Result {
   std::string experiment;
   Json params = Json::object();

@@ -1,9 +1,12 @@
 #include "stats/claim_check.hpp"
 
+#include <algorithm>
+#include <boost/math/distributions/students_t.hpp>
 #include <cmath>
 #include <limits>
 #include <sstream>
 
+#include "io/format_number.hpp"
 #include "stats/edgeworth.hpp"
 #include "stats/normal_quantiles.hpp"
 
@@ -11,44 +14,97 @@ namespace favorlab {
 
 namespace {
 constexpr double kHugeZ = 1e300;  // a difference beyond the allowance with zero standard error
+constexpr auto kMaxTrials = std::numeric_limits<std::int64_t>::max();
+}  // namespace
+
+std::int64_t trials_to_shrink(std::int64_t trials, double half_width, double gap) {
+  if (!(gap > 0) || !std::isfinite(half_width)) return kMaxTrials;
+  const double n = static_cast<double>(trials) * (half_width / gap) * (half_width / gap);
+  return n >= 9e18 ? kMaxTrials : std::max<std::int64_t>(trials + 1, static_cast<std::int64_t>(std::ceil(n)));
 }
 
-ClaimCheck::ClaimCheck(std::string claim, std::string where, double family_alpha, std::size_t points, Sides sides)
-    : claim_(std::move(claim)), where_(std::move(where)), sides_(sides),
-      point_alpha_(bonferroni_alpha(family_alpha, points)),
+ClaimCheck::ClaimCheck(std::string claim, std::string where, double family_alpha, std::size_t points, Sides sides,
+                       double equivalence_margin)
+    : claim_(std::move(claim)), where_(std::move(where)), sides_(sides), margin_(equivalence_margin),
+      point_alpha_(bonferroni_alpha(family_alpha, std::max<std::size_t>(points, 1))),
       z_crit_(sides == Sides::two ? two_sided_critical_z(point_alpha_) : one_sided_critical_z(point_alpha_)) {}
 
 PointVerdict ClaimCheck::judge(const PointEvidence& p) {
   PointVerdict v;
-  const double diff = p.empirical - p.theory;
-  const double excess = sides_ == Sides::two ? std::abs(diff) - p.allowance : diff - p.allowance;
+  const double d = p.empirical - p.theory, se = p.standard_error, a = p.allowance;
+  const double scale = std::isnan(p.scale) ? std::abs(p.theory) : p.scale;
+  const bool finite = std::isfinite(p.empirical) && std::isfinite(p.theory) && std::isfinite(se) && se >= 0 &&
+                      std::isfinite(a) && std::isfinite(scale);
+  if (p.nonfinite > 0 || !finite) {
+    ++inconclusive_;
+    nonfinite_reason_ = p.nonfinite > 0 ? std::to_string(p.nonfinite) + " non-finite estimates at " + p.label
+                                        : "a non-finite estimate, theory or standard error at " + p.label;
+    return v;
+  }
   // Differences within the rounding allowance count as zero (exact points can have a vanishing SE).
-  if (std::abs(diff) > p.allowance)
-    v.z = p.standard_error > 0 ? diff / p.standard_error : std::copysign(kHugeZ, diff);
+  if (std::abs(d) > a) v.z = se > 0 ? d / se : std::copysign(kHugeZ, d);
   // The Edgeworth shift concerns one tail; a one-sided test spends all of α there, a two-sided one half.
   const double tail_alpha = sides_ == Sides::two ? point_alpha_ : 2 * point_alpha_;
-  v.trials_needed = std::max(trials_for_reliable_z_test(p.skewness, z_crit_, tail_alpha), p.min_trials);
-
-  if (p.nonfinite > 0) {
-    v.status = "inconclusive";
-    inconclusive_reason_ = std::to_string(p.nonfinite) + " non-finite estimates at " + p.label;
-  } else if (p.trials < v.trials_needed) {
-    v.status = "inconclusive";
-    most_trials_needed_ = std::max(most_trials_needed_, v.trials_needed);
-  } else {
-    v.status = excess > z_crit_ * p.standard_error ? "violated" : "holds";
+  const std::int64_t reliable = std::max(trials_for_reliable_z_test(p.skewness, z_crit_, tail_alpha), p.min_trials);
+  if (p.trials < reliable) {
+    ++inconclusive_;
+    ++unreliable_;
+    v.trials_needed = reliable;
+    most_trials_for_reliability_ = std::max(most_trials_for_reliability_, reliable);
+    return v;
   }
-
-  if (v.status == "holds") ++held_;
-  if (v.status == "violated") ++violated_;
-  if (v.status == "inconclusive") ++inconclusive_;
-  if (sides_ == Sides::upper && v.status == "holds" && v.z < -z_crit_) ++confirmed_;
+  double crit = z_crit_;
+  if (p.degrees_of_freedom > 0) {
+    const boost::math::students_t t(p.degrees_of_freedom);
+    crit = boost::math::quantile(boost::math::complement(t, sides_ == Sides::two ? point_alpha_ / 2 : point_alpha_));
+  }
+  v.reliable = true;
+  const double h = crit * se;
+  double point_power = 0, point_margin = std::numeric_limits<double>::quiet_NaN();
+  if (sides_ == Sides::two) {
+    const double band = margin_ * scale + a;
+    if (std::abs(d) - a > h) {
+      v.status = Verdict::violated;
+    } else if (std::abs(d) + h <= band) {
+      v.status = Verdict::holds;
+    } else {
+      v.trials_needed = std::abs(d) < band ? trials_to_shrink(p.trials, h, band - std::abs(d))
+                                           : trials_to_shrink(p.trials, h, std::abs(d) - a);
+    }
+    point_power = (std::abs(d) + h + a) / scale;
+    point_margin = (band - std::abs(d) - h) / (scale > 0 ? scale : 1);
+  } else {
+    if (d - a > h) {
+      v.status = Verdict::violated;
+    } else if (d + h <= a) {
+      v.status = Verdict::holds;
+    } else {
+      v.trials_needed = d <= a ? trials_to_shrink(p.trials, h, a - d) : trials_to_shrink(p.trials, h, d - a);
+    }
+    point_power = (h + a - d) / scale;
+    point_margin = (a - d - h) / (scale > 0 ? scale : 1);
+  }
+  if (v.status == Verdict::holds) {
+    ++held_;
+    if (sides_ == Sides::upper) confirmed_margin_ = std::min(confirmed_margin_, point_margin);
+  } else if (v.status == Verdict::violated) {
+    ++violated_;
+  } else {
+    ++inconclusive_;
+    ++open_;
+    most_trials_to_settle_ = std::max(most_trials_to_settle_, v.trials_needed);
+  }
+  if (scale > 0 && std::isfinite(point_power) && point_power < power_) {
+    power_ = point_power;
+    power_label_ = p.label;
+  }
   // The point nearest to violating: the largest |z| for equality, the largest z for "empirical ≤ theory".
   const double badness = sides_ == Sides::two ? std::abs(v.z) : v.z;
-  if (v.status != "inconclusive" && (worst_label_.empty() || badness > worst_badness_)) {
+  if (worst_label_.empty() || badness > worst_badness_) {
     worst_badness_ = badness;
     worst_z_ = v.z;
     worst_label_ = p.label;
+    worst_margin_ = point_margin;
   }
   return v;
 }
@@ -57,21 +113,44 @@ Check ClaimCheck::result() const {
   Check c;
   c.claim = claim_;
   c.where = where_;
-  c.status = violated_ > 0 ? "violated" : inconclusive_ > 0 ? "inconclusive" : "holds";
+  set_point_counts(c, held_, violated_, inconclusive_);
   c.statistic = worst_z_;
+  c.critical = z_crit_;
+  c.worst = {worst_label_, worst_z_, worst_margin_};
+  if (std::isfinite(power_)) c.power = power_;
+  if (sides_ == Sides::two) c.margin = margin_;
+  else if (std::isfinite(confirmed_margin_)) c.margin = confirmed_margin_;
+  c.trials_needed = std::max(most_trials_for_reliability_, most_trials_to_settle_);
   std::ostringstream s;
-  s << held_ << " points hold, " << violated_ << " violated, " << inconclusive_ << " inconclusive; critical |z| "
-    << z_crit_ << " (family alpha split over " << (held_ + violated_ + inconclusive_) << " points)";
+  s << held_ << " points hold, " << violated_ << " violated, " << inconclusive_ << " inconclusive; ";
+  if (sides_ == Sides::two)
+    s << "equivalence within +-" << format_number(100 * margin_, 3) << " % of the theory: holds where the interval "
+      << "+-" << format_number(z_crit_, 4) << " SE lies inside it, violated where it excludes the theory";
+  else
+    s << "one-sided interval empirical + " << format_number(z_crit_, 4)
+      << " SE: holds where it lies at or below the claimed value, violated where empirical - "
+      << format_number(z_crit_, 4) << " SE lies above it";
+  s << " (family alpha split over " << c.points_total << " points)";
   if (!worst_label_.empty())
-    s << (sides_ == Sides::two ? "; largest |z| " : "; largest z ") << (sides_ == Sides::two ? std::abs(worst_z_) : worst_z_)
-      << " at " << worst_label_;
-  if (sides_ == Sides::upper) s << "; " << confirmed_ << " points confirm the inequality significantly (z < -" << z_crit_ << ")";
-  if (most_trials_needed_ == std::numeric_limits<std::int64_t>::max())
-    s << "; some heavy-tailed points are out of reach of a z test (more than 9e18 trials needed)";
-  else if (most_trials_needed_ > 0)
-    s << "; heavy-tailed points need up to " << static_cast<double>(most_trials_needed_)
+    s << (sides_ == Sides::two ? "; largest |z| " : "; largest z ")
+      << format_number(sides_ == Sides::two ? std::abs(worst_z_) : worst_z_, 4) << " at " << worst_label_;
+  if (std::isfinite(power_))
+    s << "; power: a theory off by " << format_number(100 * power_, 3) << " % would have been caught (at "
+      << power_label_ << ")";
+  if (sides_ == Sides::upper && std::isfinite(confirmed_margin_))
+    s << "; held points confirm by at least " << format_number(100 * confirmed_margin_, 3) << " %";
+  if (open_ > 0) {
+    s << "; " << open_ << " points neither confirm nor refute the claim";
+    if (most_trials_to_settle_ == kMaxTrials) s << " (some are out of reach: the difference is too small to settle)";
+    else s << " (about " << static_cast<double>(most_trials_to_settle_) << " trials per point would likely settle them)";
+  }
+  if (most_trials_for_reliability_ == kMaxTrials)
+    s << "; " << unreliable_ << " heavy-tailed points are out of reach of a z test (more than 9e18 trials needed)";
+  else if (most_trials_for_reliability_ > 0)
+    s << "; " << unreliable_ << " heavy-tailed points need up to " << static_cast<double>(most_trials_for_reliability_)
       << " trials for a trustworthy z test";
-  if (!inconclusive_reason_.empty()) s << "; " << inconclusive_reason_;
+  if (!nonfinite_reason_.empty()) s << "; " << nonfinite_reason_;
+  if (c.points_total == 0) s << "; no point was judged";
   c.detail = s.str();
   return c;
 }

@@ -1,26 +1,32 @@
 #pragma once
-// A claim of a paper tested at many points with z tests (DESIGN.md, "Statistics without flaky tests").
-// Each point compares an empirical figure with its theoretical value through its own standard error:
-//   two-sided claims (equality):      violated when |empirical − theory| > z·SE + allowance
-//   one-sided claims (empirical ≤ t): violated when  empirical − theory  > z·SE + allowance
-// z comes from the family-wise α split over all points (Bonferroni). `allowance` absorbs floating-point rounding
-// only (a fixed multiple of machine ε times the scale), never sampling noise.
-// A point is inconclusive — never silently passed — when its estimates were not all finite, or when the a-priori
-// skewness of the averaged quantity makes the z test unreliable at this trial count (stats/edgeworth.hpp), or another
-// criterion the caller supplies (min_trials) asks for more trials than were run.
-// The claim's status: violated if any conclusive point is; otherwise inconclusive if any point is; otherwise holds.
+// A claim of a paper tested at many points with z intervals (DESIGN.md, "Statistics without flaky tests").
+// Each point compares an empirical figure with its theoretical value through its own standard error; with
+// d = empirical − theory, h = z·SE (z from the family α split over the points, Bonferroni) and a the rounding
+// allowance (a fixed multiple of machine ε times the scale, never sampling noise):
+//   equality claims (Sides::two), judged by an equivalence test (TOST) against a stated relative margin δ:
+//     violated      |d| − a > h                      (the interval excludes the theory beyond rounding)
+//     holds         |d| + h ≤ δ·scale + a            (the interval lies inside theory ± δ·scale)
+//   one-sided claims "empirical ≤ theory" (Sides::upper):
+//     violated      d − a > h                        (the interval lies above the theory)
+//     holds         d + h ≤ a                        (the interval lies at or below it)
+//   inconclusive otherwise, with the trials that would likely settle the point if its figures persisted.
+// `scale` is what δ and the reported power are relative to (default |theory|). A point with SE = 0 (an exact
+// estimator) is decided by the allowance alone.
+// A point is also inconclusive — never silently passed — when an estimate, the theory or the SE is not finite, or
+// when the a-priori skewness of the averaged quantity makes the z interval unreliable at this trial count
+// (stats/edgeworth.hpp), or another criterion the caller supplies (min_trials) asks for more trials than were run.
+// Power: the smallest relative deviation of the theory (as a fraction of scale) that would have made some point
+// violated on these data — for equality min over points of (|d| + h + a)/scale, for one-sided claims the smallest
+// tightening (h + a − d)/scale.
+// The claim's status: violated if any point is; holds if at least one point was judged and all hold; else
+// inconclusive.
 #include <cstdint>
+#include <limits>
 #include <string>
 
-namespace favorlab {
+#include "stats/check.hpp"
 
-struct Check {
-  std::string claim;
-  std::string where;
-  std::string status;  // "holds" | "violated" | "inconclusive"
-  double statistic = 0;
-  std::string detail;
-};
+namespace favorlab {
 
 struct PointEvidence {
   double empirical = 0;
@@ -32,31 +38,44 @@ struct PointEvidence {
   std::int64_t nonfinite = 0;   // draws that produced NaN or ±Inf (excluded from the figures above)
   std::string label;            // where the point is, for the check's detail
   std::int64_t min_trials = 0;  // a trial requirement from another reliability criterion (e.g. second-order Edgeworth)
+  double scale = std::numeric_limits<double>::quiet_NaN();  // what the margin is relative to; NaN: |theory|
+  // > 0: the SE is itself estimated from this many degrees of freedom (e.g. a jackknife over G blocks: G − 1), so the
+  // point's critical value is Student's t quantile at the point α instead of the normal one.
+  double degrees_of_freedom = 0;
 };
 
 struct PointVerdict {
-  std::string status;
+  Verdict status = Verdict::inconclusive;
   double z = 0;                     // (empirical − theory)/SE; 0 where |difference| is within the allowance
-  std::int64_t trials_needed = 0;   // for a reliable z test at this point's α
+  std::int64_t trials_needed = 0;   // for a reliable z interval at this point's α, or to settle an open interval
+  bool reliable = false;            // the figures are finite and the z interval trustworthy at this trial count
 };
 
 class ClaimCheck {
  public:
   enum class Sides { two, upper };  // upper: the claim is empirical ≤ theory
-  ClaimCheck(std::string claim, std::string where, double family_alpha, std::size_t points, Sides sides = Sides::two);
+  // equivalence_margin: δ of equality claims (relative to each point's scale); ignored for one-sided claims.
+  ClaimCheck(std::string claim, std::string where, double family_alpha, std::size_t points, Sides sides = Sides::two,
+             double equivalence_margin = kDefaultEquivalenceMargin);
 
   PointVerdict judge(const PointEvidence& point);
   Check result() const;
   double critical_z() const { return z_crit_; }
 
+  static constexpr double kDefaultEquivalenceMargin = 0.02;
+
  private:
   std::string claim_, where_;
   Sides sides_;
-  double point_alpha_, z_crit_;
-  std::size_t held_ = 0, violated_ = 0, inconclusive_ = 0, confirmed_ = 0;
-  double worst_z_ = 0, worst_badness_ = 0;
-  std::string worst_label_, inconclusive_reason_;
-  std::int64_t most_trials_needed_ = 0;
+  double margin_, point_alpha_, z_crit_;
+  std::int64_t held_ = 0, violated_ = 0, inconclusive_ = 0, confirmed_ = 0;
+  double worst_z_ = 0, worst_badness_ = 0, worst_margin_ = std::numeric_limits<double>::quiet_NaN();
+  double power_ = std::numeric_limits<double>::infinity(), confirmed_margin_ = std::numeric_limits<double>::infinity();
+  std::string worst_label_, nonfinite_reason_, power_label_;
+  std::int64_t most_trials_for_reliability_ = 0, most_trials_to_settle_ = 0, unreliable_ = 0, open_ = 0;
 };
+
+// Trials n·(h/gap)² at which an interval of half-width h from n trials would shrink to `gap` (saturating).
+std::int64_t trials_to_shrink(std::int64_t trials, double half_width, double gap);
 
 }  // namespace favorlab

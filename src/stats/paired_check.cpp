@@ -1,5 +1,6 @@
 #include "stats/paired_check.hpp"
 
+#include <algorithm>
 #include <boost/math/distributions/students_t.hpp>
 #include <cmath>
 #include <limits>
@@ -14,7 +15,21 @@ namespace favorlab {
 
 namespace {
 constexpr double kHugeT = 1e300;  // a nonzero mean difference with zero spread
+constexpr std::int64_t kMaxPairs = 1000;
 
+bool usable(double a, double b) { return std::isfinite(a) && std::isfinite(b) && a > 0 && b > 0; }
+
+// The inputs at which the observed fraction `above/n` of pairs with A above B would reach significance: the normal
+// approximation n' = (z / (2|f − ½|))², at least the exact minimum ⌈log2(1/α)⌉.
+std::int64_t inputs_to_settle(std::int64_t above, std::int64_t n, double alpha) {
+  const double f = static_cast<double>(above) / static_cast<double>(n);
+  const std::int64_t least = sign_test_min_pairs(alpha);
+  if (f == 0.5) return std::numeric_limits<std::int64_t>::max();
+  const double z = one_sided_critical_z(alpha);
+  const double needed = std::ceil(z * z / (4 * (f - 0.5) * (f - 0.5)));
+  return std::max<std::int64_t>({least, n + 1, needed >= 9e18 ? std::numeric_limits<std::int64_t>::max()
+                                                             : static_cast<std::int64_t>(needed)});
+}
 }  // namespace
 
 PairedLogDifferences paired_log_differences(const std::vector<double>& a, const std::vector<double>& b) {
@@ -24,8 +39,7 @@ PairedLogDifferences paired_log_differences(const std::vector<double>& a, const 
   PairedLogDifferences out;
   RunningMoments moments;
   for (std::size_t i = 0; i < a.size(); ++i) {
-    const bool usable = std::isfinite(a[i]) && std::isfinite(b[i]) && a[i] > 0 && b[i] > 0;
-    if (!usable) {
+    if (!usable(a[i], b[i])) {
       ++out.nonfinite;
       continue;
     }
@@ -47,48 +61,90 @@ double one_sided_critical_t(double alpha, double degrees_of_freedom) {
   return boost::math::quantile(boost::math::complement(boost::math::students_t(degrees_of_freedom), alpha));
 }
 
-double skewness_limit(std::int64_t n, double alpha) {
-  // Var(g1) of n normal draws, exactly: 6(n − 2)/((n + 1)(n + 3)) (D'Agostino & Pearson 1973).
-  const double nd = static_cast<double>(n);
-  return two_sided_critical_z(alpha) * std::sqrt(6 * (nd - 2) / ((nd + 1) * (nd + 3)));
+double binomial_half_upper_tail(std::int64_t k, std::int64_t n) {
+  if (n < 0 || n > kMaxPairs) throw std::invalid_argument("sign test: between 0 and 1000 pairs supported");
+  if (k <= 0) return 1;
+  if (k > n) return 0;
+  // Σ_{j ≥ k} C(n, j) 2^−n, summed from the far tail so small terms are not lost.
+  double sum = 0;
+  for (std::int64_t j = n; j >= k; --j)
+    sum += std::exp(std::lgamma(n + 1.0) - std::lgamma(j + 1.0) - std::lgamma(n - j + 1.0) - n * std::log(2.0));
+  return std::min(1.0, sum);
+}
+
+std::int64_t sign_test_critical_count(std::int64_t n, double alpha) {
+  for (std::int64_t k = 0; k <= n; ++k)
+    if (binomial_half_upper_tail(k, n) <= alpha) return k;
+  return n + 1;
+}
+
+std::int64_t sign_test_min_pairs(double alpha) {
+  return static_cast<std::int64_t>(std::ceil(std::log2(1 / alpha) - 1e-12));
 }
 
 PairedClaimCheck::PairedClaimCheck(std::string claim, std::string where, double family_alpha, std::size_t points)
     : claim_(std::move(claim)), where_(std::move(where)), family_alpha_(family_alpha),
-      point_alpha_(bonferroni_alpha(family_alpha, points)) {}
+      point_alpha_(bonferroni_alpha(family_alpha, std::max<std::size_t>(points, 1))) {}
 
 PairedVerdict PairedClaimCheck::judge(const std::vector<double>& a, const std::vector<double>& b,
                                       const std::string& label) {
-  const PairedLogDifferences p = paired_log_differences(a, b);
+  const PairedLogDifferences logs = paired_log_differences(a, b);
   PairedVerdict v;
-  v.t = p.t;
-  v.ratio = std::exp(p.mean);
-  v.critical_t = p.n >= 3 ? one_sided_critical_t(point_alpha_, static_cast<double>(p.n - 1))
-                          : std::numeric_limits<double>::quiet_NaN();
-  if (p.nonfinite > 0) {
-    v.reason = std::to_string(p.nonfinite) + " inputs with a non-finite or non-positive figure at " + label;
-  } else if (p.n < 3) {
-    v.reason = "only " + std::to_string(p.n) + " inputs at " + label +
-               " (a standard error needs at least 3 inputs: 2 degrees of freedom)";
-  } else if (std::abs(p.skewness) > skewness_limit(p.n, family_alpha_)) {
-    v.reason = "paired log differences significantly skewed at " + label + " (g1 = " + format_number(p.skewness, 4) +
-               ", normal limit " + format_number(skewness_limit(p.n, family_alpha_), 4) + " for " + std::to_string(p.n) +
-               " inputs): the t test's level is not trustworthy";
+  v.ratio = std::exp(logs.mean);
+  std::vector<double> ratios;  // b_i / a_i of the usable pairs
+  std::vector<double> a_over_b;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (!usable(a[i], b[i])) continue;
+    a_over_b.push_back(a[i] / b[i]);
+    if (a[i] == b[i]) continue;  // a tie says nothing about which arm is lower
+    ratios.push_back(b[i] / a[i]);
+    ++v.n;
+    if (a[i] > b[i]) ++v.above;
+  }
+  if (!a_over_b.empty()) {
+    std::sort(a_over_b.begin(), a_over_b.end());
+    const std::size_t h = a_over_b.size() / 2;
+    v.median_ratio = a_over_b.size() % 2 ? a_over_b[h] : 0.5 * (a_over_b[h - 1] + a_over_b[h]);
+  }
+  if (logs.nonfinite > 0) {
+    v.reason = std::to_string(logs.nonfinite) + " inputs with a non-finite or non-positive figure at " + label;
+  } else if (v.n > kMaxPairs) {
+    throw std::invalid_argument("sign test: at most 1000 pairs per point, got " + std::to_string(v.n));
+  } else if (v.n < sign_test_min_pairs(point_alpha_)) {
+    v.reason = "only " + std::to_string(v.n) + " untied inputs at " + label + ": the sign test needs at least " +
+               std::to_string(sign_test_min_pairs(point_alpha_)) + " to reach alpha " + format_number(point_alpha_, 3);
+    v.inputs_needed = sign_test_min_pairs(point_alpha_);
   }
   if (!v.reason.empty()) {
-    v.status = "inconclusive";
     ++inconclusive_;
     inconclusive_reason_ = v.reason;
+    most_inputs_needed_ = std::max(most_inputs_needed_, v.inputs_needed);
     return v;
   }
-  v.status = p.t > v.critical_t ? "violated" : "holds";
-  if (v.status == "holds") ++held_;
-  if (v.status == "violated") ++violated_;
-  if (v.status == "holds" && p.t < -v.critical_t) ++confirmed_;
-  if (worst_label_.empty() || p.t > worst_t_) {
-    worst_t_ = p.t;
-    worst_critical_ = v.critical_t;
+  v.p_violated = binomial_half_upper_tail(v.above, v.n);
+  v.p_holds = binomial_half_upper_tail(v.n - v.above, v.n);
+  const std::int64_t k_crit = sign_test_critical_count(v.n, point_alpha_);
+  std::sort(ratios.begin(), ratios.end());
+  v.power = std::max(0.0, ratios[static_cast<std::size_t>(k_crit - 1)] - 1);
+  if (v.p_violated <= point_alpha_) {
+    v.status = Verdict::violated;
+    ++violated_;
+  } else if (v.p_holds <= point_alpha_) {
+    v.status = Verdict::holds;
+    ++held_;
+  } else {
+    ++inconclusive_;
+    v.inputs_needed = inputs_to_settle(v.above, v.n, point_alpha_);
+    most_inputs_needed_ = std::max(most_inputs_needed_, v.inputs_needed);
+    inconclusive_reason_ = "at " + label + " " + std::to_string(v.above) + " of " + std::to_string(v.n) +
+                           " inputs have A above B: neither significantly many nor few";
+  }
+  power_ = std::min(power_, v.power);
+  const double fraction = static_cast<double>(v.above) / static_cast<double>(v.n);
+  if (fraction > worst_fraction_) {
+    worst_fraction_ = fraction;
     worst_ratio_ = v.ratio;
+    worst_p_ = v.p_violated;
     worst_label_ = label;
   }
   return v;
@@ -98,18 +154,29 @@ Check PairedClaimCheck::result() const {
   Check c;
   c.claim = claim_;
   c.where = where_;
-  c.status = violated_ > 0 ? "violated" : inconclusive_ > 0 ? "inconclusive" : "holds";
-  c.statistic = worst_t_;
+  set_point_counts(c, held_, violated_, inconclusive_);
+  c.statistic = std::max(0.0, worst_fraction_);
+  c.critical = point_alpha_;
+  if (!worst_label_.empty()) c.worst = {worst_label_, worst_fraction_, worst_p_};
+  if (std::isfinite(power_)) c.power = power_;
+  c.trials_needed = most_inputs_needed_;
   std::ostringstream s;
   s << held_ << " points hold, " << violated_ << " violated, " << inconclusive_
-    << " inconclusive; paired t test of log differences, one-sided, alpha " << format_number(point_alpha_, 4)
-    << " per point (family alpha " << format_number(family_alpha_, 4) << " split over " << (held_ + violated_ + inconclusive_)
-    << " points)";
+    << " inconclusive; exact sign test of which arm is lower on each input, one-sided, alpha "
+    << format_number(point_alpha_, 4) << " per point (family alpha " << format_number(family_alpha_, 4) << " split over "
+    << c.points_total << " points; holds where A is below B on significantly many inputs)";
   if (!worst_label_.empty())
-    s << "; largest t " << format_number(worst_t_, 4) << " (critical " << format_number(worst_critical_, 4) << ", geometric-mean ratio "
-      << format_number(worst_ratio_, 4) << ") at " << worst_label_;
-  s << "; " << confirmed_ << " points confirm the inequality significantly (t < -critical)";
+    s << "; largest share of inputs with A above B " << format_number(worst_fraction_, 4) << " (P = "
+      << format_number(worst_p_, 4) << ", geometric-mean ratio A/B " << format_number(worst_ratio_, 4) << ") at "
+      << worst_label_;
+  if (std::isfinite(power_))
+    s << "; power: A inflated by " << format_number(100 * power_, 3) << " % would have been caught";
+  if (most_inputs_needed_ == std::numeric_limits<std::int64_t>::max())
+    s << "; a point is split evenly: no number of inputs would settle it at this split";
+  else if (most_inputs_needed_ > 0)
+    s << "; about " << most_inputs_needed_ << " inputs per point would likely settle the open points";
   if (!inconclusive_reason_.empty()) s << "; " << inconclusive_reason_;
+  if (c.points_total == 0) s << "; no point was judged";
   c.detail = s.str();
   return c;
 }

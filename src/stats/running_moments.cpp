@@ -68,7 +68,11 @@ double RunningMoments::mean_square_stderr() const {
   const double e2 = c2 + mu * mu;
   const double e4 = c4 + 4 * mu * c3 + 6 * mu * mu * c2 + mu * mu * mu * mu;
   const double n = static_cast<double>(n_);
-  const double var_sq = std::max(0.0, e4 - e2 * e2) * n / (n - 1);
+  // An overflowed 4th moment (∞ − ∞ = NaN, or ∞) leaves the SE unknown: say so with NaN, never clamp it to 0 (which
+  // would turn any difference into an infinitely significant one).
+  const double spread = e4 - e2 * e2;
+  if (n_ < 2 || !std::isfinite(spread)) return std::numeric_limits<double>::quiet_NaN();
+  const double var_sq = std::max(0.0, spread) * n / (n - 1);
   return std::sqrt(var_sq / n);
 }
 

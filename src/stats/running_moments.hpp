@@ -20,7 +20,7 @@ class RunningMoments {
   double central_moment(int k) const;  // k = 2, 3, 4; divided by n
 
   double mean_square() const;          // (1/n) Σ x²
-  double mean_square_stderr() const;   // √(Var(x²)/n), Var with n − 1
+  double mean_square_stderr() const;   // √(Var(x²)/n), Var with n − 1; NaN when n < 2 or the 4th moment overflowed
 
  private:
   std::int64_t n_ = 0;

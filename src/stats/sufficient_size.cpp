@@ -1,9 +1,12 @@
 #include "stats/sufficient_size.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <sstream>
 #include <stdexcept>
+
+#include "io/format_number.hpp"
 
 namespace favorlab {
 
@@ -19,15 +22,23 @@ std::string bracket_text(const SufficientSize& s) {
 }  // namespace
 
 SufficientSize sufficient_size(const std::vector<int>& sizes, const std::vector<std::int64_t>& successes,
-                               std::int64_t trials, double target, double point_alpha) {
+                               std::int64_t trials, double target, double point_alpha,
+                               const std::vector<std::int64_t>& unknown) {
   if (sizes.size() != successes.size() || sizes.empty())
     throw std::invalid_argument("sufficient_size: one success count per grid size needed");
+  if (!unknown.empty() && unknown.size() != sizes.size())
+    throw std::invalid_argument("sufficient_size: one unknown count per grid size needed");
   if (!(target > 0 && target < 1)) throw std::invalid_argument("sufficient_size: target must lie in (0, 1)");
   SufficientSize s;
   for (std::size_t i = 0; i < sizes.size(); ++i) {
+    const std::int64_t open = unknown.empty() ? 0 : unknown[i];
+    if (open < 0 || successes[i] < 0 || successes[i] + open > trials)
+      throw std::invalid_argument("sufficient_size: counts must lie in [0, trials]");
     const ProportionInterval ci = clopper_pearson(successes[i], trials, point_alpha);
+    const ProportionInterval optimistic = open ? clopper_pearson(successes[i] + open, trials, point_alpha) : ci;
     const double p_hat = static_cast<double>(successes[i]) / static_cast<double>(trials);
-    if (!s.lower && ci.upper >= target) s.lower = sizes[i];
+    if (!s.lower && optimistic.upper >= target) s.lower = sizes[i];
+    if (!s.lower) s.excluded = sizes[i];
     if (!s.point && p_hat >= target) s.point = sizes[i];
     if (!s.upper && ci.lower >= target) s.upper = sizes[i];
   }
@@ -36,32 +47,41 @@ SufficientSize sufficient_size(const std::vector<int>& sizes, const std::vector<
 
 Check size_independence_check(std::string claim, std::string where,
                               const std::vector<std::vector<SufficientSize>>& groups) {
-  Check c{std::move(claim), std::move(where), "holds", 0, ""};
-  std::ostringstream violated, open;
-  double worst = 1;  // largest lower_later / upper_earlier: > 1 means separated brackets
+  Check c;
+  c.claim = std::move(claim);
+  c.where = std::move(where);
+  std::ostringstream violated;
+  std::int64_t held = 0, grew = 0, open = 0;
+  double worst = 0;  // largest lower_later / upper_earlier: > 1 means separated brackets
   for (const auto& group : groups)
     for (std::size_t later = 1; later < group.size(); ++later)
       for (std::size_t earlier = 0; earlier < later; ++earlier) {
         const SufficientSize &a = group[earlier], &b = group[later];
         // b.lower missing: P < target established at every grid size, so b needs more than the whole grid.
         const double b_lower = b.lower ? b.lower : std::numeric_limits<double>::infinity();
+        if (a.upper) worst = std::max(worst, b_lower / a.upper);
         if (a.upper && b_lower > a.upper) {
-          worst = std::max(worst, b_lower / a.upper);
+          ++grew;
           violated << (violated.tellp() > 0 ? "; " : "") << bracket_text(b) << " lies above " << bracket_text(a);
+        } else if (b.upper && a.lower && b.upper <= a.lower) {
+          ++held;
+        } else {
+          ++open;
         }
       }
-  for (const auto& group : groups)
-    for (const SufficientSize& s : group)
-      if (!s.upper) open << (open.tellp() > 0 ? "; " : "") << bracket_text(s);
+  set_point_counts(c, held, grew, open);
   c.statistic = worst;
-  if (violated.tellp() > 0) {
-    c.status = "violated";
+  c.critical = 1;
+  if (grew > 0) {
     c.detail = "needed m grows: " + violated.str();
-  } else if (open.tellp() > 0) {
-    c.status = "inconclusive";
-    c.detail = "no separated brackets, but P >= target is not established on the grid at " + open.str();
+  } else if (c.points_total == 0) {
+    c.detail = "no two sizes to compare (one L per group): nothing is judged";
+  } else if (open > 0) {
+    c.detail = std::to_string(open) + " of " + std::to_string(c.points_total) +
+               " pairs of brackets overlap: growth is not refuted, but non-growth is not established either "
+               "(more draws narrow the brackets; a bracket of one grid size settles a pair)";
   } else {
-    c.detail = "every later bracket overlaps or lies below the earlier ones";
+    c.detail = "every later bracket lies at or below every earlier one";
   }
   std::ostringstream all;
   for (const auto& group : groups)
@@ -73,30 +93,32 @@ Check size_independence_check(std::string claim, std::string where,
 Check proportional_growth_check(std::string claim, std::string where, const std::vector<SufficientSize>& brackets,
                                 const std::vector<double>& rate) {
   if (brackets.size() != rate.size()) throw std::invalid_argument("proportional_growth_check: one rate per bracket");
-  Check c{std::move(claim), std::move(where), "holds", 0, ""};
+  Check c;
+  c.claim = std::move(claim);
+  c.where = std::move(where);
+  // C·rate lies in (excluded, upper] at every bracket; a missing upper end leaves the bracket open above.
   double c_low = 0, c_high = std::numeric_limits<double>::infinity();
-  bool open = false;
   std::ostringstream all;
   for (std::size_t i = 0; i < brackets.size(); ++i) {
     const SufficientSize& s = brackets[i];
-    all << " | " << bracket_text(s) << " (m/rate in [" << (s.lower ? s.lower / rate[i] : 0.0) << ", "
-        << (s.upper ? std::to_string(s.upper / rate[i]) : "inf") << "])";
-    // A missing lower end: the needed m exceeds the grid, C > grid max/rate (the upper end alone is then open).
-    c_low = std::max(c_low, s.lower ? s.lower / rate[i] : 0.0);
+    all << " | " << bracket_text(s) << " (C in (" << format_number(s.excluded / rate[i], 4) << ", "
+        << (s.upper ? format_number(s.upper / rate[i], 4) : "inf") << "])";
+    c_low = std::max(c_low, s.excluded / rate[i]);
     if (s.upper) c_high = std::min(c_high, s.upper / rate[i]);
-    else open = true;
-    if (!s.lower) open = true;
   }
-  c.statistic = c_high > 0 && c_high < std::numeric_limits<double>::infinity() ? c_low / c_high : 0;
-  if (c_low > c_high) {
-    c.status = "violated";
-    c.detail = "no constant C fits every bracket: max lower/rate = " + std::to_string(c_low) +
-               " > min upper/rate = " + std::to_string(c_high);
-  } else if (open) {
-    c.status = "inconclusive";
-    c.detail = "some bracket is open (P >= target not established on the grid)";
+  const bool refuted = !brackets.empty() && c_low >= c_high;
+  set_point_counts(c, 0, refuted ? 1 : 0, refuted ? 0 : 1);
+  c.statistic = std::isfinite(c_high) && c_high > 0 ? c_low / c_high : 0;
+  c.critical = 1;
+  if (brackets.empty()) {
+    c.detail = "no bracket: nothing is judged";
+  } else if (refuted) {
+    c.detail = "no constant C fits every bracket: C must exceed " + format_number(c_low, 4) + " and be at most " +
+               format_number(c_high, 4);
   } else {
-    c.detail = "C in [" + std::to_string(c_low) + ", " + std::to_string(c_high) + "] fits every bracket";
+    c.detail = "every C in (" + format_number(c_low, 4) + ", " +
+               (std::isfinite(c_high) ? format_number(c_high, 4) : std::string("inf")) +
+               "] fits every bracket: the growth law is not refuted, which does not establish it";
   }
   c.detail += ". Brackets:" + all.str();
   return c;

@@ -2,35 +2,46 @@
 // "The smallest size (number of random features m) at which P[success] ≥ target", estimated from success counts on a
 // grid of sizes, with its uncertainty: each grid point gets an exact Clopper–Pearson interval (level 1 − point_alpha),
 // and the needed size is bracketed by
-//   lower = the first size whose interval reaches the target (below it, P < target is established),
-//   point = the first size whose observed frequency reaches the target,
-//   upper = the first size whose whole interval lies at or above the target (P ≥ target established there).
+//   lower    = the first size whose interval reaches the target (at every earlier size, P < target is established),
+//   point    = the first size whose observed frequency reaches the target,
+//   upper    = the first size whose whole interval lies at or above the target (P ≥ target established there),
+//   excluded = the largest size at which — and below which — P < target is established: the size before `lower`, or
+//              the last grid size when no interval reaches the target (0 when the first size already may).
 // A missing end (0) means the grid does not reach it. No monotonicity in the size is assumed of the data; "first"
-// is literal.
+// is literal. On the grid, the needed size lies in [lower, upper]; as a real number (a threshold such as C·d·ln d
+// that may fall between grid sizes) it lies in (excluded, upper].
 // Two claims about how the needed size behaves, judged from brackets:
 //   size_independence_check: within each group (e.g. one d, sizes ordered by growing L) the needed size does not grow:
-//     violated when some later bracket lies entirely above an earlier one (lower_later > upper_earlier);
-//     inconclusive when not violated but a bracket is open (upper missing); holds otherwise.
-//   proportional_growth_check: needed size ∝ rate (e.g. d·log d) for some constant C: consistent iff
-//     max lower/rate ≤ min upper/rate over the group (a C fits every bracket); violated otherwise;
-//     inconclusive when a bracket is open.
+//     violated     when some later bracket lies entirely above an earlier one (lower_later > upper_earlier);
+//     holds        when every later bracket lies at or below every earlier one (upper_later ≤ lower_earlier),
+//                  i.e. non-growth is established on the grid;
+//     inconclusive otherwise, and when no two brackets were compared.
+//   proportional_growth_check: needed size = C·rate (e.g. d·ln d) for one constant C: C must satisfy
+//     excluded/rate < C ≤ upper/rate for every bracket; violated when no C does (max excluded/rate ≥ min upper/rate);
+//     otherwise inconclusive — a constant that fits every bracket does not establish a growth law; the detail gives
+//     the interval of C that fits.
 #include <cstdint>
 #include <string>
 #include <vector>
 
-#include "stats/claim_check.hpp"
+#include "stats/check.hpp"
 #include "stats/clopper_pearson.hpp"
 
 namespace favorlab {
 
 struct SufficientSize {
   int lower = 0, point = 0, upper = 0;  // 0: not reached on the grid
-  std::string label;                   // where the bracket is, for check details
+  int excluded = 0;                     // 0: nothing established below the bracket
+  std::string label;                    // where the bracket is, for check details
 };
 
-// sizes ascending; successes[i] of trials at sizes[i]. Throws std::invalid_argument on mismatched lengths or counts.
+// sizes ascending; successes[i] of trials at sizes[i]; unknown[i] (optional) of those trials could not be judged
+// (e.g. a non-finite error): they count as successes where that is conservative (lower, excluded) and as failures
+// where that is (point, upper), so an unjudged draw never decides a bracket. Throws std::invalid_argument on
+// mismatched lengths or counts.
 SufficientSize sufficient_size(const std::vector<int>& sizes, const std::vector<std::int64_t>& successes,
-                               std::int64_t trials, double target, double point_alpha);
+                               std::int64_t trials, double target, double point_alpha,
+                               const std::vector<std::int64_t>& unknown = {});
 
 Check size_independence_check(std::string claim, std::string where,
                               const std::vector<std::vector<SufficientSize>>& groups);

@@ -1,10 +1,12 @@
 #include "stats/tail_bound_check.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <sstream>
 #include <stdexcept>
 
+#include "io/format_number.hpp"
 #include "stats/normal_quantiles.hpp"
 
 namespace favorlab {
@@ -28,16 +30,32 @@ TailPointVerdict TailBoundCheck::judge(const TailPointEvidence& p) {
     v.interval = clopper_pearson(p.exceed, p.trials, point_alpha_);
   }
   v.margin = p.bound - v.interval.lower;
-  v.confirmed = v.interval.upper < p.bound;
+  // A bound of 0 (a threshold beyond the estimator's support) is an exact point: one exceedance refutes it, none
+  // is all the data can show, and it is decided that way rather than left open forever.
+  v.confirmed = v.interval.upper <= p.bound || (p.bound == 0 && p.exceed == 0);
   if (p.nonfinite > 0 || p.trials == 0) {
-    v.status = "inconclusive";
     ++inconclusive_;
     inconclusive_reason_ = std::to_string(p.nonfinite) + " non-finite estimates at " + p.label;
     return v;
   }
-  v.status = v.interval.lower > p.bound ? "violated" : "holds";
-  ++(v.status == "violated" ? violated_ : held_);
-  if (v.confirmed) ++confirmed_;
+  if (v.interval.lower > p.bound) {
+    v.status = Verdict::violated;
+    ++violated_;
+  } else if (v.confirmed) {
+    v.status = Verdict::holds;
+    ++held_;
+    if (p.bound > 0) confirmed_margin_ = std::min(confirmed_margin_, 1 - v.interval.upper / p.bound);
+  } else {
+    ++inconclusive_;
+    // Normal approximation to the draws at which the interval around the same frequency would clear the bound.
+    const double z = two_sided_critical_z(point_alpha_), gap = std::abs(p.bound - v.p_hat);
+    const double spread = std::max(v.p_hat * (1 - v.p_hat), 1.0 / static_cast<double>(p.trials));
+    const double n = gap > 0 ? z * z * spread / (gap * gap) : 9e18;
+    v.trials_needed = n >= 9e18 ? std::numeric_limits<std::int64_t>::max()
+                                : std::max<std::int64_t>(p.trials + 1, static_cast<std::int64_t>(std::ceil(n)));
+    most_trials_needed_ = std::max(most_trials_needed_, v.trials_needed);
+  }
+  if (p.bound > 0) power_ = std::min(power_, 1 - v.interval.lower / p.bound);
   const double worst = ratio(v.interval.lower, p.bound), tight = ratio(v.p_hat, p.bound);
   if (worst > worst_ratio_) {
     worst_ratio_ = worst;
@@ -54,18 +72,31 @@ Check TailBoundCheck::result() const {
   Check c;
   c.claim = claim_;
   c.where = where_;
-  c.status = violated_ > 0 ? "violated" : inconclusive_ > 0 ? "inconclusive" : "holds";
+  set_point_counts(c, held_, violated_, inconclusive_);
   c.statistic = std::max(0.0, worst_ratio_);  // largest (CP lower end)/bound: > 1 means violated
-  const std::size_t points = held_ + violated_ + inconclusive_;
+  c.critical = 1;
+  if (!worst_label_.empty()) c.worst = {worst_label_, worst_ratio_, 1 - worst_ratio_};
+  if (c.points_total > 0) c.power = std::max(0.0, power_);
+  if (held_ > 0) c.margin = confirmed_margin_;
+  c.trials_needed = most_trials_needed_;
+  const std::int64_t points = c.points_total;
   std::ostringstream s;
   s << held_ << " points hold, " << violated_ << " violated, " << inconclusive_ << " inconclusive; two-sided "
     << "Clopper-Pearson intervals at level 1 - " << point_alpha_ << " (family alpha split over " << points
-    << " points; a point is violated when the interval's lower end exceeds the bound)";
+    << " points; a point holds when the interval's upper end is at or below the bound, is violated when its lower end "
+    << "exceeds it)";
   if (!worst_label_.empty())
     s << "; largest (lower end)/bound " << worst_ratio_ << " at " << worst_label_ << "; largest p_hat/bound "
       << tightest_ratio_ << " at " << tightest_label_;
-  s << "; " << confirmed_ << " points confirm the bound (upper end below it)";
+  if (c.points_total > 0)
+    s << "; power: a bound " << format_number(100 * c.power, 3) << " % tighter would have been caught";
+  if (held_ > 0) s << "; held points confirm with at least " << format_number(100 * confirmed_margin_, 3) << " % room";
+  if (most_trials_needed_ == std::numeric_limits<std::int64_t>::max())
+    s << "; some open points sit on the bound: no number of draws would settle them";
+  else if (most_trials_needed_ > 0)
+    s << "; about " << static_cast<double>(most_trials_needed_) << " draws per point would likely settle the open points";
   if (!inconclusive_reason_.empty()) s << "; " << inconclusive_reason_;
+  if (c.points_total == 0) s << "; no point was judged";
   c.detail = s.str();
   return c;
 }

@@ -3,10 +3,14 @@
 // Each point gets an exact two-sided Clopper–Pearson interval (stats/clopper_pearson.hpp) at level 1 − α/points
 // (Bonferroni over the check's points). A point is
 //   violated      when the interval's lower end exceeds the bound (the data rule the bound out),
-//   holds         otherwise — and "confirmed" when even the upper end is below the bound,
-//   inconclusive  when some draws were not finite (they cannot be counted either way).
+//   holds         when its upper end lies at or below the bound (the data confirm it), or when the bound is 0 (an
+//                 exact point: a threshold beyond the support) and nothing exceeded it,
+//   inconclusive  otherwise ("not refuted"), with the draws that would likely settle it, or when some draws were not
+//                 finite (they cannot be counted either way).
 // Only the lower tail of each interval can produce a violation, so the family's false-violation rate is ≤ α/2.
-// The check: violated if any point is; otherwise inconclusive if any point is; otherwise holds.
+// Power: the smallest relative tightening of the bound, 1 − lower/bound, that some point would have caught; margin:
+// the smallest relative room, 1 − upper/bound, by which a held point confirms.
+// The check: violated if any point is; holds if at least one point was judged and all hold; else inconclusive.
 #include <cstdint>
 #include <string>
 
@@ -24,11 +28,12 @@ struct TailPointEvidence {
 };
 
 struct TailPointVerdict {
-  std::string status;
+  Verdict status = Verdict::inconclusive;
   double p_hat = 0;
   ProportionInterval interval;
   double margin = 0;       // bound − lower end: negative exactly when violated
-  bool confirmed = false;  // upper end < bound
+  bool confirmed = false;  // upper end ≤ bound (the point holds)
+  std::int64_t trials_needed = 0;  // inconclusive: draws at which the interval would likely clear the bound
 };
 
 class TailBoundCheck {
@@ -42,8 +47,9 @@ class TailBoundCheck {
  private:
   std::string claim_, where_;
   double point_alpha_;
-  std::size_t held_ = 0, violated_ = 0, inconclusive_ = 0, confirmed_ = 0;
+  std::int64_t held_ = 0, violated_ = 0, inconclusive_ = 0, most_trials_needed_ = 0;
   double worst_ratio_ = -1, tightest_ratio_ = -1;  // largest lower/bound and p_hat/bound seen
+  double power_ = 1, confirmed_margin_ = 1;
   std::string worst_label_, tightest_label_, inconclusive_reason_;
 };
 
