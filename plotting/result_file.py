@@ -6,7 +6,6 @@ import numpy as np
 
 SCHEMA = "favorlab.result/1"
 
-_CRITICAL_Z = re.compile(r"critical \|z\| (\d+(?:\.\d*)?(?:[eE][+-]?\d+)?)")
 
 
 class ResultFileError(Exception):
@@ -68,6 +67,6 @@ def column(rows, field):
 
 
 def critical_z(check):
-    """The critical |z| stated in a check's detail, or None when it states none."""
-    match = _CRITICAL_Z.search(str(check.get("detail", "")))
-    return float(match.group(1)) if match else None
+    """The critical value of a check's statistic (its typed "critical" field), or None when it has none."""
+    value = check.get("critical")
+    return float(value) if isinstance(value, (int, float)) else None

@@ -14,6 +14,7 @@ STATUS_LABELS = {
     "holds": "holds (filled)",
     "inconclusive": "inconclusive (hollow)",
     "violated": "violated (red ×)",
+    "measured": "measured, no verdict (diamond)",
 }
 
 
@@ -32,6 +33,8 @@ def status_marker(status, color):
         return {"marker": "o", "color": color, "markerfacecolor": "none", "markeredgecolor": color}
     if status == "violated":
         return {"marker": "X", "color": "red", "markerfacecolor": "red", "markeredgecolor": "red", "markersize": 9}
+    if status == "measured":
+        return {"marker": "D", "color": color, "markerfacecolor": "none", "markeredgecolor": color, "markersize": 4}
     return {"marker": ".", "color": color, "markerfacecolor": color, "markeredgecolor": color}
 
 

@@ -12,6 +12,7 @@
 #include "cli/attend_command.hpp"
 #include "cli/run_experiment.hpp"
 #include "io/atomic_file.hpp"
+#include "stats/check.hpp"
 
 namespace fl = favorlab;
 
@@ -125,6 +126,7 @@ int main(int argc, char** argv) {
     if (reproduce->parsed()) {
       fl::require_backend(fl::parse_backend(reproduce_backend));  // before any work
       std::filesystem::create_directories(out_dir);
+      if (!reproduce_options.quiet) std::fputs(fl::verdict_legend(), stderr);
       for (auto& e : fl::make_experiments()) {  // fresh objects: every option at its default, but --backend
         CLI::App options;
         e->add_options(options);

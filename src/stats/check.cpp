@@ -47,6 +47,13 @@ Check exact_check(std::string claim, std::string where, std::int64_t held, std::
   return c;
 }
 
+const char* verdict_legend() {
+  return "verdicts: holds = the data confirm the claim (its interval lies on the claim's side, or inside the stated\n"
+         "          margin of an equality); violated = the data refute it; inconclusive = neither, or nothing judged\n"
+         "          (the detail says how many trials would likely settle it); measured = a timing or a quantity true\n"
+         "          by construction, reported against its target, never judged\n";
+}
+
 std::string check_summary(const Check& c) {
   std::ostringstream s;
   if (c.status == Verdict::measured) {

@@ -56,6 +56,9 @@ Check measured_check(std::string claim, std::string where, double value, double 
 Check exact_check(std::string claim, std::string where, std::int64_t held, std::int64_t violated, double statistic,
                   std::string detail);
 
+// What the four verdicts mean, a few lines for a terminal (printed by `favorlab reproduce`).
+const char* verdict_legend();
+
 // One line for a terminal: the point counts, or the measured value against its target, and what would settle an
 // inconclusive check.
 std::string check_summary(const Check& c);

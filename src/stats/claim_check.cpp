@@ -81,7 +81,7 @@ PointVerdict ClaimCheck::judge(const PointEvidence& p) {
     } else {
       v.trials_needed = d <= a ? trials_to_shrink(p.trials, h, a - d) : trials_to_shrink(p.trials, h, d - a);
     }
-    point_power = (h + a - d) / scale;
+    point_power = std::max(0.0, (h + a - d) / scale);  // a violated point catches even no deviation
     point_margin = (a - d - h) / (scale > 0 ? scale : 1);
   }
   if (v.status == Verdict::holds) {
@@ -94,7 +94,14 @@ PointVerdict ClaimCheck::judge(const PointEvidence& p) {
     ++open_;
     most_trials_to_settle_ = std::max(most_trials_to_settle_, v.trials_needed);
   }
-  if (scale > 0 && std::isfinite(point_power) && point_power < power_) {
+  // Exact points (SE = 0) catch deviations down to rounding; the power reported is that of the sampled points,
+  // unless every point is exact.
+  const bool sampled = se > 0;
+  if (sampled && !sampled_power_) {
+    sampled_power_ = true;
+    power_ = std::numeric_limits<double>::infinity();
+  }
+  if (scale > 0 && std::isfinite(point_power) && point_power < power_ && (sampled || !sampled_power_)) {
     power_ = point_power;
     power_label_ = p.label;
   }

@@ -17,7 +17,8 @@
 // (stats/edgeworth.hpp), or another criterion the caller supplies (min_trials) asks for more trials than were run.
 // Power: the smallest relative deviation of the theory (as a fraction of scale) that would have made some point
 // violated on these data — for equality min over points of (|d| + h + a)/scale, for one-sided claims the smallest
-// tightening (h + a − d)/scale.
+// tightening (h + a − d)/scale (0 at a violated point); exact points (SE = 0, power ≈ the rounding allowance) count
+// only when no point was sampled.
 // The claim's status: violated if any point is; holds if at least one point was judged and all hold; else
 // inconclusive.
 #include <cstdint>
@@ -71,6 +72,7 @@ class ClaimCheck {
   std::int64_t held_ = 0, violated_ = 0, inconclusive_ = 0, confirmed_ = 0;
   double worst_z_ = 0, worst_badness_ = 0, worst_margin_ = std::numeric_limits<double>::quiet_NaN();
   double power_ = std::numeric_limits<double>::infinity(), confirmed_margin_ = std::numeric_limits<double>::infinity();
+  bool sampled_power_ = false;  // power_ comes from points with a standard error (not exact ones)
   std::string worst_label_, nonfinite_reason_, power_label_;
   std::int64_t most_trials_for_reliability_ = 0, most_trials_to_settle_ = 0, unreliable_ = 0, open_ = 0;
 };
