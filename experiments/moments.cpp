@@ -121,9 +121,11 @@ class MomentsExperiment final : public Experiment {
         const double skew = sphere_power_skewness(power, d), kurtosis = sphere_power_excess_kurtosis(power, d);
         const std::int64_t second_order = trials_for_second_order_z_test(skew, kurtosis, z_crit, point_alpha);
         const std::int64_t nonfinite = std::isfinite(m.mean()) ? 0 : m.count();
-        const PointEvidence ev{m.mean(),      theory,    m.standard_error(), 1e-12 * theory,
-                               skew,          m.count(), nonfinite,
-                               "d=" + std::to_string(d) + ", power " + std::to_string(power), second_order};
+        PointEvidence ev{m.mean(),      theory,    m.standard_error(), 1e-12 * theory,
+                         skew,          m.count(), nonfinite,
+                         "d=" + std::to_string(d) + ", power " + std::to_string(power), second_order};
+        // An odd moment is 0: its margin and power are relative to the spread of one draw, √E[u1^(2·power)].
+        if (!is_even) ev.scale = std::sqrt(sphere_moment(2 * power, d));
         const PointVerdict v = (is_even ? even : odd).judge(ev);
         Json row{{"kind", "sphere_moment"}, {"d", d}, {"power", power}};
         row["k"] = is_even ? Json(power / 2) : Json(nullptr);

@@ -6,6 +6,8 @@
 //   2. MSE(trig)/MSE(positive) grows as SM → 0: along x_norm = y_norm = r at each fixed cos < 0 (SM = exp(r² cos)
 //      falls as r grows) the empirical ratio must not fall significantly between consecutive r;
 //   3. hyperbolic with m beats positive with 2m: MSE_hyp(m) − MSE_pos(2m) must not be significantly positive.
+// Checks 2 and 3 combine MSEs of one sweep, which share ω trial by trial: their standard errors come from the delta
+// method with the covariances of the squared errors (mc/estimator_sweep.hpp), not from treating them as independent.
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -56,7 +58,8 @@ class MseExperiment final : public EstimatorGridExperiment {
       const bool iid = coupling == Coupling::iid;
       SweepConfig config{d, coupling, specs, points, ctx.seed, static_cast<std::uint64_t>(coupling), ctx.trials,
                          ctx.threads};
-      const SweepResult sweep = run_estimator_sweep(config, part_progress(ctx.progress, ci, couplings.size()));
+      const SweepResult sweep = run_estimator_sweep(config, part_progress(ctx.progress, ci, couplings.size()),
+                                                    iid ? combined_cells(specs, m, points) : CellPairs{});
       evaluations += sweep.evaluations;
       seconds += sweep.seconds;
 
@@ -107,10 +110,10 @@ class MseExperiment final : public EstimatorGridExperiment {
       if (!iid) continue;
       if (const auto t = find_spec(specs, Estimator::trig, m), pos = find_spec(specs, Estimator::positive, m);
           t && pos)
-        result.checks.push_back(ratio_check(points, figures[*t], figures[*pos]));
+        result.checks.push_back(ratio_check(points, sweep, *t, *pos, figures[*t], figures[*pos]));
       if (const auto h = find_spec(specs, Estimator::hyperbolic, m), pos2 = find_spec(specs, Estimator::positive, 2 * m);
           h && pos2)
-        result.checks.push_back(hyperbolic_check(points, figures[*h], figures[*pos2]));
+        result.checks.push_back(hyperbolic_check(points, sweep, *h, *pos2, figures[*h], figures[*pos2]));
     }
     result.measurements["estimator_evaluations"] = evaluations;
     result.measurements["evaluations_per_second"] = seconds > 0 ? static_cast<double>(evaluations) / seconds : 0.0;
@@ -124,10 +127,8 @@ class MseExperiment final : public EstimatorGridExperiment {
     return std::nullopt;
   }
 
-  // Check 2. On each path (cos fixed < 0, x_norm = y_norm = r ascending) consecutive points a → b have SM falling;
-  // the claim is log R_b − log R_a ≥ 0 with R = MSE_trig/MSE_pos, tested one-sided (a significant fall violates).
-  Check ratio_check(const std::vector<Geometry>& points, const std::vector<MseFigure>& trig,
-                    const std::vector<MseFigure>& pos) const {
+  // The consecutive points a → b of the paths of check 2 (cos fixed in (−1, 0), x_norm = y_norm = r ascending).
+  static std::vector<std::pair<std::size_t, std::size_t>> ratio_steps(const std::vector<Geometry>& points) {
     std::map<double, std::vector<std::size_t>> paths;  // cos → point indices with x_norm = y_norm
     for (std::size_t p = 0; p < points.size(); ++p)
       if (points[p].x_norm == points[p].y_norm && points[p].cos_angle < 0 && points[p].cos_angle > -1 &&
@@ -138,6 +139,32 @@ class MseExperiment final : public EstimatorGridExperiment {
       std::sort(idx.begin(), idx.end(), [&](auto a, auto b) { return points[a].x_norm < points[b].x_norm; });
       for (std::size_t i = 1; i < idx.size(); ++i) steps.emplace_back(idx[i - 1], idx[i]);
     }
+    return steps;
+  }
+
+  // The cells whose MSEs checks 2 and 3 combine, as pairs whose squared-error covariance the sweep must track.
+  static CellPairs combined_cells(const std::vector<EstimatorSpec>& specs,
+                                                                         int m, const std::vector<Geometry>& points) {
+    CellPairs pairs;
+    const std::size_t n = points.size();
+    if (const auto t = find_spec(specs, Estimator::trig, m), pos = find_spec(specs, Estimator::positive, m); t && pos)
+      for (auto [a, b] : ratio_steps(points)) {
+        const std::size_t cells[] = {*t * n + a, *pos * n + a, *t * n + b, *pos * n + b};
+        for (std::size_t i = 0; i < 4; ++i)
+          for (std::size_t j = i + 1; j < 4; ++j) pairs.emplace_back(cells[i], cells[j]);
+      }
+    if (const auto h = find_spec(specs, Estimator::hyperbolic, m), pos2 = find_spec(specs, Estimator::positive, 2 * m);
+        h && pos2)
+      for (std::size_t p = 0; p < n; ++p) pairs.emplace_back(*h * n + p, *pos2 * n + p);
+    return pairs;
+  }
+
+  // Check 2. On each path consecutive points a → b have SM falling; the claim is log R_b − log R_a ≥ 0 with
+  // R = MSE_trig/MSE_pos, tested one-sided (a significant fall violates).
+  Check ratio_check(const std::vector<Geometry>& points, const SweepResult& sweep, std::size_t t_spec,
+                    std::size_t pos_spec, const std::vector<MseFigure>& trig, const std::vector<MseFigure>& pos) const {
+    const std::vector<std::pair<std::size_t, std::size_t>> steps = ratio_steps(points);
+    const std::size_t n_points = points.size();
     const std::string where = "iid, m=" + std::to_string(grid_.m) + ", paths x_norm = y_norm = r at each cos in (-1, 0)";
     if (steps.empty())
       return exact_check("Lemma 2: MSE(trig)/MSE(positive) grows as SM -> 0", where, 0, 0, 0,
@@ -148,16 +175,20 @@ class MseExperiment final : public EstimatorGridExperiment {
     double largest_ratio = 0, sm_there = 0;
     for (auto [a, b] : steps) {
       auto log_ratio = [&](std::size_t p) { return std::log(trig[p].mse) - std::log(pos[p].mse); };
-      auto var_log_ratio = [&](std::size_t p) {
-        return std::pow(trig[p].stderr_ / trig[p].mse, 2) + std::pow(pos[p].stderr_ / pos[p].mse, 2);
-      };
       const double fall = log_ratio(a) - log_ratio(b);
+      // Gradient of the fall in the four MSEs, with their covariances (all from the same ω per trial).
+      const double se = mse_combination_stderr(sweep, {{t_spec * n_points + a, 1 / trig[a].mse},
+                                                       {pos_spec * n_points + a, -1 / pos[a].mse},
+                                                       {t_spec * n_points + b, -1 / trig[b].mse},
+                                                       {pos_spec * n_points + b, 1 / pos[b].mse}});
       const double skew = std::max({std::abs(trig[a].skewness), std::abs(trig[b].skewness), std::abs(pos[a].skewness),
                                     std::abs(pos[b].skewness)});
       const std::int64_t n = std::min({trig[a].trials, trig[b].trials, pos[a].trials, pos[b].trials});
       const std::int64_t bad = trig[a].nonfinite + trig[b].nonfinite + pos[a].nonfinite + pos[b].nonfinite;
-      check.judge({fall, 0, std::sqrt(var_log_ratio(a) + var_log_ratio(b)), 0, skew, n, bad,
-                   point_label(points[a]) + " -> x_norm=y_norm=" + std::to_string(points[b].x_norm)});
+      PointEvidence e{fall, 0, se, 0, skew, n, bad,
+                      point_label(points[a]) + " -> x_norm=y_norm=" + std::to_string(points[b].x_norm)};
+      e.scale = 1;  // a fall of the log ratio is already relative: power is in units of log(ratio)
+      check.judge(e);
       const double ratio_b = trig[b].mse / pos[b].mse;
       if (ratio_b > largest_ratio) {
         largest_ratio = ratio_b;
@@ -170,18 +201,22 @@ class MseExperiment final : public EstimatorGridExperiment {
   }
 
   // Check 3. MSE_hyp(m) ≤ MSE_pos(2m) at every point, one-sided.
-  Check hyperbolic_check(const std::vector<Geometry>& points, const std::vector<MseFigure>& hyp,
+  Check hyperbolic_check(const std::vector<Geometry>& points, const SweepResult& sweep, std::size_t h_spec,
+                         std::size_t pos2_spec, const std::vector<MseFigure>& hyp,
                          const std::vector<MseFigure>& pos2) const {
+    const std::size_t n_points = points.size();
     ClaimCheck check("Lemma 2: hyperbolic with m beats positive with 2m",
                      "iid, m=" + std::to_string(grid_.m) + " vs 2m=" + std::to_string(2 * grid_.m) + ", " +
                          std::to_string(points.size()) + " points",
                      grid_.alpha, points.size(), ClaimCheck::Sides::upper);
     for (std::size_t p = 0; p < points.size(); ++p) {
-      const double se = std::hypot(hyp[p].stderr_, pos2[p].stderr_);
+      const double se = mse_combination_stderr(sweep, {{h_spec * n_points + p, 1}, {pos2_spec * n_points + p, -1}});
       const double skew = std::max(std::abs(hyp[p].skewness), std::abs(pos2[p].skewness));
       const double allowance = std::pow(kRoundingAllowance * std::exp(points[p].dot()), 2);
-      check.judge({hyp[p].mse - pos2[p].mse, 0, se, allowance, skew, std::min(hyp[p].trials, pos2[p].trials),
-                   hyp[p].nonfinite + pos2[p].nonfinite, point_label(points[p])});
+      PointEvidence e{hyp[p].mse - pos2[p].mse, 0, se, allowance, skew, std::min(hyp[p].trials, pos2[p].trials),
+                      hyp[p].nonfinite + pos2[p].nonfinite, point_label(points[p])};
+      e.scale = pos2[p].mse;  // power relative to the MSE being beaten
+      check.judge(e);
     }
     return check.result();
   }

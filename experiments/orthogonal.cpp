@@ -200,9 +200,10 @@ class OrthogonalExperiment final : public Experiment {
               if (c == 1) {
                 const Figure& iid = figures[0][s][p];
                 const double gap = iid_theory - claimed;  // (1 − 1/m)·2/(d+2)·K²
-                const PointVerdict mc =
-                    claim_mc.judge({f.mse - iid.mse + gap, 0, std::hypot(f.stderr_, iid.stderr_), allowance, skew,
-                                    std::min(f.trials, iid.trials), f.nonfinite + iid.nonfinite, label});
+                PointEvidence ev{f.mse - iid.mse + gap, 0, std::hypot(f.stderr_, iid.stderr_), allowance, skew,
+                                 std::min(f.trials, iid.trials), f.nonfinite + iid.nonfinite, label};
+                ev.scale = k2;  // power in units of K², like the exact check's margin
+                const PointVerdict mc = claim_mc.judge(ev);
                 row["claim_exact_status"] = claim_exact.judge(ort_theory, claimed, k2, label, z_norm);
                 row["claim_exact_margin"] = (ort_theory - claimed) / k2;
                 if (g.z_sq() > 0 && mc.status != Verdict::inconclusive && mc.z > largest_inexact_z) {
@@ -258,11 +259,13 @@ class OrthogonalExperiment final : public Experiment {
               const double se = cell.error.mean_square_stderr();
               const double iid_theory = iid_mse(e, g, d, m), ort_theory = orthogonal_mse(e, g, d, m);
               const double claimed = theorem2_claimed_bound(e, g, d, m);
-              const PointVerdict v = check.judge(
-                  {mse - iid.mse + (iid_theory - claimed), 0, std::hypot(se, iid.stderr_),
-                   kRoundingAllowance * kRoundingAllowance * t * t, error_moments(e, g, d, m).squared_error_skewness,
-                   std::min(cell.error.count(), iid.trials), cell.nonfinite + iid.nonfinite,
-                   "m=" + std::to_string(m) + ", " + point_label(g)});
+              PointEvidence ev{mse - iid.mse + (iid_theory - claimed), 0, std::hypot(se, iid.stderr_),
+                               kRoundingAllowance * kRoundingAllowance * t * t,
+                               error_moments(e, g, d, m).squared_error_skewness,
+                               std::min(cell.error.count(), iid.trials), cell.nonfinite + iid.nonfinite,
+                               "m=" + std::to_string(m) + ", " + point_label(g)};
+              ev.scale = t * t;  // power in units of K², like the exact check's margin
+              const PointVerdict v = check.judge(ev);
               Json row = estimator_row(e, coupling, d, m, g);
               row["z_norm"] = std::sqrt(g.z_sq());
               row["truth"] = t;

@@ -155,10 +155,10 @@ TEST_CASE("paired sign test keeps its level under skewed nulls (where the t test
           "[attention-experiments][stats]") {
   // Nulls with median 0 and strong skew: D = ±(E − ln 2), E ~ Exp(1) (g1 = ±2), 15 pairs, the Bonferroni-sized
   // one-sided α = 0.002. The sign test's exact level there is P(Bin(15, ½) ≥ 14) = 16/32768 = 4.9e-4 whatever the
-  // distribution; the paired t test on the same nulls rejected 8–50× more often than nominal. Over 20000 nulls per
-  // skew direction the rejections are Binomial(20000, 4.9e-4): mean 9.8, sd 3.1. Require at most 20000·α + 4 sd of
-  // Binomial(20000, α) = 40 + 25 = 65 (a level above α would exceed it; false failure < 1e-4), and at most
-  // 9.8 + 6·3.1 ≈ 29 for the exact level.
+  // distribution; the paired t test on the same nulls rejected 8–50× more often than nominal (≥ 320 of 20000 here).
+  // Over 20000 nulls per skew direction the rejections are Binomial(20000, 4.9e-4): mean 9.8, sd 3.1. Require at
+  // most 9.8 + 6.1 sd ≈ 29 (false failure P(Poisson(9.8) ≥ 30) ≈ 1e-7 per direction); a test running at its
+  // nominal α (40 expected) would already fail it.
   for (int sign : {1, -1}) {
     int rejections = 0;
     for (int s = 0; s < 20000; ++s) {
@@ -411,7 +411,8 @@ TEST_CASE("attention-error reads Q, K, V heads from .npy files, one input per he
   fs::remove_all(dir);
 }
 
-TEST_CASE("redraw: decomposition law holds, 1/k law fails when fed the bias, rows complete", "[attention-experiments][cli]") {
+TEST_CASE("redraw: the bias of positive features is detected, no law is violated, rows complete",
+          "[attention-experiments][cli]") {
   const auto dir = scratch_dir("redraw");
   const auto doc =
       run_json("redraw --L 128 --d 8 --m 16 --trials 400 --groups 60 --k-values 1,4,16 --scale 0.8", dir);
@@ -433,13 +434,16 @@ TEST_CASE("redraw: decomposition law holds, 1/k law fails when fed the bias, row
   }
   // The bias-variance law must not be violated (α = 1e-3 per check).
   for (const char* f : {"positive", "trig"}) CHECK(find_check(doc, "bias^2 + variance/k", f)["status"] != "violated");
-  // Power: the k = 16 average against a wrong law (pure 1/k scaling with the bias dropped) when the bias is large:
-  // positive features at m = 16 have B̂ well above its SE here.
+  // Power: positive features at m = 16 keep a squared bias B far above its jackknife SE here (z ≈ 80), so "no bias
+  // remains" must be violated. (The 1/k law, which the bias also breaks, cannot be asserted at a test's size: the
+  // k-average MSEs are so skewed, g1 ≈ 4 at k = 4, that the reliability gate asks for more than 10^4 groups, and the
+  // check rightly stays inconclusive.)
   for (const auto& r : doc["rows"])
     if (r["kind"] == "draws" && r["features"] == "positive") {
       INFO(r["bias_sq"] << " ± " << r["bias_sq_stderr"]);
       CHECK(r["bias_sq"].get<double>() > 3.29 * r["bias_sq_stderr"].get<double>());
     }
+  CHECK(find_check(doc, "no bias remains", "positive")["status"] == "violated");
   fs::remove_all(dir);
 }
 

@@ -12,7 +12,10 @@
 #include "features/projection.hpp"
 #include "features/structured_projection.hpp"
 #include "features/walsh_hadamard.hpp"
+#include "kernels/error_moments.hpp"
 #include "mc/estimator_sweep.hpp"
+#include "rng/philox_stream.hpp"
+#include "stats/absolute_comparison.hpp"
 #include "stats/claim_check.hpp"
 #include "stats/ks_test.hpp"
 
@@ -185,13 +188,43 @@ TEST_CASE("the bias check detects the bias of SORF features at d = 4, and passes
     for (std::size_t p = 0; p < points.size(); ++p) {
       const SweepCell& cell = sweep.cell(0, p);
       const double truth = sweep.truth[p];
+      // The a-priori skewness of one trig error (iid marginals: structured rows have the same ones) gates the z test.
+      const double skew = error_moments(Estimator::trig, points[p], 4, 4).error_skewness;
       const PointVerdict v = check.judge({truth + cell.error.mean(), truth, cell.error.standard_error(), 1e-12 * truth,
-                                          0.0, cell.error.count(), cell.nonfinite, "p"});
-      REQUIRE(v.reliable);  // trig errors are bounded: the z test is reliable
+                                          skew, cell.error.count(), cell.nonfinite, "p"});
+      INFO("skewness " << skew << ", trials needed " << v.trials_needed);
+      REQUIRE(v.reliable);  // trig errors are bounded: 40000 trials make the z test reliable
     }
     INFO(check.result().detail);
     CHECK((((c == Coupling::hadamard)) ? (check.result().status) == Verdict::violated : (check.result().status) != Verdict::violated));
   }
+}
+
+TEST_CASE("|a| <= |b| check: level alpha where the plain one-sided test had 2 alpha, and power", "[structured][stats][power]") {
+  // a = b = 0 with s_b ≪ s_a: |â| − |b̂| > z·s happens with probability 2α at z = z_α (both tails of â). The check
+  // splits α over the two intersection–union tests, so its rate is α. 20000 nulls at α = 0.05 give
+  // Binomial(20000, 0.05) rejections: mean 1000, sd 31; require ≤ 1000 + 4 sd = 1124 (false failure 3e-5), which
+  // the old rate (2000 expected) cannot meet.
+  int rejections = 0;
+  for (std::uint64_t s = 0; s < 20000; ++s) {
+    PhiloxStream rng(31, 1, s);
+    AbsoluteAtMostCheck check("|a| <= |b|", "level", 0.05, 1);
+    rejections += check.judge(rng.normal(), 1.0, 1e-9 * rng.normal(), 1e-9, 0, 100000, 0, "p").status ==
+                  Verdict::violated;
+  }
+  CHECK(rejections <= 1124);
+  CHECK(rejections >= 876);  // and not far below: the level is attained here (1000 − 4 sd)
+  // Power: a bias twice as large at the first size is violated; a clearly smaller one holds; on the same data a
+  // second size whose |b| is lowered by the reported power (relative to |b|) is caught.
+  AbsoluteAtMostCheck grew("|a| <= |b|", "power", 1e-3, 1);
+  CHECK(grew.judge(0.2, 0.01, -0.1, 0.01, 0, 100000, 0, "p").status == Verdict::violated);
+  AbsoluteAtMostCheck shrank("|a| <= |b|", "power", 1e-3, 1);
+  CHECK(shrank.judge(0.02, 0.001, -0.1, 0.001, 0, 100000, 0, "p").status == Verdict::holds);
+  const double power = shrank.result().power;
+  AbsoluteAtMostCheck lowered("|a| <= |b|", "power", 1e-3, 1);
+  REQUIRE(power < 1);  // above 1, no lowering of |b| (it cannot go below 0) would be caught
+  CHECK(lowered.judge(0.02, 0.001, -0.1 * (1 - power * (1 + 1e-9)), 0.001, 0, 100000, 0, "p").status ==
+        Verdict::violated);
 }
 
 TEST_CASE("CLI: unbiased runs with --couplings hadamard,givens; bad d and couplings exit 2", "[structured][cli]") {

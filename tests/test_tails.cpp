@@ -307,6 +307,28 @@ TEST_CASE("Theorem 3 holds at d = 8 for both couplings, a bound divided by 1000 
   }
 }
 
+TEST_CASE("tail check power: the d/(d+2) factor applied twice, and a bound tightened by the reported power, are caught",
+          "[tails][statistical][power]") {
+  // The tightest committed point: orthogonal, d = 2, m = 2, x = y = 0.5 (cos 1), a = 1.02·SMREG, where p_hat ≈ 0.49
+  // against the bound 0.4997. A plausible bug applies d/(d+2) twice (bound 0.25 at d = 2); the check must see it at
+  // 4000 draws (CP lower end ≈ 0.46). The right bound must not be violated (α = 1e-6), and on the same data a bound
+  // tightened by the reported power (and a hair more) must be.
+  const int d = 2;
+  const Geometry g{0.5, 0.5, 1.0};
+  const double a = 1.02 * smreg_exact(g, d);
+  const TailSweepResult r = run_smreg_tail_sweep({d, Coupling::orthogonal, {2}, {g}, {{a}}, 2021, 0, 4000, 2});
+  const double bound = theorem3_bound(g, d, 2, a).orthogonal;
+  const std::int64_t exceed = r.exceed_count(0, 0, 0);
+  TailBoundCheck right("Theorem 3", "power", kAlpha, 1);
+  CHECK(right.judge({exceed, r.trials, 0, bound, "p"}).status != Verdict::violated);
+  const double power = right.result().power;
+  REQUIRE(std::isfinite(power));
+  TailBoundCheck doubled("Theorem 3, factor twice", "power", kAlpha, 1);
+  CHECK(doubled.judge({exceed, r.trials, 0, bound * d / (d + 2.0), "p"}).status == Verdict::violated);
+  TailBoundCheck tightened("Theorem 3, tightened by its power", "power", kAlpha, 1);
+  CHECK(tightened.judge({exceed, r.trials, 0, bound * (1 - power * (1 + 1e-9)), "p"}).status == Verdict::violated);
+}
+
 TEST_CASE("d = 1: the orthogonal bound d/(d+2) exp(-L) fails (P = 1/2), the Chernoff bound holds",
           "[tails][statistical]") {
   // With d = 1 the one feature is Λe^{±t} with probability ½ each; for E[X] < a < max X, P[X > a] = ½, while

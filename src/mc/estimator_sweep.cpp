@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <sstream>
 #include <stdexcept>
 
@@ -21,15 +22,17 @@ namespace {
 
 struct Accumulator {
   std::vector<SweepCell> cells;
+  std::vector<RunningCovariance> pairs;
   void merge(const Accumulator& other) {
     for (std::size_t i = 0; i < cells.size(); ++i) {
       cells[i].error.merge(other.cells[i].error);
       cells[i].nonfinite += other.cells[i].nonfinite;
     }
+    for (std::size_t i = 0; i < pairs.size(); ++i) pairs[i].merge(other.pairs[i]);
   }
 };
 
-void validate(const SweepConfig& c) {
+void validate(const SweepConfig& c, const CellPairs& pairs) {
   auto bad = [](const std::string& what) { throw std::invalid_argument(what); };
   if (c.d <= 0) bad("dimension d must be positive, got " + std::to_string(c.d));
   if (c.specs.empty()) bad("no estimator to run");
@@ -39,12 +42,16 @@ void validate(const SweepConfig& c) {
   for (const auto& s : c.specs)
     if (s.m <= 0) bad("number of random features m must be positive, got " + std::to_string(s.m));
   for (const auto& g : c.points) validate_geometry(g, c.d);
+  const std::size_t cells = c.specs.size() * c.points.size();
+  for (const auto& [i, j] : pairs)
+    if (i >= cells || j >= cells) bad("squared-error pair (" + std::to_string(i) + ", " + std::to_string(j) +
+                                      ") names a cell beyond the " + std::to_string(cells) + " cells of the sweep");
 }
 
 }  // namespace
 
-SweepResult run_estimator_sweep(const SweepConfig& c, const ProgressFn& progress) {
-  validate(c);
+SweepResult run_estimator_sweep(const SweepConfig& c, const ProgressFn& progress, const CellPairs& pairs) {
+  validate(c, pairs);
   const EigenSingleThread eigen_single_thread;  // the trials loop is the parallelism (perf/eigen_threads.hpp)
   const auto start = std::chrono::steady_clock::now();
   const std::size_t points = c.points.size(), specs = c.specs.size();
@@ -75,10 +82,12 @@ SweepResult run_estimator_sweep(const SweepConfig& c, const ProgressFn& progress
 
   Accumulator zero;
   zero.cells.resize(specs * points);
+  zero.pairs.resize(pairs.size());
   Accumulator total = run_parallel_trials(
       c.trials, c.threads, zero,
       [&](std::int64_t trial, Accumulator& acc) {
         PhiloxStream rng(c.seed, c.stream, static_cast<std::uint64_t>(trial));
+        std::vector<double> errors(pairs.empty() ? 0 : specs * points);
         const Eigen::MatrixXd w_all = draw_projection(c.coupling, RowNorms::chi, max_m, c.d, rng);
         for (std::size_t s = 0; s < specs; ++s) {
           Eigen::MatrixXd w = w_all.topRows(c.specs[s].m);
@@ -86,6 +95,7 @@ SweepResult run_estimator_sweep(const SweepConfig& c, const ProgressFn& progress
           const Eigen::VectorXd est = estimate_kernel(c.specs[s].estimator, x, y, w);
           for (std::size_t p = 0; p < points; ++p) {
             const double e = est(static_cast<Eigen::Index>(p)) - result.truth[s * points + p];
+            if (!errors.empty()) errors[s * points + p] = e;
             SweepCell& cell = acc.cells[s * points + p];
             if (std::isfinite(e))
               cell.error.add(e);
@@ -93,13 +103,37 @@ SweepResult run_estimator_sweep(const SweepConfig& c, const ProgressFn& progress
               ++cell.nonfinite;
           }
         }
+        for (std::size_t k = 0; k < pairs.size(); ++k) {
+          const double a = errors[pairs[k].first], b = errors[pairs[k].second];
+          if (std::isfinite(a) && std::isfinite(b)) acc.pairs[k].add(a * a, b * b);
+        }
       },
       progress);
 
   result.cells = std::move(total.cells);
+  result.pairs = pairs;
+  result.pair_covariance = std::move(total.pairs);
   result.evaluations = c.trials * static_cast<std::int64_t>(specs * points);
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;
+}
+
+double SweepResult::mse_covariance(std::size_t i, std::size_t j) const {
+  if (i == j) {
+    const double se = cells[i].error.mean_square_stderr();
+    return se * se;
+  }
+  for (std::size_t k = 0; k < pairs.size(); ++k)
+    if ((pairs[k].first == i && pairs[k].second == j) || (pairs[k].first == j && pairs[k].second == i))
+      return pair_covariance[k].covariance() / static_cast<double>(pair_covariance[k].count());
+  return std::numeric_limits<double>::quiet_NaN();
+}
+
+double mse_combination_stderr(const SweepResult& r, const std::vector<std::pair<std::size_t, double>>& terms) {
+  double var = 0;
+  for (const auto& [i, gi] : terms)
+    for (const auto& [j, gj] : terms) var += gi * gj * r.mse_covariance(i, j);
+  return var >= 0 ? std::sqrt(var) : std::numeric_limits<double>::quiet_NaN();
 }
 
 }  // namespace favorlab

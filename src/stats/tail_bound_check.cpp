@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "io/format_number.hpp"
+#include "stats/claim_check.hpp"
 #include "stats/normal_quantiles.hpp"
 
 namespace favorlab {
@@ -48,11 +49,9 @@ TailPointVerdict TailBoundCheck::judge(const TailPointEvidence& p) {
   } else {
     ++inconclusive_;
     // Normal approximation to the draws at which the interval around the same frequency would clear the bound.
-    const double z = two_sided_critical_z(point_alpha_), gap = std::abs(p.bound - v.p_hat);
-    const double spread = std::max(v.p_hat * (1 - v.p_hat), 1.0 / static_cast<double>(p.trials));
-    const double n = gap > 0 ? z * z * spread / (gap * gap) : 9e18;
-    v.trials_needed = n >= 9e18 ? std::numeric_limits<std::int64_t>::max()
-                                : std::max<std::int64_t>(p.trials + 1, static_cast<std::int64_t>(std::ceil(n)));
+    const double n = static_cast<double>(p.trials);
+    const double half_width = two_sided_critical_z(point_alpha_) * std::sqrt(std::max(v.p_hat * (1 - v.p_hat), 1 / n) / n);
+    v.trials_needed = trials_to_shrink(p.trials, half_width, std::abs(p.bound - v.p_hat));
     most_trials_needed_ = std::max(most_trials_needed_, v.trials_needed);
   }
   if (p.bound > 0) power_ = std::min(power_, 1 - v.interval.lower / p.bound);
