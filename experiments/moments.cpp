@@ -218,7 +218,7 @@ class MomentsExperiment final : public Experiment {
            << "largest max_tau/bound - 1 = "
            << worst_excess << " at d=" << worst_d;
     result.checks.push_back(exact_check("Lemma 6: tau(d_1..d_m) <= d/(d+2)", where, n_dims - dims_above, dims_above,
-                                        worst_excess, detail.str()));
+                                        worst_excess, detail.str(), std::max(0.0, tolerance - worst_excess)));
     std::ostringstream detail2;
     detail2 << n_dims - dims_not_22 << " of " << n_dims << " dimensions have the unique maximiser (2, 2, 0, ...)";
     if (dims_not_22 > 0) detail2 << "; others:" << not_22;

@@ -55,8 +55,9 @@ class ExactInequality {
     s << held_ << " points hold, " << violated_ << " violated, exact values (no sampling, rounding allowance "
       << kRoundingAllowance << " K^2); largest (MSE - bound)/K^2 = " << worst_ << " at " << worst_label_;
     if (violated_ > 0) s << "; violated for |z| in [" << z_min_ << ", " << z_max_ << "]";
+    // A bound tightened by more than (allowance − largest excess)·K² would fail at the tightest point.
     return exact_check(claim_, where_, static_cast<std::int64_t>(held_), static_cast<std::int64_t>(violated_), worst_,
-                       s.str());
+                       s.str(), std::max(0.0, kRoundingAllowance - worst_));
   }
 
  private:

@@ -249,6 +249,7 @@ class SmregExperiment final : public Experiment {
     // Exact arithmetic, no sampling: decided within the rounding tolerance.
     const bool refuted = limit > 2 * (1 + kRatioTolerance);
     set_point_counts(check, refuted ? 0 : 1, refuted ? 1 : 0, 0);
+    check.power = std::max(0.0, (2 * (1 + kRatioTolerance) - limit) / 2);  // the claimed 2, lowered by more, fails
     check.statistic = limit - 2;
     std::ostringstream s;
     s << "d(1 - inf ratio): " << seq.str() << "; limit d -> inf is (2 ln C)^2 = " << format_number(limit)
@@ -270,6 +271,7 @@ class SmregExperiment final : public Experiment {
     const bool differs = t.discrepancy.value > kRatioTolerance;
     set_point_counts(c, differs ? 0 : static_cast<std::int64_t>(t.compared), differs ? 1 : 0,
                      static_cast<std::int64_t>(t.unavailable));
+    c.power = kRatioTolerance + t.discrepancy.value;  // a relative departure beyond this, either way, is caught
     c.statistic = t.discrepancy.value;
     c.detail = "largest |log ratio_exact - log ratio_series| = " + format_number(t.discrepancy.value) + " at " + t.discrepancy.where +
                " (statistic); tolerance from floating-point error analysis, see experiments/smreg.cpp";
@@ -288,6 +290,7 @@ class SmregExperiment final : public Experiment {
     c.where = std::to_string(t.compared) + " points (ratio and bound rows), Bessel form and series";
     const bool above = t.largest_log_ratio.value > kRatioTolerance;
     set_point_counts(c, above ? 0 : static_cast<std::int64_t>(t.compared), above ? 1 : 0, 0);
+    c.power = std::max(0.0, kRatioTolerance - t.largest_log_ratio.value);  // SM lowered by more (relatively) fails
     c.statistic = t.largest_log_ratio.value;
     c.detail = "largest log(SMREG/SM) = " + format_number(t.largest_log_ratio.value) + " at " + t.largest_log_ratio.where +
                " (statistic; must be <= " + format_number(kRatioTolerance) +

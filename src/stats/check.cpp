@@ -37,8 +37,9 @@ Check measured_check(std::string claim, std::string where, double value, double 
 }
 
 Check exact_check(std::string claim, std::string where, std::int64_t held, std::int64_t violated, double statistic,
-                  std::string detail) {
+                  std::string detail, double power) {
   Check c;
+  c.power = power;
   c.claim = std::move(claim);
   c.where = std::move(where);
   set_point_counts(c, held, violated, 0);

@@ -52,9 +52,10 @@ struct Check {
 Check measured_check(std::string claim, std::string where, double value, double target, std::string detail);
 
 // A check decided without sampling (exact arithmetic, exhaustive search, closed forms compared within rounding):
-// `held` and `violated` points, status from the counts.
+// `held` and `violated` points, status from the counts. `power`: the smallest relative departure the comparison
+// would catch — for a bound, its tightest margin plus the rounding tolerance; NaN where none is defined.
 Check exact_check(std::string claim, std::string where, std::int64_t held, std::int64_t violated, double statistic,
-                  std::string detail);
+                  std::string detail, double power = std::numeric_limits<double>::quiet_NaN());
 
 // What the four verdicts mean, a few lines for a terminal (printed by `favorlab reproduce`).
 const char* verdict_legend();
