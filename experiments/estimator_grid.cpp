@@ -6,15 +6,23 @@
 namespace favorlab {
 
 void EstimatorGridOptions::add_to(CLI::App& app) {
-  app.add_option("--d", d, "Dimension of x and y")->capture_default_str();
-  app.add_option("--m", m, "Number of random projections (hyperbolic and trig use 2m features)")
+  if (dims.empty()) {
+    app.add_option("--d", d, "Dimension of x and y")->capture_default_str();
+    app.add_option("--m", m, "Number of random projections (hyperbolic and trig use 2m features)")
+        ->capture_default_str();
+  } else {
+    app.add_option("--d", dims, "Dimensions of x and y, comma-separated (m = d projections at each)")
+        ->delimiter(',')
+        ->capture_default_str();
+  }
+  app.add_option("--gerf-a", parameters.gerf_a, "A of the gerf estimator (any A < 1/8; A = 0 is positive)")
       ->capture_default_str();
   app.add_option("--x-norm", x_norms, "Norms of x, comma-separated")->delimiter(',')->capture_default_str();
   app.add_option("--y-norm", y_norms, "Norms of y, comma-separated")->delimiter(',')->capture_default_str();
   app.add_option("--cos", cosines, "Cosines of the angle between x and y, comma-separated")
       ->delimiter(',')
       ->capture_default_str();
-  app.add_option("--estimators", estimators, "Estimators: trig, positive, hyperbolic, smreg")
+  app.add_option("--estimators", estimators, "Estimators: " + family_list(is_estimator, true))
       ->delimiter(',')
       ->capture_default_str();
   app.add_option("--couplings", couplings, "Projection couplings: iid, orthogonal")
@@ -56,8 +64,15 @@ std::vector<Coupling> EstimatorGridOptions::parsed_couplings() const {
 }
 
 Json EstimatorGridOptions::params() const {
-  return Json{{"d", d},           {"m", m},                 {"x_norm", x_norms}, {"y_norm", y_norms},
-              {"cos", cosines},   {"estimators", estimators}, {"couplings", couplings}, {"alpha", alpha}};
+  Json out{{"d", d},           {"m", m},                 {"x_norm", x_norms}, {"y_norm", y_norms},
+           {"cos", cosines},   {"estimators", estimators}, {"couplings", couplings}, {"alpha", alpha}};
+  if (!dims.empty()) {
+    out["d"] = dims;
+    out["m"] = "d";
+  }
+  for (const std::string& e : estimators)
+    if (e == family_name(Family::gerf)) out["gerf_a"] = parameters.gerf_a;
+  return out;
 }
 
 Json estimator_row(Estimator e, Coupling c, int d, int m, const Geometry& g) {

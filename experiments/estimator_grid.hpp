@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "stats/exact_inequality.hpp"
 #include "experiments/experiment.hpp"
 #include "features/estimator.hpp"
 #include "io/result.hpp"
@@ -17,12 +18,14 @@ namespace favorlab {
 struct EstimatorGridOptions {
   int d = 16;
   int m = 16;
+  std::vector<int> dims;  // non-empty: a list of dimensions, m = d at each (--d takes the list; no --m)
   std::vector<double> x_norms{0.1, 0.5, 1.0, 1.5};
   std::vector<double> y_norms{0.1, 0.5, 1.0, 1.5};
   std::vector<double> cosines{-1, -0.99, -0.9, -0.7, -0.5, -0.25, 0, 0.25, 0.5, 0.7, 0.9, 0.99, 1};
   std::vector<std::string> estimators;
   std::vector<std::string> couplings;
   double alpha = 1e-3;
+  FeatureParameters parameters;  // gerf's A (recorded in params only when gerf runs)
 
   void add_to(CLI::App& app);
   std::vector<Geometry> points() const;           // validated; throws std::invalid_argument
@@ -43,10 +46,6 @@ class EstimatorGridExperiment : public Experiment {
   }
   EstimatorGridOptions grid_;
 };
-
-// Relative slack for floating-point rounding in an estimate (sums of m products of exponentials): far above double
-// rounding (~1e-15), far below any sampling error a check could see. Only matters where an estimator is exact.
-inline constexpr double kRoundingAllowance = 1e-12;
 
 // Row fields every estimator row shares: estimator, coupling, d, m, x_norm, y_norm, cos_angle.
 Json estimator_row(Estimator e, Coupling c, int d, int m, const Geometry& g);

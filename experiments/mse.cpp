@@ -34,6 +34,7 @@ class MseExperiment final : public EstimatorGridExperiment {
   std::string name() const override { return "mse"; }
   std::string summary() const override {
     return "Lemma 2 and Fig. 2: MSE of trig/positive/hyperbolic estimators against the closed forms";
+    // (--estimators also takes gerf, oprf and sderf, judged against their exact variances the same way)
   }
   std::int64_t default_trials(bool quick) const override { return quick ? 100000 : 1000000; }
 
@@ -57,7 +58,7 @@ class MseExperiment final : public EstimatorGridExperiment {
       const Coupling coupling = couplings[ci];
       const bool iid = coupling == Coupling::iid;
       SweepConfig config{d, coupling, specs, points, ctx.seed, static_cast<std::uint64_t>(coupling), ctx.trials,
-                         ctx.threads};
+                         ctx.threads, grid_.parameters};
       const SweepResult sweep = run_estimator_sweep(config, part_progress(ctx.progress, ci, couplings.size()),
                                                     iid ? combined_cells(specs, m, points) : CellPairs{});
       evaluations += sweep.evaluations;
@@ -68,17 +69,18 @@ class MseExperiment final : public EstimatorGridExperiment {
       for (std::size_t s = 0; s < specs.size(); ++s) {
         const Estimator e = specs[s].estimator;
         const int ms = specs[s].m;
-        const bool has_theory = iid && e != Estimator::smreg;
+        const FamilyInfo& family = family_info(e);
+        const bool has_theory = iid && family.iid_mse != nullptr;
         std::optional<ClaimCheck> check;
         if (has_theory)
-          check.emplace("Lemma 2: MSE(" + std::string(estimator_name(e)) + ") closed form",
+          check.emplace(std::string(family.mse_source) + ": MSE(" + std::string(estimator_name(e)) + ") closed form",
                         "iid projections, d=" + std::to_string(d) + ", m=" + std::to_string(ms) + ", " +
                             std::to_string(points.size()) + " points",
                         grid_.alpha, points.size());
         for (std::size_t p = 0; p < points.size(); ++p) {
           const SweepCell& cell = sweep.cell(s, p);
           const double truth = sweep.truth[s * points.size() + p];
-          const ErrorMoments em = error_moments(e, points[p], d, ms);
+          const ErrorMoments em = error_moments(e, points[p], d, ms, grid_.parameters);
           MseFigure& f = figures[s][p];
           f = {cell.error.mean_square(), cell.error.mean_square_stderr(), em.squared_error_skewness,
                cell.error.count(), cell.nonfinite};
@@ -91,7 +93,7 @@ class MseExperiment final : public EstimatorGridExperiment {
           row["trials"] = f.trials;
           row["nonfinite"] = f.nonfinite;
           if (check) {
-            const double theory = lemma2_mse(e, points[p], ms);
+            const double theory = family.iid_mse(points[p], d, ms, grid_.parameters);
             const double allowance = std::pow(kRoundingAllowance * truth, 2);
             const PointVerdict v =
                 check->judge({f.mse, theory, f.stderr_, allowance, f.skewness, f.trials, f.nonfinite,

@@ -30,43 +30,6 @@ struct Figure {
   std::int64_t trials = 0, nonfinite = 0;
 };
 
-// A claim judged on exact values: holds where value ≤ bound + allowance; the statistic is the worst margin
-// (value − bound) in units of K², the kernel value squared.
-class ExactInequality {
- public:
-  ExactInequality(std::string claim, std::string where) : claim_(std::move(claim)), where_(std::move(where)) {}
-  // Returns "holds" or "violated".
-  Verdict judge(double value, double bound, double k2, const std::string& label, double z_norm) {
-    const double excess = value - bound, allowance = kRoundingAllowance * k2;
-    const bool bad = excess > allowance;
-    ++(bad ? violated_ : held_);
-    if (bad) {
-      z_min_ = std::min(z_min_, z_norm);
-      z_max_ = std::max(z_max_, z_norm);
-    }
-    if (worst_label_.empty() || excess / k2 > worst_) {
-      worst_ = excess / k2;
-      worst_label_ = label;
-    }
-    return bad ? Verdict::violated : Verdict::holds;
-  }
-  Check result() const {
-    std::ostringstream s;
-    s << held_ << " points hold, " << violated_ << " violated, exact values (no sampling, rounding allowance "
-      << kRoundingAllowance << " K^2); largest (MSE - bound)/K^2 = " << worst_ << " at " << worst_label_;
-    if (violated_ > 0) s << "; violated for |z| in [" << z_min_ << ", " << z_max_ << "]";
-    // A bound tightened by more than (allowance − largest excess)·K² would fail at the tightest point.
-    return exact_check(claim_, where_, static_cast<std::int64_t>(held_), static_cast<std::int64_t>(violated_), worst_,
-                       s.str(), std::max(0.0, kRoundingAllowance - worst_));
-  }
-
- private:
-  std::string claim_, where_;
-  std::size_t held_ = 0, violated_ = 0;
-  double worst_ = 0, z_min_ = std::numeric_limits<double>::infinity(), z_max_ = 0;
-  std::string worst_label_;
-};
-
 class OrthogonalExperiment final : public Experiment {
  public:
   std::string name() const override { return "orthogonal"; }
@@ -123,7 +86,7 @@ class OrthogonalExperiment final : public Experiment {
       for (int c = 0; c < 2; ++c) {
         const Coupling coupling = c == 0 ? Coupling::iid : Coupling::orthogonal;
         SweepConfig config{d, coupling, specs, points, ctx.seed, 2 * di + static_cast<std::uint64_t>(c), ctx.trials,
-                           ctx.threads};
+                           ctx.threads, FeatureParameters{}};
         const SweepResult sweep = run_estimator_sweep(config, part_progress(ctx.progress, runs_per_d * di + c, parts));
         evaluations += sweep.evaluations;
         seconds += sweep.seconds;
@@ -235,7 +198,7 @@ class OrthogonalExperiment final : public Experiment {
       // Structured couplings: Monte Carlo only (no exact theory); the claimed bound is tested against their MSE.
       for (std::size_t si = 0; si < structured.size(); ++si) {
         const Coupling coupling = structured[si];
-        SweepConfig config{d, coupling, specs, points, ctx.seed, 1000 + 10 * di + si, ctx.trials, ctx.threads};
+        SweepConfig config{d, coupling, specs, points, ctx.seed, 1000 + 10 * di + si, ctx.trials, ctx.threads, FeatureParameters{}};
         const SweepResult sweep =
             run_estimator_sweep(config, part_progress(ctx.progress, runs_per_d * di + 2 + si, parts));
         evaluations += sweep.evaluations;

@@ -6,6 +6,7 @@ std::unique_ptr<Experiment> make_unbiased_experiment();
 std::unique_ptr<Experiment> make_mse_experiment();
 std::unique_ptr<Experiment> make_smreg_experiment();
 std::unique_ptr<Experiment> make_orthogonal_experiment();
+std::unique_ptr<Experiment> make_estimators_experiment();
 std::unique_ptr<Experiment> make_tails_experiment();
 std::unique_ptr<Experiment> make_moments_experiment();
 std::unique_ptr<Experiment> make_structured_experiment();
@@ -25,6 +26,7 @@ std::vector<std::unique_ptr<Experiment>> make_experiments() {
   all.push_back(make_mse_experiment());
   all.push_back(make_smreg_experiment());
   all.push_back(make_orthogonal_experiment());
+  all.push_back(make_estimators_experiment());
   all.push_back(make_tails_experiment());
   all.push_back(make_moments_experiment());
   all.push_back(make_structured_experiment());

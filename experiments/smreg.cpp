@@ -150,7 +150,7 @@ class SmregExperiment final : public Experiment {
       for (double z : o_.z_norms) geometries.push_back(smreg_ratio_geometry(z));
       // One Philox stream per dimension: the d = 16 numbers do not change when another d joins the list.
       const SweepConfig config{d, Coupling::iid, {{Estimator::smreg, o_.m}}, geometries, ctx.seed,
-                               static_cast<std::uint64_t>(d), ctx.trials, ctx.threads};
+                               static_cast<std::uint64_t>(d), ctx.trials, ctx.threads, FeatureParameters{}};
       const SweepResult sweep = run_estimator_sweep(config, part_progress(ctx.progress, di, o_.dims.size()));
       evaluations += sweep.evaluations;
       for (std::size_t p = 0; p < points; ++p) {

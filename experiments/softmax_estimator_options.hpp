@@ -1,6 +1,6 @@
 #pragma once
 // Option values of the experiments that compare the softmax-kernel estimators (attention-error, attention-matrix,
-// redraw): feature maps among trig, positive, hyperbolic and regularized, and iid or orthogonal projections. Each
+// redraw): feature maps among the softmax-kernel families (feature_family.hpp), and iid or orthogonal projections. Each
 // throws std::invalid_argument (exit 2) naming the option, the value and the experiment.
 #include <stdexcept>
 #include <string>
@@ -18,7 +18,7 @@ inline std::vector<FeatureKind> parse_softmax_features(const std::vector<std::st
     kinds.push_back(parse_feature_kind(name));
     if (!estimates_softmax(kinds.back()))
       throw std::invalid_argument("--features: " + name + " is a generalized kernel; " + experiment +
-                                  " compares softmax estimators (trig, positive, hyperbolic, regularized)");
+                                  " compares softmax estimators (" + family_list(estimates_softmax) + ")");
   }
   return kinds;
 }

@@ -108,7 +108,7 @@ class StructuredExperiment final : public Experiment {
       for (std::size_t c = 0; c < nc; ++c) {
         // A stream per (coupling, d): adding a dimension does not change the others' numbers.
         const std::uint64_t stream = (static_cast<std::uint64_t>(kCouplings[c]) << 32) | static_cast<std::uint64_t>(d);
-        const SweepConfig config{d, kCouplings[c], specs, points, ctx.seed, stream, ctx.trials, ctx.threads};
+        const SweepConfig config{d, kCouplings[c], specs, points, ctx.seed, stream, ctx.trials, ctx.threads, FeatureParameters{}};
         const SweepResult sweep = run_estimator_sweep(config, part_progress(ctx.progress, di * nc + c, parts));
         evaluations += sweep.evaluations;
         seconds += sweep.seconds;

@@ -45,7 +45,7 @@ class UnbiasedExperiment final : public EstimatorGridExperiment {
     for (std::size_t ci = 0; ci < couplings.size(); ++ci) {
       const Coupling coupling = couplings[ci];
       SweepConfig config{grid_.d, coupling, specs, points, ctx.seed, static_cast<std::uint64_t>(coupling),
-                         ctx.trials, ctx.threads};
+                         ctx.trials, ctx.threads, grid_.parameters};
       const SweepResult sweep = run_estimator_sweep(config, part_progress(ctx.progress, ci, couplings.size()));
       evaluations += sweep.evaluations;
       seconds += sweep.seconds;

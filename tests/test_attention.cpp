@@ -9,6 +9,7 @@
 #include "attention/attention_projection.hpp"
 #include "attention/attention_error.hpp"
 #include "attention/random_inputs.hpp"
+#include "kernels/gerf_moments.hpp"
 
 using namespace favorlab;
 
@@ -28,10 +29,51 @@ Eigen::MatrixXd explicit_features(const Eigen::MatrixXd& x, const Eigen::MatrixX
   return attention_features<double>(x / std::pow(double(x.cols()), 0.25), w, config).values;
 }
 
+// The A matrix of gerf, oprf or sderf straight from its definition, its statistics summed pair by pair over all
+// L×L query–key pairs of the scaled inputs (the engine forms them from means and second moments instead).
+Eigen::MatrixXd naive_dense_a(const Eigen::MatrixXd& q, const Eigen::MatrixXd& k, const AttentionConfig& config) {
+  const int d = int(q.cols());
+  const double s = 1 / std::pow(double(d), 0.25);
+  if (config.features == FeatureKind::gerf) return config.parameters.gerf_a * Eigen::MatrixXd::Identity(d, d);
+  Eigen::MatrixXd outer = Eigen::MatrixXd::Zero(d, d);
+  for (Eigen::Index i = 0; i < q.rows(); ++i)
+    for (Eigen::Index j = 0; j < k.rows(); ++j) {
+      const Eigen::VectorXd z = s * (q.row(i) + k.row(j)).transpose();
+      outer += z * z.transpose();
+    }
+  outer /= double(q.rows() * k.rows());
+  if (config.features == FeatureKind::oprf) return oprf_a_star(outer.trace(), d) * Eigen::MatrixXd::Identity(d, d);
+  const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(outer);
+  Eigen::VectorXd a(d);
+  for (int l = 0; l < d; ++l) a(l) = oprf_a_star(std::max(eig.eigenvalues()(l), 0.0), 1);
+  return eig.eigenvectors() * a.asDiagonal() * eig.eigenvectors().transpose();
+}
+
+// f(ω, u) = det(I − 4A)^{1/4} exp(ωᵀAω + ωᵀ(I − 4A)^{1/2}u − ‖u‖²/2)/√m, entry by entry.
+Eigen::MatrixXd naive_dense_exponential_features(const Eigen::MatrixXd& x, const Eigen::MatrixXd& w,
+                                                 const Eigen::MatrixXd& a) {
+  const Eigen::MatrixXd u = x / std::pow(double(x.cols()), 0.25);
+  const Eigen::MatrixXd i_4a = Eigen::MatrixXd::Identity(a.rows(), a.cols()) - 4 * a;
+  const Eigen::MatrixXd b = Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(i_4a).operatorSqrt();
+  const double log_d = std::log(i_4a.determinant()) / 4;
+  Eigen::MatrixXd out(u.rows(), w.rows());
+  for (Eigen::Index r = 0; r < u.rows(); ++r)
+    for (Eigen::Index i = 0; i < w.rows(); ++i) {
+      const Eigen::VectorXd omega = w.row(i).transpose();
+      out(r, i) = std::exp(log_d + omega.dot(a * omega) + omega.dot(b * u.row(r).transpose()) -
+                           u.row(r).squaredNorm() / 2) / std::sqrt(double(w.rows()));
+    }
+  return out;
+}
+
 // D⁻¹ A V with A = Q'K'ᵀ (optionally lower-triangular): the quadratic reference of FAVOR.
 Eigen::MatrixXd explicit_favor(const Eigen::MatrixXd& q, const Eigen::MatrixXd& k, const Eigen::MatrixXd& v,
                                const Eigen::MatrixXd& w, const AttentionConfig& config) {
-  Eigen::MatrixXd a = explicit_features(q, w, config) * explicit_features(k, w, config).transpose();
+  const bool dense = family_info(config.features).map == FeatureMapCode::shifted_positive;
+  const Eigen::MatrixXd dense_a = dense ? naive_dense_a(q, k, config) : Eigen::MatrixXd();
+  Eigen::MatrixXd a = dense ? Eigen::MatrixXd(naive_dense_exponential_features(q, w, dense_a) *
+                                              naive_dense_exponential_features(k, w, dense_a).transpose())
+                            : Eigen::MatrixXd(explicit_features(q, w, config) * explicit_features(k, w, config).transpose());
   if (config.causal) a = a.triangularView<Eigen::Lower>();
   Eigen::MatrixXd out = a * v;
   if (config.renormalize) out.array().colwise() /= a.rowwise().sum().array();
@@ -82,12 +124,21 @@ TEST_CASE("FAVOR equals the explicit product of its features for every feature m
   const auto q = gaussian(L, d, 0.7, 4), k = gaussian(L, d, 0.7, 5), v = gaussian(L, 3, 1.0, 6);
   for (const std::string& name : feature_kind_names())
     for (bool causal : {false, true})
-      for (bool renormalize : {true, false}) {
+      for (int option = 0; option < 4; ++option) {
+        const bool renormalize = option % 2 == 0, stabilizer = option < 2;
         AttentionConfig c = favor(parse_feature_kind(name), causal);
         c.renormalize = renormalize;
+        c.stabilizer = stabilizer;
         c.chunk = 32;
+        INFO(name << " causal " << causal << " renormalize " << renormalize << " stabilizer " << stabilizer);
+        if (causal && family_info(c.features).data_dependent) {  // statistics of all keys: rejected, not leaked
+          c.causal = false;
+          const auto w = draw_attention_projection(c, d, 9, 0);
+          c.causal = true;
+          CHECK_THROWS_WITH(run(q, k, v, w, c), Catch::Contains("later keys"));
+          continue;
+        }
         const auto w = draw_attention_projection(c, d, 9, 0);
-        INFO(name << " causal " << causal << " renormalize " << renormalize);
         CHECK(relative_max_error(run(q, k, v, w, c), explicit_favor(q, k, v, w, c)) < 1e-10);
       }
 }

@@ -30,7 +30,7 @@ constexpr int kD = 8, kM = 8;
 
 SweepResult sweep(Coupling c, std::vector<EstimatorSpec> specs, std::int64_t trials, std::uint64_t seed,
                   const std::vector<Geometry>& points = kPoints) {
-  return run_estimator_sweep({kD, c, std::move(specs), points, seed, 0, trials, 2});
+  return run_estimator_sweep({kD, c, std::move(specs), points, seed, 0, trials, 2, {}});
 }
 
 // Mean of spec s against `theory(point)`; returns the check's status. Requires every point to be conclusive.
@@ -98,7 +98,7 @@ TEST_CASE("Lemma 2: empirical MSE matches the closed forms (iid)", "[statistical
 
 TEST_CASE("the same seed gives bit-identical sweeps with 1 and 2 threads", "[determinism]") {
   SweepConfig c{kD, Coupling::orthogonal, {{Estimator::positive, 12}, {Estimator::trig, 5}}, kPoints, 99, 3,
-                1234 /* not a multiple of the block size */, 1};
+                1234 /* not a multiple of the block size */, 1, {}};
   const SweepResult one = run_estimator_sweep(c);
   c.threads = 2;
   const SweepResult two = run_estimator_sweep(c);
@@ -111,7 +111,7 @@ TEST_CASE("the same seed gives bit-identical sweeps with 1 and 2 threads", "[det
 }
 
 TEST_CASE("sweep rejects bad configurations", "[mc]") {
-  SweepConfig c{kD, Coupling::iid, {{Estimator::positive, 4}}, kPoints, 1, 0, 100, 1};
+  SweepConfig c{kD, Coupling::iid, {{Estimator::positive, 4}}, kPoints, 1, 0, 100, 1, {}};
   auto bad = c;
   bad.specs[0].m = 0;
   CHECK_THROWS_AS(run_estimator_sweep(bad), std::invalid_argument);
@@ -142,7 +142,7 @@ TEST_CASE("MSEs combined across points and estimators: the delta-method SE with 
   RunningMoments falls;
   double delta_se = 0, independent_se = 0;
   for (int r = 0; r < replications; ++r) {
-    const SweepConfig config{16, Coupling::iid, specs, points, static_cast<std::uint64_t>(r), 0, 500, 1};
+    const SweepConfig config{16, Coupling::iid, specs, points, static_cast<std::uint64_t>(r), 0, 500, 1, {}};
     const SweepResult s =
         run_estimator_sweep(config, {}, {{ta, tb}, {ta, pa}, {ta, pb}, {tb, pa}, {tb, pb}, {pa, pb}});
     auto mse = [&](std::size_t cell) { return s.cells[cell].error.mean_square(); };

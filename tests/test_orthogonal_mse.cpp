@@ -185,7 +185,7 @@ TEST_CASE("Monte Carlo MSE of orthogonal features matches the exact value", "[st
   const std::vector<Geometry> points{{0.5, 0.3, -0.6}, {0.3, 0.3, 0.1}, {0.45, 0.3, -0.2}};
   const std::vector<EstimatorSpec> specs{
       {Estimator::positive, 2}, {Estimator::positive, 4}, {Estimator::smreg, 2}, {Estimator::smreg, 4}};
-  const SweepResult r = run_estimator_sweep({kD, Coupling::orthogonal, specs, points, 2024, 0, 400000, 2});
+  const SweepResult r = run_estimator_sweep({kD, Coupling::orthogonal, specs, points, 2024, 0, 400000, 2, {}});
   for (bool wrong : {false, true}) {  // wrong: the iid MSE as the theory for orthogonal features — must be caught
     ClaimCheck check("orthogonal mse", "test", kAlpha, specs.size() * points.size());
     for (std::size_t s = 0; s < specs.size(); ++s)

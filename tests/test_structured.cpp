@@ -182,7 +182,7 @@ TEST_CASE("the bias check detects the bias of SORF features at d = 4, and passes
   const std::vector<Geometry> points{{1, 1, 0}, {1, 1, 0.5}, {0.5, 1, 0}};
   const std::int64_t trials = 40000;
   for (Coupling c : {Coupling::hadamard, Coupling::orthogonal}) {
-    const SweepConfig config{4, c, {{Estimator::trig, 4}}, points, 77, static_cast<std::uint64_t>(c), trials, 2};
+    const SweepConfig config{4, c, {{Estimator::trig, 4}}, points, 77, static_cast<std::uint64_t>(c), trials, 2, {}};
     const SweepResult sweep = run_estimator_sweep(config);
     ClaimCheck check("E[trig] = SM", std::string(coupling_name(c)), 1e-3, points.size());
     for (std::size_t p = 0; p < points.size(); ++p) {

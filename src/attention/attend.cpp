@@ -7,6 +7,7 @@
 #include "attention/bidirectional_favor_attention.hpp"
 #include "attention/causal_favor_attention.hpp"
 #include "attention/exact_attention.hpp"
+#include "attention/prepared_projection.hpp"
 #include "perf/eigen_threads.hpp"
 
 namespace favorlab {
@@ -17,13 +18,16 @@ std::string shape(const Eigen::Index rows, const Eigen::Index cols) {
   return "(" + std::to_string(rows) + ", " + std::to_string(cols) + ")";
 }
 
+// wt: W in precision T; w: W as drawn (double), from which the families with a prepared projection build their own.
 template <class T>
-Matrix<T> attend_one_head(const Matrix<T>& q, const Matrix<T>& k, const Matrix<T>& v, const Matrix<T>& w,
-                          const AttentionConfig& config, int threads) {
+Matrix<T> attend_one_head(const Matrix<T>& q, const Matrix<T>& k, const Matrix<T>& v, const Matrix<T>& wt,
+                          const Eigen::MatrixXd& w, const AttentionConfig& config, int threads) {
   if (config.mechanism == Mechanism::exact)
     return exact_attention(q, k, v, config.causal, config.renormalize, threads);
-  if (config.causal) return causal_favor_attention(q, k, v, w, config, threads);
-  return bidirectional_favor_attention(q, k, v, w, config, threads);
+  const Matrix<T> prepared = needs_prepared_projection(config) ? prepared_projection(q, k, w, config) : Matrix<T>();
+  const Matrix<T>& used = needs_prepared_projection(config) ? prepared : wt;
+  if (config.causal) return causal_favor_attention(q, k, v, used, config, threads);
+  return bidirectional_favor_attention(q, k, v, used, config, threads);
 }
 
 }  // namespace
@@ -67,9 +71,9 @@ Heads<T> attend(const Heads<T>& q, const Heads<T>& k, const Heads<T>& v, const E
   Heads<T> out(q.size());
   if (heads >= threads) {
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
-    for (int h = 0; h < heads; ++h) out[std::size_t(h)] = attend_one_head(q[h], k[h], v[h], wt, config, 1);
+    for (int h = 0; h < heads; ++h) out[std::size_t(h)] = attend_one_head(q[h], k[h], v[h], wt, w, config, 1);
   } else {
-    for (int h = 0; h < heads; ++h) out[std::size_t(h)] = attend_one_head(q[h], k[h], v[h], wt, config, threads);
+    for (int h = 0; h < heads; ++h) out[std::size_t(h)] = attend_one_head(q[h], k[h], v[h], wt, w, config, threads);
   }
   return out;
 }

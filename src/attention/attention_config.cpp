@@ -1,20 +1,11 @@
 #include "attention/attention_config.hpp"
 
-#include <array>
 #include <cmath>
 #include <stdexcept>
-#include <utility>
 
 namespace favorlab {
 
 namespace {
-
-constexpr std::array<std::pair<FeatureKind, std::string_view>, 12> kKinds{{
-    {FeatureKind::trig, "trig"},       {FeatureKind::positive, "positive"}, {FeatureKind::hyperbolic, "hyperbolic"},
-    {FeatureKind::regularized, "regularized"}, {FeatureKind::relu, "relu"}, {FeatureKind::exp, "exp"},
-    {FeatureKind::sigmoid, "sigmoid"}, {FeatureKind::abs, "abs"},           {FeatureKind::gelu, "gelu"},
-    {FeatureKind::cos, "cos"},         {FeatureKind::tanh, "tanh"},         {FeatureKind::identity, "identity"},
-}};
 
 bool is_power_of_two(int n) { return n > 0 && (n & (n - 1)) == 0; }
 
@@ -28,30 +19,11 @@ Mechanism parse_mechanism(std::string_view name) {
   throw std::invalid_argument("unknown mechanism '" + std::string(name) + "' (expected exact or favor)");
 }
 
-std::string_view feature_kind_name(FeatureKind kind) {
-  for (const auto& [k, name] : kKinds)
-    if (k == kind) return name;
-  return "?";
-}
+std::string_view feature_kind_name(FeatureKind kind) { return family_name(kind); }
 
-std::vector<std::string> feature_kind_names() {
-  std::vector<std::string> names;
-  for (const auto& entry : kKinds) names.emplace_back(entry.second);
-  return names;
-}
+std::vector<std::string> feature_kind_names() { return family_names(nullptr); }
 
-FeatureKind parse_feature_kind(std::string_view name) {
-  for (const auto& [k, n] : kKinds)
-    if (n == name) return k;
-  std::string expected;
-  for (const auto& entry : kKinds) expected += (expected.empty() ? "" : ", ") + std::string(entry.second);
-  throw std::invalid_argument("unknown feature map '" + std::string(name) + "' (expected one of " + expected + ")");
-}
-
-bool estimates_softmax(FeatureKind kind) {
-  return kind == FeatureKind::trig || kind == FeatureKind::positive || kind == FeatureKind::hyperbolic ||
-         kind == FeatureKind::regularized;
-}
+FeatureKind parse_feature_kind(std::string_view name) { return parse_family(name, "feature map", nullptr); }
 
 int projection_rows(const AttentionConfig& config) {
   if (config.mechanism == Mechanism::exact) return 0;
@@ -61,8 +33,7 @@ int projection_rows(const AttentionConfig& config) {
 
 int feature_columns(const AttentionConfig& config, int d) {
   if (!estimates_softmax(config.features)) return config.project ? config.m : d;
-  const bool paired = config.features == FeatureKind::trig || config.features == FeatureKind::hyperbolic;
-  return paired ? 2 * config.m : config.m;
+  return family_info(config.features).columns_per_row * config.m;
 }
 
 void validate_attention_config(const AttentionConfig& config, int d) {
@@ -75,6 +46,20 @@ void validate_attention_config(const AttentionConfig& config, int d) {
   if (estimates_softmax(config.features) && !config.project)
     throw std::invalid_argument("--no-projection applies to generalized kernels only, not to '" +
                                 std::string(feature_kind_name(config.features)) + "'");
+  const FamilyInfo& family = family_info(config.features);
+  if (family.map == FeatureMapCode::shifted_positive && !family.data_dependent &&
+      (!std::isfinite(config.parameters.gerf_a) || !(config.parameters.gerf_a < 0.125)))
+    throw std::invalid_argument("--gerf-a must be finite and below 1/8 (got " +
+                                std::to_string(config.parameters.gerf_a) + ")");
+  // oprf and sderf take their parameters from means over ALL queries and keys: a causal output would depend on
+  // later keys through them. Rejected rather than silently leaking the future (prefix statistics would change every
+  // key's features at every step and break the prefix sums).
+  if (family.data_dependent && config.causal)
+    throw std::invalid_argument("--features " + std::string(family.name) +
+                                " chooses its parameters from all queries and keys, so causal outputs would depend "
+                                "on later keys; use --features gerf (fixed A) or positive with --causal");
+  if (config.coupling == Coupling::simplex && projection_rows(config) > 0 && d < 2)
+    throw std::invalid_argument("--coupling simplex needs d >= 2 (got d = " + std::to_string(d) + ")");
   if (config.coupling == Coupling::hadamard && projection_rows(config) > 0 && !is_power_of_two(d))
     throw std::invalid_argument("--coupling hadamard needs d a power of 2 (got d = " + std::to_string(d) + ")");
 }

@@ -1,18 +1,20 @@
 #pragma once
 // What one attention call computes (MATH.md, "Attention"): the mechanism (exact softmax or FAVOR), FAVOR's feature
-// map — a softmax-kernel estimator (trig, positive, hyperbolic, regularized) or a generalized kernel
-// φ(u) = f(Wu) + ε_k (relu, exp, sigmoid, abs, gelu, cos, tanh, identity; f(u) + ε_k without projection) — and the
-// options of the reference implementation: causal masking, renormalization, the numerical stabilizer.
+// map — a family of features/feature_family.hpp: a softmax-kernel estimator (trig, positive, hyperbolic, regularized,
+// gerf, oprf, sderf) or a generalized kernel φ(u) = f(Wu) + ε_k (relu, exp, sigmoid, abs, gelu, cos, tanh, identity;
+// f(u) + ε_k without projection) — and the options of the reference implementation: causal masking,
+// renormalization, the numerical stabilizer.
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "features/feature_family.hpp"
 #include "features/projection.hpp"
 
 namespace favorlab {
 
 enum class Mechanism { exact, favor };
-enum class FeatureKind { trig, positive, hyperbolic, regularized, relu, exp, sigmoid, abs, gelu, cos, tanh, identity };
+using FeatureKind = Family;
 
 struct AttentionConfig {
   Mechanism mechanism = Mechanism::favor;
@@ -25,6 +27,7 @@ struct AttentionConfig {
   bool renormalize = true;              // divide by the estimated row sums D̂ (off: the estimate of A V itself)
   bool stabilizer = true;               // softmax features: compute exp(· − max) and carry the max as a log scale
   int chunk = 64;                       // causal FAVOR: rows per chunk (1 = plain prefix sums); 64 measured fastest
+  FeatureParameters parameters;         // gerf's A
 };
 
 std::string_view mechanism_name(Mechanism mechanism);
@@ -33,15 +36,13 @@ std::string_view feature_kind_name(FeatureKind kind);
 FeatureKind parse_feature_kind(std::string_view name);  // throws std::invalid_argument naming the bad value
 std::vector<std::string> feature_kind_names();
 
-// trig, positive, hyperbolic and regularized estimate the softmax kernel; the others are generalized kernels.
-bool estimates_softmax(FeatureKind kind);
 // Rows of W the mechanism needs (0 for exact attention and for generalized kernels without projection).
 int projection_rows(const AttentionConfig& config);
 // Columns of the feature matrix φ(U) for inputs of dimension d.
 int feature_columns(const AttentionConfig& config, int d);
 
 // Throws std::invalid_argument naming the offending option (m ≤ 0, chunk ≤ 0, ε_k < 0 or non-finite, a structured
-// coupling that needs d a power of 2, …).
+// coupling that needs d a power of 2, gerf's A ≥ 1/8, causal masking with a data-dependent family, …).
 void validate_attention_config(const AttentionConfig& config, int d);
 
 }  // namespace favorlab

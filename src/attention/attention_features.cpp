@@ -12,18 +12,18 @@ using Column = Eigen::Array<T, Eigen::Dynamic, 1>;
 
 // f of a generalized kernel, applied entry-wise.
 template <class T>
-Matrix<T> apply_kernel_function(FeatureKind kind, const Matrix<T>& x) {
+Matrix<T> apply_kernel_function(FeatureMapCode map, const Matrix<T>& x) {
   const auto a = x.array();
-  switch (kind) {
-    case FeatureKind::relu: return a.max(T(0)).matrix();
-    case FeatureKind::exp: return a.exp().matrix();
-    case FeatureKind::sigmoid: return (T(1) / (T(1) + (-a).exp())).matrix();
-    case FeatureKind::abs: return a.abs().matrix();
-    case FeatureKind::gelu:  // x Φ(x), the exact (erf) form
+  switch (map) {
+    case FeatureMapCode::relu: return a.max(T(0)).matrix();
+    case FeatureMapCode::exp: return a.exp().matrix();
+    case FeatureMapCode::sigmoid: return (T(1) / (T(1) + (-a).exp())).matrix();
+    case FeatureMapCode::abs: return a.abs().matrix();
+    case FeatureMapCode::gelu:  // x Φ(x), the exact (erf) form
       return x.unaryExpr([](T t) { return T(0.5) * t * (T(1) + std::erf(t * T(1 / std::sqrt(2.0)))); });
-    case FeatureKind::cos: return a.cos().matrix();
-    case FeatureKind::tanh: return a.tanh().matrix();
-    case FeatureKind::identity: return x;
+    case FeatureMapCode::cos: return a.cos().matrix();
+    case FeatureMapCode::tanh: return a.tanh().matrix();
+    case FeatureMapCode::identity: return x;
     default: throw std::logic_error("not a generalized kernel");
   }
 }
@@ -45,15 +45,27 @@ void shifted_exp(Dst&& x, const Column<T>& shift, T factor, T sign = T(1)) {
   x = x.exp() * factor;
 }
 
+// U Wᵀ; for the shifted positive map W is the prepared [W' | c] (m×(d+1)) and the offsets c are added to each row.
+template <class T>
+Matrix<T> projected(const Matrix<T>& u, const Matrix<T>& w, FeatureMapCode map) {
+  Matrix<T> proj(u.rows(), w.rows());
+  if (map != FeatureMapCode::shifted_positive) {
+    proj.noalias() = u * w.transpose();
+    return proj;
+  }
+  proj.noalias() = u * w.leftCols(u.cols()).transpose();
+  proj.rowwise() += w.col(u.cols()).transpose();
+  return proj;
+}
+
 // Softmax features with the exponential part carried as a per-row log scale.
 template <class T>
-ScaledFeatures<T> stabilized_softmax_features(const Matrix<T>& u, const Matrix<T>& w, FeatureKind kind) {
+ScaledFeatures<T> stabilized_softmax_features(const Matrix<T>& u, const Matrix<T>& w, FeatureMapCode map) {
   const Eigen::Index m = w.rows();
   const Column<T> half_norm = u.rowwise().squaredNorm().array() / T(2);
-  Matrix<T> proj(u.rows(), m);
-  proj.noalias() = u * w.transpose();
+  Matrix<T> proj = projected(u, w, map);
   ScaledFeatures<T> out;
-  if (kind == FeatureKind::trig) {
+  if (map == FeatureMapCode::trig) {
     const T scale = T(1) / std::sqrt(T(m));
     out.values.resize(u.rows(), 2 * m);
     out.values.leftCols(m) = (proj.array().sin() * scale).matrix();
@@ -61,7 +73,7 @@ ScaledFeatures<T> stabilized_softmax_features(const Matrix<T>& u, const Matrix<T
     out.log_scale = half_norm;
     return out;
   }
-  if (kind == FeatureKind::hyperbolic) {
+  if (map == FeatureMapCode::hyperbolic) {
     const Column<T> top = proj.array().abs().rowwise().maxCoeff();
     const T scale = T(1) / std::sqrt(T(2 * m));
     out.values.resize(u.rows(), 2 * m);
@@ -86,12 +98,19 @@ ScaledFeatures<T> attention_features(const Matrix<T>& u, const Matrix<T>& w, con
   const FeatureKind kind = config.features;
   if (!estimates_softmax(kind)) {
     const Matrix<T> pre = config.project ? Matrix<T>(u * w.transpose()) : u;
-    return unscaled<T>((apply_kernel_function(kind, pre).array() + T(config.kernel_epsilon)).matrix());
+    return unscaled<T>((apply_kernel_function(family_info(kind).map, pre).array() + T(config.kernel_epsilon)).matrix());
   }
-  if (config.stabilizer) return stabilized_softmax_features(u, w, kind);
-  switch (kind) {
-    case FeatureKind::trig: return unscaled<T>(trig_features(u, w));
-    case FeatureKind::hyperbolic: return unscaled<T>(hyperbolic_features(u, w));
+  const FeatureMapCode map = family_info(kind).map;
+  if (config.stabilizer) return stabilized_softmax_features(u, w, map);
+  switch (map) {
+    case FeatureMapCode::trig: return unscaled<T>(trig_features(u, w));
+    case FeatureMapCode::hyperbolic: return unscaled<T>(hyperbolic_features(u, w));
+    case FeatureMapCode::shifted_positive: {  // exp(W'u + c − ‖u‖²/2)/√m
+      Matrix<T> proj = projected(u, w, map);
+      shifted_exp<T>(proj.array(), Column<T>(u.rowwise().squaredNorm().array() / T(2)),
+                     T(1) / std::sqrt(T(w.rows())));
+      return unscaled<T>(std::move(proj));
+    }
     default: return unscaled<T>(positive_features(u, w));
   }
 }
@@ -106,9 +125,9 @@ ScaledFeatures<T> attention_features_of_rows(const Matrix<T>& x, Eigen::Index fi
 template <class T>
 BlockFeatures<T> block_features_of_rows(const Matrix<T>& x, Eigen::Index first, Eigen::Index count,
                                         const Matrix<T>& w, const AttentionConfig& config) {
-  const FeatureKind kind = config.features;
-  const bool fused = config.stabilizer && (kind == FeatureKind::positive || kind == FeatureKind::regularized ||
-                                           kind == FeatureKind::hyperbolic);
+  const FeatureMapCode map = family_info(config.features).map;
+  const bool fused = config.stabilizer && (map == FeatureMapCode::positive || map == FeatureMapCode::hyperbolic ||
+                                           map == FeatureMapCode::shifted_positive);
   BlockFeatures<T> out;
   if (!fused) {
     ScaledFeatures<T> f = attention_features_of_rows(x, first, count, w, config);
@@ -120,10 +139,9 @@ BlockFeatures<T> block_features_of_rows(const Matrix<T>& x, Eigen::Index first, 
   const T input_scale = T(1 / std::sqrt(std::sqrt(double(x.cols()))));
   const Eigen::Index m = w.rows();
   Matrix<T> u = x.middleRows(first, count) * input_scale;
-  Matrix<T> proj(count, m);
-  proj.noalias() = u * w.transpose();
+  Matrix<T> proj = projected(u, w, map);
   const Column<T> half_norm = u.rowwise().squaredNorm().array() / T(2);
-  if (kind == FeatureKind::hyperbolic) {
+  if (map == FeatureMapCode::hyperbolic) {
     const Column<T> top = proj.array().abs().rowwise().maxCoeff();
     out.log_scale = (top - half_norm).maxCoeff();
     const Column<T> shift = half_norm + out.log_scale;  // exponents ±ω_iᵀu − ‖u‖²/2 − log_scale ≤ 0

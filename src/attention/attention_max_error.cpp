@@ -7,6 +7,7 @@
 #include <string>
 
 #include "attention/attention_features.hpp"
+#include "attention/prepared_projection.hpp"
 
 namespace favorlab {
 
@@ -49,10 +50,11 @@ std::vector<AttentionMaxError> attention_max_errors(const Eigen::MatrixXd& q, co
     if (ms[i] < 1 || ms[i] > w.rows() || (i > 0 && ms[i] <= ms[i - 1]))
       throw std::invalid_argument("attention_max_errors: feature counts must be ascending in [1, rows of W]");
 
-  const FeatureLayout layout{config.features == FeatureKind::trig || config.features == FeatureKind::hyperbolic,
-                             static_cast<int>(w.rows())};
+  const FeatureLayout layout{family_info(config.features).columns_per_row == 2, static_cast<int>(w.rows())};
   const double inv_sqrt_d = 1.0 / std::sqrt(static_cast<double>(q.cols()));
-  const ScaledFeatures<double> keys = attention_features_of_rows<double>(k, 0, k.rows(), w, config);
+  // gerf, oprf, sderf: the prepared [W' | c]; its first m rows are the prepared first m rows of W (row by row).
+  const Eigen::MatrixXd used = needs_prepared_projection(config) ? prepared_projection<double>(q, k, w, config) : w;
+  const ScaledFeatures<double> keys = attention_features_of_rows<double>(k, 0, k.rows(), used, config);
   // The features of m_max rows carry 1/√m_max (1/√(2 m_max) for hyperbolic) per side; the estimator with the first m
   // rows carries 1/√m: a factor m_max/m on the product.
   std::vector<AttentionMaxError> out;
@@ -60,7 +62,7 @@ std::vector<AttentionMaxError> attention_max_errors(const Eigen::MatrixXd& q, co
 
   for (Eigen::Index first = 0; first < q.rows(); first += block_rows) {
     const Eigen::Index rows = std::min<Eigen::Index>(block_rows, q.rows() - first);
-    const ScaledFeatures<double> queries = attention_features_of_rows<double>(q, first, rows, w, config);
+    const ScaledFeatures<double> queries = attention_features_of_rows<double>(q, first, rows, used, config);
     // The exact block from the definition A_ij = exp(q_iᵀk_j/√d).
     const Eigen::MatrixXd exact = ((q.middleRows(first, rows) * k.transpose()) * inv_sqrt_d).array().exp().matrix();
     const Eigen::VectorXd exact_sums = exact.rowwise().sum();

@@ -11,7 +11,7 @@ Eigen::MatrixXd draw_attention_projection(const AttentionConfig& config, int d, 
   const int rows = projection_rows(config);
   if (rows == 0) return Eigen::MatrixXd(0, d);
   PhiloxStream rng(seed, kAttentionProjectionStream, draw);
-  const RowNorms norms = config.features == FeatureKind::regularized ? RowNorms::sqrt_d : RowNorms::chi;
+  const RowNorms norms = family_info(config.features).norms;
   return draw_projection(config.coupling, norms, rows, d, rng);
 }
 

@@ -6,18 +6,7 @@
 
 namespace favorlab {
 
-bool positive_feature_kind(FeatureKind kind) {
-  switch (kind) {
-    case FeatureKind::positive:
-    case FeatureKind::regularized:
-    case FeatureKind::hyperbolic:
-    case FeatureKind::relu:  // f ≥ 0, and ε_k > 0 makes it strictly positive (checked below)
-    case FeatureKind::exp:
-    case FeatureKind::sigmoid:
-    case FeatureKind::abs: return true;
-    default: return false;
-  }
-}
+bool positive_feature_kind(FeatureKind kind) { return family_info(kind).positive; }
 
 void validate_permute_head(const AttentionConfig& config, int d, const PermuteHead& head, const PermuteLayout& layout,
                            Eigen::Index length) {
@@ -26,6 +15,9 @@ void validate_permute_head(const AttentionConfig& config, int d, const PermuteHe
   if (!positive_feature_kind(config.features))
     throw std::invalid_argument("--features '" + std::string(feature_kind_name(config.features)) +
                                 "' can be negative; PermuteFormer needs positive features (positive, relu, ...)");
+  if (family_info(config.features).map == FeatureMapCode::shifted_positive)
+    throw std::invalid_argument("--features '" + std::string(feature_kind_name(config.features)) +
+                                "' is not available for PermuteFormer (its projection is prepared per head)");
   if (!estimates_softmax(config.features) && !(config.kernel_epsilon > 0))
     throw std::invalid_argument("--kernel-epsilon must be > 0 for PermuteFormer with '" +
                                 std::string(feature_kind_name(config.features)) + "' features (sim must be > 0)");

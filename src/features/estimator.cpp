@@ -3,51 +3,38 @@
 #include <stdexcept>
 
 #include "features/feature_maps.hpp"
+#include "features/gerf_projection.hpp"
 
 namespace favorlab {
 
-namespace {
-constexpr Estimator kAll[] = {Estimator::trig, Estimator::positive, Estimator::hyperbolic, Estimator::smreg};
-}
+std::vector<std::string> estimator_names() { return family_names(is_estimator, true); }
 
-std::string_view estimator_name(Estimator e) {
-  switch (e) {
-    case Estimator::trig: return "trig";
-    case Estimator::positive: return "positive";
-    case Estimator::hyperbolic: return "hyperbolic";
-    case Estimator::smreg: return "smreg";
+Estimator parse_estimator(std::string_view name) { return parse_family(name, "estimator", is_estimator, true); }
+
+RowNorms row_norms_for(Estimator e) { return family_info(e).norms; }
+
+Eigen::MatrixXd estimator_features(Estimator e, const Eigen::MatrixXd& u, const Eigen::MatrixXd& w,
+                                   const FeatureParameters& params) {
+  const FamilyInfo& info = family_info(e);
+  if (info.data_dependent)
+    throw std::invalid_argument("the features of '" + std::string(info.name) + "' depend on the pair; use estimate_kernel");
+  switch (info.map) {
+    case FeatureMapCode::trig: return trig_features<double>(u, w);
+    case FeatureMapCode::hyperbolic: return hyperbolic_features<double>(u, w);
+    case FeatureMapCode::positive: return positive_features<double>(u, w);
+    case FeatureMapCode::shifted_positive: {
+      const ShiftedProjection s = gerf_projection(w, params.gerf_a);
+      return shifted_positive_features(u, s);
+    }
+    default: throw std::invalid_argument("'" + std::string(info.name) + "' is not a softmax-kernel estimator");
   }
-  return "?";
-}
-
-std::vector<std::string> estimator_names() {
-  std::vector<std::string> names;
-  for (Estimator e : kAll) names.emplace_back(estimator_name(e));
-  return names;
-}
-
-Estimator parse_estimator(std::string_view name) {
-  for (Estimator e : kAll)
-    if (estimator_name(e) == name) return e;
-  throw std::invalid_argument("unknown estimator '" + std::string(name) +
-                              "' (expected trig, positive, hyperbolic or smreg)");
-}
-
-RowNorms row_norms_for(Estimator e) { return e == Estimator::smreg ? RowNorms::sqrt_d : RowNorms::chi; }
-
-Eigen::MatrixXd estimator_features(Estimator e, const Eigen::MatrixXd& u, const Eigen::MatrixXd& w) {
-  switch (e) {
-    case Estimator::trig: return trig_features<double>(u, w);
-    case Estimator::hyperbolic: return hyperbolic_features<double>(u, w);
-    case Estimator::positive:
-    case Estimator::smreg: return positive_features<double>(u, w);
-  }
-  throw std::logic_error("unhandled estimator");
 }
 
 Eigen::VectorXd estimate_kernel(Estimator e, const Eigen::MatrixXd& x, const Eigen::MatrixXd& y,
-                                const Eigen::MatrixXd& w) {
-  return estimator_features(e, x, w).cwiseProduct(estimator_features(e, y, w)).rowwise().sum();
+                                const Eigen::MatrixXd& w, const FeatureParameters& params) {
+  if (e == Family::oprf) return oprf_pair_estimates(x, y, w);
+  if (e == Family::sderf) return sderf_pair_estimates(x, y, w);
+  return estimator_features(e, x, w, params).cwiseProduct(estimator_features(e, y, w, params)).rowwise().sum();
 }
 
 }  // namespace favorlab

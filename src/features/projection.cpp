@@ -13,15 +13,16 @@ std::string_view coupling_name(Coupling c) {
     case Coupling::orthogonal: return "orthogonal";
     case Coupling::hadamard: return "hadamard";
     case Coupling::givens: return "givens";
+    case Coupling::simplex: return "simplex";
   }
   return "unknown";
 }
 
 Coupling parse_coupling(std::string_view name) {
-  for (Coupling c : {Coupling::iid, Coupling::orthogonal, Coupling::hadamard, Coupling::givens})
+  for (Coupling c : {Coupling::iid, Coupling::orthogonal, Coupling::hadamard, Coupling::givens, Coupling::simplex})
     if (name == coupling_name(c)) return c;
   throw std::invalid_argument("unknown coupling '" + std::string(name) +
-                              "' (expected iid, orthogonal, hadamard or givens)");
+                              "' (expected iid, orthogonal, hadamard, givens or simplex)");
 }
 
 namespace {
@@ -77,6 +78,24 @@ Eigen::MatrixXd orthogonal_projection(int m, int d, PhiloxStream& rng) {
   return w;
 }
 
+Eigen::MatrixXd simplex_projection(int m, int d, PhiloxStream& rng) {
+  require_shape(m, d);
+  if (d < 2) throw std::invalid_argument("simplex random features need d >= 2, got d = " + std::to_string(d));
+  // The d vertices of a regular simplex centred at 0: s_i = (e_i − 1/d)/√(1 − 1/d), so ‖s_i‖ = 1,
+  // s_iᵀs_j = (−1/d)/(1 − 1/d) = −1/(d − 1) and Σ s_i = 0.
+  const double norm = std::sqrt(1 - 1.0 / d);
+  const Eigen::MatrixXd vertices =
+      (Eigen::MatrixXd::Identity(d, d) - Eigen::MatrixXd::Constant(d, d, 1.0 / d)) / norm;  // row i: s_iᵀ
+  Eigen::MatrixXd w(m, d);
+  for (int start = 0; start < m; start += d) {
+    const int rows = std::min(d, m - start);
+    const Eigen::MatrixXd r = haar_orthogonal(d, rng);  // w_i = r_i R s_i: row i is r_i s_iᵀ Rᵀ
+    w.middleRows(start, rows) = vertices.topRows(rows) * r.transpose();
+    for (int i = 0; i < rows; ++i) w.row(start + i) *= chi_variate(d, rng);
+  }
+  return w;
+}
+
 void rescale_rows_to_sqrt_d(Eigen::MatrixXd& w) {
   const double target = std::sqrt(static_cast<double>(w.cols()));
   for (Eigen::Index i = 0; i < w.rows(); ++i) w.row(i) *= target / w.row(i).norm();
@@ -86,7 +105,9 @@ Eigen::MatrixXd draw_projection(Coupling coupling, RowNorms norms, int m, int d,
   // The structured kinds draw their row norms themselves.
   if (coupling == Coupling::hadamard) return HadamardProjection::draw(m, d, norms, rng).dense();
   if (coupling == Coupling::givens) return GivensProjection::draw(m, d, norms, rng).dense();
-  Eigen::MatrixXd w = coupling == Coupling::iid ? iid_projection(m, d, rng) : orthogonal_projection(m, d, rng);
+  Eigen::MatrixXd w = coupling == Coupling::iid          ? iid_projection(m, d, rng)
+                      : coupling == Coupling::simplex ? simplex_projection(m, d, rng)
+                                                      : orthogonal_projection(m, d, rng);
   if (norms == RowNorms::sqrt_d) rescale_rows_to_sqrt_d(w);
   return w;
 }

@@ -5,6 +5,8 @@
 //                 matrix (QR of a Gaussian matrix with the signs of diag(R) folded into Q).
 //   hadamard:     SORF blocks √d·H D₁ H D₂ H D₃; givens: products of d·⌈log₂ d⌉ random Givens rotations
 //                 (features/structured_projection.hpp). Orthogonal rows inside a block; hadamard needs d a power of 2.
+//   simplex:      blocks of ≤ d rows whose directions are a randomly rotated regular simplex (negatively correlated
+//                 rows, s_iᵀs_j = −1/(d − 1)), chi_d norms.
 // Row norms:      chi    — each row's norm ~ chi_d independently, so every row is marginally N(0, I_d)
 //                          ("ortho_scaling 0"; for iid rows this is simply the Gaussian itself);
 //                 sqrt_d — every row has norm √d ("ortho_scaling 1"; iid rows become uniform on √d·S^{d−1}, the
@@ -18,7 +20,7 @@
 
 namespace favorlab {
 
-enum class Coupling { iid, orthogonal, hadamard, givens };
+enum class Coupling { iid, orthogonal, hadamard, givens, simplex };
 enum class RowNorms { chi, sqrt_d };
 
 std::string_view coupling_name(Coupling c);
@@ -26,6 +28,10 @@ Coupling parse_coupling(std::string_view name);  // throws std::invalid_argument
 
 Eigen::MatrixXd iid_projection(int m, int d, PhiloxStream& rng);
 Eigen::MatrixXd orthogonal_projection(int m, int d, PhiloxStream& rng);
+// Simplex random features (Reid et al., ICML 2023): independent blocks of ≤ d rows; inside a block row i is
+// r_i R s_i with s_1 … s_d the unit vertices of a regular simplex (s_iᵀs_j = −1/(d − 1)), R one Haar rotation per
+// block and r_i ~ chi_d independent. Needs d ≥ 2.
+Eigen::MatrixXd simplex_projection(int m, int d, PhiloxStream& rng);
 Eigen::MatrixXd draw_projection(Coupling coupling, RowNorms norms, int m, int d, PhiloxStream& rng);
 
 // Rescales every row to norm √d (turns chi-norm rows into their regularized counterparts).

@@ -1,8 +1,11 @@
 #include "kernels/error_moments.hpp"
 
 #include <array>
+#include <limits>
 #include <boost/math/special_functions/binomial.hpp>
 #include <boost/multiprecision/cpp_bin_float.hpp>
+
+#include "features/gerf_projection.hpp"
 
 namespace favorlab {
 
@@ -26,7 +29,7 @@ Real sphere_mgf(int d, const Real& t) {
   return sum;
 }
 
-Moments raw_feature_moments(Estimator e, const Geometry& g, int d) {
+Moments raw_feature_moments(Estimator e, const Geometry& g, int d, const FeatureParameters& params) {
   Moments raw;
   const Real z2(g.z_sq()), delta2(g.delta_sq()), log_lambda(g.log_lambda());
   for (int k = 0; k <= kOrder; ++k) {
@@ -46,6 +49,19 @@ Moments raw_feature_moments(Estimator e, const Geometry& g, int d) {
       case Estimator::smreg:
         sum = exp(Real(k) * log_lambda) * sphere_mgf(d, Real(k) * sqrt(Real(d) * z2));
         break;
+      default: {
+        // gerf, oprf, sderf: X = (1 − 4A)^{d'/2} Λ exp(2A‖ω‖² + √(1 − 4A) ωᵀz) in d' dimensions (gerf_projection.hpp),
+        // E[X^k] = (1 − 4A)^{kd'/2} Λ^k (1 − 4kA)^{−d'/2} exp(k²(1 − 4A)‖z‖²/(2(1 − 4kA))), infinite once 4kA ≥ 1.
+        const PairGerf pg = pair_gerf(e, g.z_sq(), d, params);
+        const Real a(pg.a), dim(pg.dimension);
+        if (4 * k * pg.a >= 1) {
+          sum = std::numeric_limits<Real>::infinity();
+          break;
+        }
+        sum = exp(Real(k) * log_lambda + Real(k) * dim / 2 * log1p(-4 * a) - dim / 2 * log1p(-4 * Real(k) * a) +
+                  Real(k * k) * (1 - 4 * a) * z2 / (2 * (1 - 4 * Real(k) * a)));
+        break;
+      }
     }
     raw[k] = sum;
   }
@@ -54,8 +70,16 @@ Moments raw_feature_moments(Estimator e, const Geometry& g, int d) {
 
 }  // namespace
 
-ErrorMoments error_moments(Estimator e, const Geometry& g, int d, int m) {
-  const Moments raw = raw_feature_moments(e, g, d);
+ErrorMoments error_moments(Estimator e, const Geometry& g, int d, int m, const FeatureParameters& params) {
+  const Moments raw = raw_feature_moments(e, g, d, params);
+  if (!boost::multiprecision::isfinite(raw[kOrder])) {
+    ErrorMoments out;
+    out.variance = boost::multiprecision::isfinite(raw[2]) ? static_cast<double>((raw[2] - raw[1] * raw[1]) / Real(m))
+                                                           : std::numeric_limits<double>::infinity();
+    out.error_skewness = boost::multiprecision::isfinite(raw[3]) ? 0.0 : std::numeric_limits<double>::infinity();
+    out.squared_error_skewness = std::numeric_limits<double>::infinity();
+    return out;
+  }
   const Real mean = raw[1];
   Moments c;  // central moments of one feature
   for (int k = 0; k <= kOrder; ++k) {

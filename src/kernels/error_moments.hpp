@@ -22,6 +22,8 @@ struct ErrorMoments {
   bool degenerate = false;             // the estimator is exact here (variance 0 up to 50-digit rounding)
 };
 
-ErrorMoments error_moments(Estimator e, const Geometry& g, int d, int m);
+// gerf, oprf, sderf: X = (1 − 4A)^{d'/2} Λ exp(2A‖ω‖² + √(1 − 4A) ωᵀz) with the pair's A and d' (pair_gerf); a moment
+// that does not exist (4kA ≥ 1, k ≤ 6) gives infinite skewnesses, which the checks read as "heavy tailed".
+ErrorMoments error_moments(Estimator e, const Geometry& g, int d, int m, const FeatureParameters& params = {});
 
 }  // namespace favorlab

@@ -20,9 +20,9 @@ double lemma2_mse(Estimator e, const Geometry& g, int m) {
     case Estimator::trig: return mse_trig(g, m);
     case Estimator::positive: return mse_positive(g, m);
     case Estimator::hyperbolic: return mse_hyperbolic(g, m);
-    case Estimator::smreg: break;
+    default: break;
   }
-  throw std::invalid_argument("Lemma 2 gives no MSE for the smreg estimator");
+  throw std::invalid_argument("Lemma 2 gives no MSE for the " + std::string(estimator_name(e)) + " estimator");
 }
 
 }  // namespace favorlab

@@ -15,7 +15,7 @@
 namespace favorlab {
 
 double estimator_truth(Estimator e, const Geometry& g, int d) {
-  return e == Estimator::smreg ? smreg_exact(g, d) : softmax_kernel(g);
+  return family_info(e).target == KernelTarget::regularized_softmax ? smreg_exact(g, d) : softmax_kernel(g);
 }
 
 namespace {
@@ -92,7 +92,7 @@ SweepResult run_estimator_sweep(const SweepConfig& c, const ProgressFn& progress
         for (std::size_t s = 0; s < specs; ++s) {
           Eigen::MatrixXd w = w_all.topRows(c.specs[s].m);
           if (row_norms_for(c.specs[s].estimator) == RowNorms::sqrt_d) rescale_rows_to_sqrt_d(w);
-          const Eigen::VectorXd est = estimate_kernel(c.specs[s].estimator, x, y, w);
+          const Eigen::VectorXd est = estimate_kernel(c.specs[s].estimator, x, y, w, c.parameters);
           for (std::size_t p = 0; p < points; ++p) {
             const double e = est(static_cast<Eigen::Index>(p)) - result.truth[s * points + p];
             if (!errors.empty()) errors[s * points + p] = e;

@@ -34,6 +34,7 @@ struct SweepConfig {
   std::uint64_t stream = 0;
   std::int64_t trials = 1000;
   int threads = 1;
+  FeatureParameters parameters;  // gerf's A
 };
 
 using CellPairs = std::vector<std::pair<std::size_t, std::size_t>>;  // (spec · points + point) index pairs

@@ -28,25 +28,6 @@ std::vector<float> pack(const Heads<float>& heads) {
   return out;
 }
 
-cuda_detail::FeatureCode feature_code(FeatureKind kind) {
-  using cuda_detail::FeatureCode;
-  switch (kind) {
-    case FeatureKind::trig: return FeatureCode::trig;
-    case FeatureKind::positive:
-    case FeatureKind::regularized: return FeatureCode::positive;  // same map; only W's row norms differ
-    case FeatureKind::hyperbolic: return FeatureCode::hyperbolic;
-    case FeatureKind::relu: return FeatureCode::relu;
-    case FeatureKind::exp: return FeatureCode::exp;
-    case FeatureKind::sigmoid: return FeatureCode::sigmoid;
-    case FeatureKind::abs: return FeatureCode::abs;
-    case FeatureKind::gelu: return FeatureCode::gelu;
-    case FeatureKind::cos: return FeatureCode::cos;
-    case FeatureKind::tanh: return FeatureCode::tanh;
-    case FeatureKind::identity: return FeatureCode::identity;
-  }
-  throw std::logic_error("unknown feature kind");
-}
-
 // The kernels index with int rows and columns and batch heads on a grid dimension (≤ 65535).
 void check_cuda_shapes(const Heads<float>& q, const Heads<float>& k, const Heads<float>& v) {
   const auto same = [](const Heads<float>& x) {
@@ -78,7 +59,7 @@ float exact_logit_scale(int d) { return float(1 / std::sqrt(double(d))); }  // e
 
 cuda_detail::FavorOptions favor_options(const AttentionConfig& config, int d) {
   cuda_detail::FavorOptions options;
-  options.feature = feature_code(config.features);
+  options.feature = family_info(config.features).map;
   options.softmax = estimates_softmax(config.features);
   options.m = projection_rows(config);
   options.columns = feature_columns(config, d);

@@ -9,10 +9,12 @@
 #include <string>
 #include <vector>
 
+#include "features/feature_map_code.hpp"
+
 namespace favorlab::cuda_detail {
 
-// The feature maps of attention_features.hpp; regularized features are `positive` with a differently drawn W.
-enum class FeatureCode : int { trig, positive, hyperbolic, relu, exp, sigmoid, abs, gelu, cos, tanh, identity };
+// The feature maps of attention_features.hpp, by their codes in the family table (features/feature_map_code.hpp).
+using FeatureCode = ::favorlab::FeatureMapCode;
 
 struct Shape {
   int heads = 0, lq = 0, lk = 0, d = 0, dv = 0;

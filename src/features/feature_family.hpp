@@ -1,0 +1,79 @@
+#pragma once
+// One table of feature families: every property of a family that some part of favorlab needs lives in its row of
+// kFamilies (feature_family.cpp), and everything else — the CLI choices and help strings, the JSON names, which
+// experiments accept it, the plot colours (plotting/families.json, written by `favorlab families --json`), the CUDA
+// map — is derived from the table. Adding a family is: its map, its row, its theory, its CUDA map, tests, README.
+//
+// A family is one way of building random features φ(u) from projections W (rows ω_i):
+//   trig, positive, hyperbolic   Lemma 1's estimators of SM(x, y) = exp(xᵀy), Gaussian rows (chi norms)
+//   regularized                  positive features over rows of norm √d: unbiased for SMREG (Theorem 1)
+//   gerf                         generalized exponential features D·exp(A‖ω‖² + Bωᵀu − ‖u‖²/2), a fixed A < 1/8
+//   oprf                         gerf with the A that minimises the variance, chosen from the data (FAVOR++)
+//   sderf                        dense-exponential features with a matrix A chosen from the data (FAVOR#)
+//   relu … identity              generalized kernels f(Wu) + ε_k (not estimators of SM)
+#include <array>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "features/feature_map_code.hpp"
+#include "features/projection.hpp"
+#include "kernels/geometry.hpp"
+
+namespace favorlab {
+
+// `smreg` is the name of `regularized` in the estimator (Monte Carlo) experiments: one family, two spellings.
+enum class Family : int {
+  trig, positive, hyperbolic, regularized, gerf, oprf, sderf,
+  relu, exp, sigmoid, abs, gelu, cos, tanh, identity,
+  smreg = regularized,
+};
+
+// What E[φ(x)ᵀφ(y)] is.
+enum class KernelTarget { softmax, regularized_softmax, generalized };
+
+// Parameters a family may take from the user (the others take none or choose theirs from the data).
+struct FeatureParameters {
+  double gerf_a = -0.0625;  // A of gerf; any A < 1/8 is unbiased, A = 0 is the positive map
+};
+
+// Exact MSE of the family's estimate of its target with m iid rows, at a pair with geometry g in dimension d.
+using IidMseFn = double (*)(const Geometry& g, int d, int m, const FeatureParameters& params);
+
+struct FamilyInfo {
+  Family family;
+  std::string_view name;            // CLI --features and the JSON "features"/"estimator" fields
+  std::string_view estimator_name;  // its name in estimator experiments (differs for regularized only: smreg)
+  int columns_per_row;              // feature columns per projection row: 1 (m columns) or 2 (2m)
+  RowNorms norms;                   // row norms of W as drawn (data-dependent families then transform W)
+  bool data_dependent;              // its projection is prepared from statistics of the inputs
+  bool positive;                    // φ > 0 (generalized kernels: once ε_k > 0 is added)
+  KernelTarget target;
+  FeatureMapCode map;
+  IidMseFn iid_mse;                 // closed form with iid rows, or nullptr
+  std::string_view mse_source;      // where iid_mse comes from (claim names)
+  std::string_view color;           // matplotlib colour of its series
+  std::string_view description;     // one line for help text and `favorlab families`
+};
+
+const std::vector<FamilyInfo>& families();
+const FamilyInfo& family_info(Family f);
+
+// Softmax-kernel estimators (target softmax or regularized softmax): the families the estimator engine runs.
+bool is_estimator(Family f);
+bool estimates_softmax(Family f);  // the same set: everything but the generalized kernels
+
+std::string_view family_name(Family f);
+std::string_view estimator_name(Family f);
+// Accepts name and estimator_name; throws std::invalid_argument("unknown <what> 'x' (expected a, b or c)") listing
+// the names of the families `admit` accepts.
+Family parse_family(std::string_view name, std::string_view what, bool (*admit)(Family),
+                    bool estimator_spelling = false);
+std::vector<std::string> family_names(bool (*admit)(Family), bool estimator_spelling = false);
+// "a, b, c or d": the names `admit` accepts, for help strings and errors.
+std::string family_list(bool (*admit)(Family), bool estimator_spelling = false);
+
+// The table as JSON text (name, estimator name, colour, properties): plotting/families.json is this output.
+std::string families_json();
+
+}  // namespace favorlab

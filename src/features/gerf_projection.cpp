@@ -1,0 +1,122 @@
+#include "features/gerf_projection.hpp"
+
+#include "kernels/gerf_moments.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+namespace favorlab {
+
+namespace {
+
+void require_a(double a, const char* name) {
+  if (!std::isfinite(a) || !(a < 0.125))
+    throw std::invalid_argument(std::string(name) + " must be finite and below 1/8, got " + std::to_string(a));
+}
+
+// Σ_i exp(e_i) / m for the exponents of one pair's m feature products (the pair's estimate).
+double mean_exp(const Eigen::ArrayXd& exponent) { return exponent.exp().mean(); }
+
+}  // namespace
+
+PairGerf pair_gerf(Family f, double phi, int d, const FeatureParameters& params) {
+  switch (f) {
+    case Family::gerf: require_a(params.gerf_a, "the gerf parameter A"); return {params.gerf_a, d};
+    case Family::oprf: return {oprf_a_star(phi, d), d};
+    case Family::sderf: return {oprf_a_star(phi, 1), 1};
+    default: throw std::invalid_argument("pair_gerf: '" + std::string(family_name(f)) + "' is not a gerf family");
+  }
+}
+
+ShiftedProjection gerf_projection(const Eigen::MatrixXd& w, double a) {
+  require_a(a, "the gerf parameter A");
+  const double d = static_cast<double>(w.cols());
+  ShiftedProjection s;
+  s.w = std::sqrt(1 - 4 * a) * w;
+  s.offset = (a * w.rowwise().squaredNorm().array() + d / 4 * std::log1p(-4 * a)).matrix();
+  return s;
+}
+
+ShiftedProjection sderf_projection(const Eigen::MatrixXd& w, const Eigen::MatrixXd& m) {
+  const Eigen::Index d = w.cols();
+  if (m.rows() != d || m.cols() != d)
+    throw std::invalid_argument("the sderf statistic M must be d×d (d = " + std::to_string(d) + ")");
+  if (!m.allFinite()) throw std::invalid_argument("the sderf statistic M contains NaN or Inf");
+  const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eigen(m);
+  if (eigen.info() != Eigen::Success) throw std::invalid_argument("the sderf statistic M has no eigendecomposition");
+  Eigen::VectorXd a(d), root(d);
+  double log_det = 0;  // log det(I − 4A)
+  for (Eigen::Index l = 0; l < d; ++l) {
+    // M is a mean of outer products, so λ ≥ 0 up to rounding; a tiny negative eigenvalue is treated as 0.
+    const double lambda = std::max(eigen.eigenvalues()(l), 0.0);
+    a(l) = oprf_a_star(lambda, 1);
+    root(l) = std::sqrt(1 - 4 * a(l));
+    log_det += std::log1p(-4 * a(l));
+  }
+  const Eigen::MatrixXd& q = eigen.eigenvectors();
+  const Eigen::MatrixXd rotated = w * q;  // row i: (Qᵀω_i)ᵀ
+  ShiftedProjection s;
+  s.w = (rotated * root.asDiagonal()) * q.transpose();  // rows (Bω_i)ᵀ = ω_iᵀ Q diag(√(1−4a)) Qᵀ
+  s.offset = ((rotated.array().square().matrix() * a).array() + log_det / 4).matrix();
+  return s;
+}
+
+Eigen::MatrixXd shifted_positive_features(const Eigen::MatrixXd& u, const ShiftedProjection& s) {
+  const double m = static_cast<double>(s.w.rows());
+  Eigen::MatrixXd proj = u * s.w.transpose();
+  proj.rowwise() += s.offset.transpose();
+  proj.colwise() -= (u.rowwise().squaredNorm() / 2);
+  return (proj.array().exp() / std::sqrt(m)).matrix();
+}
+
+double pair_mean_squared_norm(const Eigen::MatrixXd& q, const Eigen::MatrixXd& k) {
+  const Eigen::VectorXd q_mean = q.colwise().mean(), k_mean = k.colwise().mean();
+  return q.rowwise().squaredNorm().mean() + k.rowwise().squaredNorm().mean() + 2 * q_mean.dot(k_mean);
+}
+
+Eigen::MatrixXd pair_mean_outer_product(const Eigen::MatrixXd& q, const Eigen::MatrixXd& k) {
+  const Eigen::VectorXd q_mean = q.colwise().mean(), k_mean = k.colwise().mean();
+  const Eigen::MatrixXd cross = q_mean * k_mean.transpose();
+  return q.transpose() * q / static_cast<double>(q.rows()) + k.transpose() * k / static_cast<double>(k.rows()) +
+         cross + cross.transpose();
+}
+
+Eigen::VectorXd oprf_pair_estimates(const Eigen::MatrixXd& x, const Eigen::MatrixXd& y, const Eigen::MatrixXd& w) {
+  const double d = static_cast<double>(w.cols());
+  const Eigen::MatrixXd proj = (x + y) * w.transpose();
+  const Eigen::ArrayXd row_sq = w.rowwise().squaredNorm().array();
+  Eigen::VectorXd out(x.rows());
+  for (Eigen::Index p = 0; p < x.rows(); ++p) {
+    const double a = oprf_a_star((x.row(p) + y.row(p)).squaredNorm(), w.cols());
+    const double log_lambda = -(x.row(p).squaredNorm() + y.row(p).squaredNorm()) / 2;
+    // f(ω, x) f(ω, y) = (1 − 4a)^{d/2} exp(2a‖ω‖² + √(1 − 4a) ωᵀ(x + y) − (‖x‖² + ‖y‖²)/2)
+    out(p) = mean_exp(std::sqrt(1 - 4 * a) * proj.row(p).transpose().array() + 2 * a * row_sq +
+                      d / 2 * std::log1p(-4 * a) + log_lambda);
+  }
+  return out;
+}
+
+Eigen::VectorXd sderf_pair_estimates(const Eigen::MatrixXd& x, const Eigen::MatrixXd& y, const Eigen::MatrixXd& w) {
+  const Eigen::MatrixXd sum = x + y;
+  const Eigen::MatrixXd proj = sum * w.transpose();
+  Eigen::VectorXd out(x.rows());
+  for (Eigen::Index p = 0; p < x.rows(); ++p) {
+    const double norm = sum.row(p).norm();
+    const double log_lambda = -(x.row(p).squaredNorm() + y.row(p).squaredNorm()) / 2;
+    Eigen::ArrayXd exponent = proj.row(p).transpose().array() + log_lambda;
+    if (norm > 0) {
+      // M = zzᵀ has one eigenvalue φ = ‖z‖² along v = z/‖z‖ and 0 elsewhere, where a_l = 0: A = a vvᵀ,
+      // B = I + (√(1 − 4a) − 1) vvᵀ, det(I − 4A) = 1 − 4a. With t_i = vᵀω_i:
+      // f(ω_i, x) f(ω_i, y) = (1 − 4a)^{1/2} exp(ω_iᵀz + (√(1 − 4a) − 1) t_i ‖z‖ + 2a t_i² − (‖x‖² + ‖y‖²)/2).
+      const double a = oprf_a_star(norm * norm, 1);
+      const Eigen::ArrayXd t = (w * (sum.row(p).transpose() / norm)).array();
+      exponent += (std::sqrt(1 - 4 * a) - 1) * norm * t + 2 * a * t.square() + std::log1p(-4 * a) / 2;
+    }
+    out(p) = mean_exp(exponent);
+  }
+  return out;
+}
+
+}  // namespace favorlab

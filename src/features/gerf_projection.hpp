@@ -1,0 +1,55 @@
+#pragma once
+// Generalized and dense exponential random features in softmax-kernel form, as a prepared projection for the
+// positive map. Derivation (re-done here; MATH.md, "Beyond the papers"): for ω ~ N(0, I_d) and symmetric A with
+// 8A ≺ I, E[exp(2ωᵀAω + ωᵀB(x + y))] = det(I − 4A)^{−1/2} exp(½ (x+y)ᵀBᵀ(I − 4A)⁻¹B(x+y)); with B = (I − 4A)^{1/2}
+// that is det(I − 4A)^{−1/2} e^{‖x+y‖²/2}, so
+//   f(ω, u) = det(I − 4A)^{1/4} exp(ωᵀAω + ωᵀBu − ‖u‖²/2)   satisfies   E[f(ω, x) f(ω, y)] = exp(xᵀy) = SM(x, y).
+// Every such f is the positive map applied to a transformed row and shifted: f(ω_i, u) = exp(ω'_iᵀu + c_i − ‖u‖²/2)
+// with ω'_i = Bω_i and c_i = ω_iᵀAω_i + ¼ log det(I − 4A). A ShiftedProjection holds W' (rows ω'_i) and c.
+//   gerf:  A = a·I (scalar a < 1/8): ω'_i = √(1 − 4a) ω_i, c_i = a‖ω_i‖² + (d/4) log(1 − 4a); a = 0 is positive.
+//   oprf:  gerf with the a that minimises the variance at φ = ‖x + y‖² (Likhosherstov et al. 2022, FAVOR++):
+//          a* = (1/16)(1 − 2φ/d − √((2φ/d + 1)² + 8φ/d)) ≤ 0 (oprf_a_star, kernels/gerf_moments.hpp).
+//   sderf: A = Q diag(a_l) Qᵀ from M = Q diag(λ) Qᵀ, the mean of (x + y)(x + y)ᵀ, with a_l the d = 1 optimum at λ_l
+//          (Likhosherstov et al. 2023, FAVOR#); B = Q diag(√(1 − 4a_l)) Qᵀ.
+// For attention the statistics are means over all query–key pairs, from the means and second moments of Q and K
+// (never an L×L matrix); for the estimator experiments they are the pair's own, φ = ‖x + y‖² and M = (x + y)(x + y)ᵀ.
+#include <Eigen/Dense>
+
+#include "features/feature_family.hpp"
+
+namespace favorlab {
+
+struct ShiftedProjection {
+  Eigen::MatrixXd w;       // m×d, rows ω'_i
+  Eigen::VectorXd offset;  // m, the c_i
+};
+
+// The scalar A and the dimension in which one pair's shifted-positive features act, for the estimator experiments:
+//   gerf (params.gerf_a, d); oprf (a*(φ, d), d); sderf (a*(φ, 1), 1) — M = zzᵀ makes A = a vvᵀ along v = z/‖z‖ and 0
+// elsewhere, where the features are positive ones, so f(ω, x) f(ω, y) is the one-dimensional gerf of t = vᵀω ~ N(0, 1)
+// at the scalar pair sum ‖z‖: every moment of sderf at a pair is gerf's with d = 1 and φ unchanged.
+struct PairGerf {
+  double a = 0;
+  int dimension = 1;
+};
+PairGerf pair_gerf(Family f, double phi, int d, const FeatureParameters& params);
+
+// Throws std::invalid_argument unless a < 1/8 and finite.
+ShiftedProjection gerf_projection(const Eigen::MatrixXd& w, double a);
+// M: d×d symmetric positive semi-definite (it is a mean of outer products); throws std::invalid_argument otherwise.
+ShiftedProjection sderf_projection(const Eigen::MatrixXd& w, const Eigen::MatrixXd& m);
+
+// exp(W'u + c − ‖u‖²/2)/√m for every row u of U (L×m), in one exponent per entry.
+Eigen::MatrixXd shifted_positive_features(const Eigen::MatrixXd& u, const ShiftedProjection& s);
+
+// Mean over all pairs (i, j) of ‖q_i + k_j‖² and of (q_i + k_j)(q_i + k_j)ᵀ, rows of Q (Lq×d) and K (Lk×d):
+//   mean‖q‖² + mean‖k‖² + 2 q̄ᵀk̄   and   mean q qᵀ + mean k kᵀ + q̄k̄ᵀ + k̄q̄ᵀ.
+double pair_mean_squared_norm(const Eigen::MatrixXd& q, const Eigen::MatrixXd& k);
+Eigen::MatrixXd pair_mean_outer_product(const Eigen::MatrixXd& q, const Eigen::MatrixXd& k);
+
+// The estimator experiments' oprf and sderf: φ(x_p)ᵀφ(y_p) for every row p, each pair with its own a* (oprf) or its
+// own M = (x_p + y_p)(x_p + y_p)ᵀ (sderf: a rank-one A along x_p + y_p, computed without a d×d eigensolver).
+Eigen::VectorXd oprf_pair_estimates(const Eigen::MatrixXd& x, const Eigen::MatrixXd& y, const Eigen::MatrixXd& w);
+Eigen::VectorXd sderf_pair_estimates(const Eigen::MatrixXd& x, const Eigen::MatrixXd& y, const Eigen::MatrixXd& w);
+
+}  // namespace favorlab
