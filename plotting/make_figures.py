@@ -19,6 +19,7 @@ from plot_mse import plot_mse  # noqa: E402
 from plot_smreg import plot_smreg  # noqa: E402
 from plot_speed import plot_speed  # noqa: E402
 from plot_structured import plot_structured  # noqa: E402
+from plot_estimators import plot_estimators  # noqa: E402
 from plot_orthogonal import plot_orthogonal  # noqa: E402
 from plot_perm_order import plot_perm_order  # noqa: E402
 from plot_permute import plot_permute  # noqa: E402
@@ -35,6 +36,7 @@ PLOTS = {
     "mse": plot_mse,
     "smreg": plot_smreg,
     "orthogonal": plot_orthogonal,
+    "estimators": plot_estimators,
     "tails": plot_tails,
     "moments": plot_moments,
     "unbiased": plot_unbiased,

@@ -4,12 +4,9 @@ from matplotlib import colormaps
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
-import lemma2
 import style
-from mse_series import above_floor, base_m
+from mse_series import above_floor, base_m, softmax_kernel
 from result_file import column
-
-GRID_POINTS = 400
 
 
 def ratio_figure(series, setup):
@@ -24,9 +21,9 @@ def ratio_figure(series, setup):
     ax = fig.subplots()
     low, high = np.inf, 0.0
     for norm, color in zip(norms, colors):
-        _theory_curve(ax, norm, m, color)
         cos = [c for n, c in points if n == norm]
         pairs = [(trig[(norm, c)], positive[(norm, c)]) for c in cos]
+        _theory_curve(ax, norm, pairs, color)
         sm, ratio, err, statuses = _empirical(norm, pairs)
         shown = np.isfinite(ratio)
         ax.errorbar(sm[shown], ratio[shown], yerr=err[shown], fmt="none", ecolor=color, alpha=0.6, capsize=2)
@@ -61,20 +58,22 @@ def _rows_by_point(series, estimator, m):
     return {(r["x_norm"], r["cos_angle"]): r for r in rows}
 
 
-def _theory_curve(ax, norm, m, color):
-    """The closed-form ratio along cos ∈ [−1, 1] at x_norm = y_norm = norm."""
-    cos = np.cos(np.linspace(0, np.pi, GRID_POINTS))
-    sm = lemma2.softmax_kernel(norm, norm, cos)
-    trig = above_floor(lemma2.mse_trig(norm, norm, cos, m), sm)
-    positive = above_floor(lemma2.mse_positive(norm, norm, cos, m), sm)
-    ax.plot(sm, trig / positive, color=color, lw=1.4)
+def _theory_curve(ax, norm, pairs, color):
+    """The closed-form ratio the experiment judged (its rows' mse_theory), at the grid's angles."""
+    if any(t.get("mse_theory") is None or p.get("mse_theory") is None for t, p in pairs):
+        return
+    sm = softmax_kernel(norm, norm, column([t for t, _ in pairs], "cos_angle"))
+    trig = above_floor(np.asarray([t["mse_theory"] for t, _ in pairs], dtype=float), sm)
+    positive = above_floor(np.asarray([p["mse_theory"] for _, p in pairs], dtype=float), sm)
+    order = np.argsort(sm)
+    ax.plot(sm[order], (trig / positive)[order], color=color, lw=1.4)
 
 
 def _empirical(norm, pairs):
     """SM, ratio, 2-s.e. error (delta method) and combined status for (trig row, positive row) pairs."""
     trig_rows = [t for t, _ in pairs]
     positive_rows = [p for _, p in pairs]
-    sm = lemma2.softmax_kernel(norm, norm, column(trig_rows, "cos_angle"))
+    sm = softmax_kernel(norm, norm, column(trig_rows, "cos_angle"))
     trig = above_floor(column(trig_rows, "mse"), sm)
     positive = above_floor(column(positive_rows, "mse"), sm)
     ratio = trig / positive

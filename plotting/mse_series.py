@@ -3,10 +3,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+import families
 import style
 from result_file import distinct, in_order, select
 
-ESTIMATOR_ORDER = ["trig", "positive", "hyperbolic"]
+ESTIMATOR_ORDER = families.ORDER
 
 # MSEs below this multiple of SM² are exact zeros up to floating-point rounding; a log axis cannot show them.
 ROUNDING_FLOOR = 1e-12
@@ -21,6 +22,11 @@ class Series:
     label: str
     color: str
     rows: list
+
+
+def softmax_kernel(a, b, c):
+    """SM(x, y) = exp(x·y) for norms a, b and cosine c."""
+    return np.exp(a * b * c)
 
 
 def equal_norm_series(rows):

@@ -8,12 +8,13 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
+import families
 import style
 from result_file import ResultFileError, distinct, require_fields, select
 
 FIELDS = ["features", "coupling", "mode", "m", "mse_mean", "mse_std", "inputs"]
 MODES = ["bidirectional", "causal"]
-FEATURE_ORDER = ["trig", "positive", "hyperbolic", "regularized"]
+FEATURE_ORDER = families.ORDER
 LINESTYLES = {"orthogonal": "-", "iid": "--"}
 
 

@@ -3,14 +3,12 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
-import lemma2
 import style
 from mse_ratio import ratio_figure
-from mse_series import above_floor, base_m, equal_norm_series
+from mse_series import above_floor, base_m, equal_norm_series, softmax_kernel
 from result_file import ResultFileError, column, distinct, require_fields
 
 MAX_PANELS = 4
-GRID_POINTS = 400
 LEGEND_INCHES = 1.2
 FIELDS = ["estimator", "coupling", "m", "d", "x_norm", "y_norm", "cos_angle", "mse", "mse_stderr"]
 
@@ -66,7 +64,7 @@ def _angle_figure(series, setup):
             ax.set_xlabel("angle φ between x and y (radians)")
     fig.suptitle(f"Lemma 2 / Fig. 2: MSE of softmax-kernel estimators against the angle ({setup})")
     handles = [Line2D([], [], color=s.color, marker="o", label=f"{s.label}, m={s.m}") for s in series]
-    handles.append(Line2D([], [], color="black", label="Lemma 2 closed form"))
+    handles.append(Line2D([], [], color="black", label="closed form (at the grid's angles)"))
     handles.append(Line2D([], [], color="black", marker="|", markersize=10, linestyle="none",
                           label="Monte Carlo ± 2 s.e."))
     handles += style.status_handles()
@@ -81,19 +79,17 @@ def _angle_figure(series, setup):
 
 def _angle_panel(ax, series, norm):
     """Curves and points of every series at x_norm = y_norm = norm."""
-    phi_grid = np.linspace(0, np.pi, GRID_POINTS)
-    cos_grid = np.cos(phi_grid)
-    sm_grid = lemma2.softmax_kernel(norm, norm, cos_grid)
     low, high = np.inf, 0.0
     for s in series:
-        theory = lemma2.MSE.get(s.estimator)
-        if theory:
-            ax.plot(phi_grid, above_floor(theory(norm, norm, cos_grid, s.m), sm_grid), color=s.color, lw=1.4)
         rows = sorted((r for r in s.rows if r["x_norm"] == norm), key=lambda r: r["cos_angle"])
         if not rows:
             continue
         phi = np.arccos(np.clip(column(rows, "cos_angle"), -1, 1))
-        mse = above_floor(column(rows, "mse"), lemma2.softmax_kernel(norm, norm, column(rows, "cos_angle")))
+        sm = softmax_kernel(norm, norm, column(rows, "cos_angle"))
+        theory_rows = [r.get("mse_theory") for r in rows]
+        if all(t is not None for t in theory_rows):  # the closed form the experiment judged, at the grid's angles
+            ax.plot(phi, above_floor(np.asarray(theory_rows, dtype=float), sm), color=s.color, lw=1.4)
+        mse = above_floor(column(rows, "mse"), sm)
         err = 2 * column(rows, "mse_stderr")
         shown = np.isfinite(mse)
         ax.errorbar(phi[shown], mse[shown], yerr=err[shown], fmt="none", ecolor=s.color, alpha=0.6, capsize=2)

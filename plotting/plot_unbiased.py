@@ -3,12 +3,13 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
+import families
 import style
 from result_file import ResultFileError, column, critical_z, distinct, in_order, require_fields, select
 from unbiased_bias import bias_figure
 
 COUPLING_ORDER = ["iid", "orthogonal"]
-ESTIMATOR_ORDER = ["trig", "positive", "hyperbolic", "smreg"]
+ESTIMATOR_ORDER = families.ORDER
 DEFAULT_CRITICAL_Z = 4.0
 FIELDS = ["estimator", "coupling", "d", "m", "x_norm", "y_norm", "cos_angle", "truth", "mean", "stderr", "z"]
 

@@ -2,12 +2,9 @@
 import numpy as np
 from matplotlib.lines import Line2D
 
-ESTIMATOR_COLORS = {
-    "trig": "tab:blue",
-    "positive": "tab:orange",
-    "hyperbolic": "tab:green",
-    "smreg": "tab:purple",
-}
+import families
+
+ESTIMATOR_COLORS = families.COLORS  # from the family table (families.json)
 EXTRA_COLORS = ["tab:brown", "tab:pink", "tab:olive", "tab:cyan"]
 
 STATUS_LABELS = {

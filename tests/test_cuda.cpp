@@ -61,10 +61,11 @@ std::vector<Mode> all_modes() {
   std::vector<Mode> modes;
   const auto add = [&](AttentionConfig c) { modes.push_back({c, describe(c)}); };
   for (bool causal : {false, true}) {
-    for (FeatureKind kind :
-         {FeatureKind::trig, FeatureKind::positive, FeatureKind::hyperbolic, FeatureKind::regularized})
+    for (FeatureKind kind : {FeatureKind::trig, FeatureKind::positive, FeatureKind::hyperbolic,
+                             FeatureKind::regularized, FeatureKind::gerf, FeatureKind::oprf, FeatureKind::sderf})
       for (bool stabilizer : {true, false})
         for (bool renormalize : {true, false}) {
+          if (causal && family_info(kind).data_dependent) continue;  // rejected: statistics of all keys
           AttentionConfig c;
           c.features = kind;
           c.m = 64;

@@ -28,6 +28,7 @@ AttentionConfig config_from(const AttendOptions& o) {
   c.m = o.m;
   c.chunk = o.chunk;
   c.kernel_epsilon = o.kernel_epsilon;
+  c.parameters.gerf_a = o.gerf_a;
   c.causal = o.causal;
   c.renormalize = !o.no_renormalize;
   c.stabilizer = !o.no_stabilizer;
@@ -127,11 +128,12 @@ void add_attend_options(CLI::App& app, AttendOptions& o) {
   app.add_option("--save-w", o.save_w, "Also write the projection used, (m, d) float64");
   app.add_option("--mechanism", o.mechanism, "exact or favor")->capture_default_str();
   app.add_option("--features", o.features,
-                 "trig, positive, hyperbolic, regularized, or a generalized kernel: relu, exp, sigmoid, abs, gelu, cos, "
-                 "tanh, identity")
+                 family_list(estimates_softmax) + ", or a generalized kernel: " +
+                     family_list([](Family f) { return !estimates_softmax(f); }))
       ->capture_default_str();
+  app.add_option("--gerf-a", o.gerf_a, "A of --features gerf (any A < 1/8; 0 is positive)")->capture_default_str();
   app.add_option("--m", o.m, "Number of random features (rows of W)")->capture_default_str();
-  app.add_option("--coupling", o.coupling, "iid, orthogonal, hadamard or givens")->capture_default_str();
+  app.add_option("--coupling", o.coupling, "iid, orthogonal, hadamard, givens or simplex")->capture_default_str();
   app.add_flag("--causal", o.causal, "Causal (unidirectional) attention: query i sees keys j ≤ i");
   app.add_flag("--no-renormalize", o.no_renormalize, "Return the estimate of A V, not D⁻¹ A V");
   app.add_flag("--no-stabilizer", o.no_stabilizer, "Plain exp(·) in softmax features (may overflow)");

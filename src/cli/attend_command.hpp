@@ -18,6 +18,7 @@ struct AttendOptions {
   std::string backend = "cpu";
   int m = 256, chunk = AttentionConfig{}.chunk, threads = 0;
   double kernel_epsilon = 1e-3;
+  double gerf_a = FeatureParameters{}.gerf_a;
   bool causal = false, no_renormalize = false, no_stabilizer = false, no_projection = false, quiet = false;
   std::uint64_t seed = 2021, draw = 0;
 };

@@ -63,6 +63,9 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
 
   auto* list = app.add_subcommand("list", "List the experiments");
+  bool families_json = false;
+  auto* families = app.add_subcommand("families", "List the feature families (what --features and --estimators take)");
+  families->add_flag("--json", families_json, "The table as JSON (plotting/families.json is this output)");
 
   std::string out_dir = "results";
   fl::CommonOptions reproduce_options;
@@ -94,7 +97,7 @@ int main(int argc, char** argv) {
 
   if (argc > 1 && argv[1][0] != '-') {
     const std::string first = argv[1];
-    bool known = first == "list" || first == "reproduce" || first == "attend";
+    bool known = first == "list" || first == "families" || first == "reproduce" || first == "attend";
     for (const auto& e : experiments) known = known || e->name() == first;
     if (!known) {
       std::fprintf(stderr, "favorlab: error: unknown experiment '%s' (see favorlab list)\n", first.c_str());
@@ -117,6 +120,15 @@ int main(int argc, char** argv) {
   try {
     if (list->parsed()) {
       for (const auto& e : experiments) std::printf("%-19s %s\n", e->name().c_str(), e->summary().c_str());
+      return 0;
+    }
+    if (families->parsed()) {
+      if (families_json) {
+        std::fputs(fl::families_json().c_str(), stdout);
+        return 0;
+      }
+      for (const auto& f : fl::families())
+        std::printf("%-12s %s\n", std::string(f.name).c_str(), std::string(f.description).c_str());
       return 0;
     }
     if (attend->parsed()) {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "attention/cuda/cuda_kernels.hpp"
+#include "attention/prepared_projection.hpp"
 
 namespace favorlab {
 
@@ -72,6 +73,34 @@ cuda_detail::FavorOptions favor_options(const AttentionConfig& config, int d) {
   return options;
 }
 
+// The projection the device gets: W rounded to float (m×d) as w.cast<float>() does, or for the shifted positive map
+// (gerf, oprf, sderf) each head's prepared W' (heads×m×d) and offsets (heads×m), from the same
+// prepared_projection<float> the CPU engine uses, so both compute with the same numbers.
+struct DeviceProjection {
+  std::vector<float> w, offsets;
+  bool per_head = false;
+  const float* offsets_or_null() const { return offsets.empty() ? nullptr : offsets.data(); }
+};
+
+DeviceProjection device_projection(const Heads<float>& q, const Heads<float>& k, const Eigen::MatrixXd& w,
+                                   const AttentionConfig& config) {
+  DeviceProjection out;
+  if (!needs_prepared_projection(config)) {
+    const RowMajor<float> wf = w.cast<float>();
+    out.w.assign(wf.data(), wf.data() + wf.size());
+    return out;
+  }
+  out.per_head = true;
+  const Eigen::Index m = w.rows(), d = w.cols();
+  for (std::size_t h = 0; h < q.size(); ++h) {
+    const Matrix<float> prepared = prepared_projection<float>(q[h], k[h], w, config);
+    const RowMajor<float> wp = prepared.leftCols(d);
+    out.w.insert(out.w.end(), wp.data(), wp.data() + wp.size());
+    for (Eigen::Index i = 0; i < m; ++i) out.offsets.push_back(prepared(i, d));
+  }
+  return out;
+}
+
 // Validation shared by attend_cuda and time_cuda.
 cuda_detail::Shape checked_shape(const Heads<float>& q, const Heads<float>& k, const Heads<float>& v,
                                  const Eigen::MatrixXd& w, const AttentionConfig& config, const char* caller) {
@@ -99,10 +128,12 @@ Heads<T> attend_cuda(const Heads<T>& q, const Heads<T>& k, const Heads<T>& v, co
     cuda_detail::exact_attention_device(shape, config.causal, config.renormalize, exact_logit_scale(shape.d),
                                         qh.data(), kh.data(), vh.data(), out.data());
   } else {
-    // The same W as the CPU: drawn on the host, rounded to float as w.cast<float>() does.
-    const RowMajor<float> wf = w.cast<float>();
-    cuda_detail::favor_attention_device(shape, favor_options(config, shape.d), qh.data(), kh.data(), vh.data(),
-                                        wf.data(), out.data());
+    // The same W as the CPU: drawn on the host, rounded to float (or prepared per head) as the CPU does.
+    const DeviceProjection projection = device_projection(q, k, w, config);
+    cuda_detail::FavorOptions options = favor_options(config, shape.d);
+    options.per_head_projection = projection.per_head;
+    cuda_detail::favor_attention_device(shape, options, qh.data(), kh.data(), vh.data(), projection.w.data(),
+                                        out.data(), projection.offsets_or_null());
   }
 
   Heads<T> result(q.size());
@@ -114,6 +145,21 @@ Heads<T> attend_cuda(const Heads<T>& q, const Heads<T>& k, const Heads<T>& v, co
 
 template Heads<float> attend_cuda(const Heads<float>&, const Heads<float>&, const Heads<float>&,
                                   const Eigen::MatrixXd&, const AttentionConfig&);
+
+namespace {
+
+cuda_detail::DeviceTiming time_favor(const cuda_detail::Shape& shape, const AttentionConfig& config,
+                                     const Heads<float>& q, const Heads<float>& k, const std::vector<float>& qh,
+                                     const std::vector<float>& kh, const std::vector<float>& vh,
+                                     const Eigen::MatrixXd& w, int repeats) {
+  const DeviceProjection projection = device_projection(q, k, w, config);
+  cuda_detail::FavorOptions options = favor_options(config, shape.d);
+  options.per_head_projection = projection.per_head;
+  return cuda_detail::time_favor_device(shape, options, qh.data(), kh.data(), vh.data(), projection.w.data(), repeats,
+                                        projection.offsets_or_null());
+}
+
+}  // namespace
 
 CudaTiming time_cuda(CudaWork work, const Heads<float>& q, const Heads<float>& k, const Heads<float>& v,
                      const Eigen::MatrixXd& w, const AttentionConfig& config, int repeats) {
@@ -134,8 +180,7 @@ CudaTiming time_cuda(CudaWork work, const Heads<float>& q, const Heads<float>& k
                    ? cuda_detail::time_exact_device(shape, config.causal, config.renormalize,
                                                     exact_logit_scale(shape.d), qh.data(), kh.data(), vh.data(),
                                                     repeats)
-                   : cuda_detail::time_favor_device(shape, favor_options(config, shape.d), qh.data(), kh.data(),
-                                                    vh.data(), wf.data(), repeats);
+                   : time_favor(shape, config, q, k, qh, kh, vh, w, repeats);
       break;
     case CudaWork::favor_products:
       timing = cuda_detail::time_favor_products_device(shape, projection_rows(checked), qh.data(), kh.data(),

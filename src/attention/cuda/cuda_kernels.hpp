@@ -29,6 +29,9 @@ struct FavorOptions {
   int chunk = 128;              // causal: rows per chunk
   float kernel_epsilon = 0;     // ε_k, generalized kernels only
   float input_scale = 1;        // d^{-1/4}, computed by the caller exactly as the CPU does
+  // The shifted positive map (gerf, oprf, sderf): w is heads×m×d, one prepared W' per head, and `offsets` (heads×m)
+  // are added to U W'ᵀ before the positive map (prepared_projection.hpp).
+  bool per_head_projection = false;
 };
 
 // What time_forward measured: device seconds of each timed repeat, the device bytes one forward allocated above the
@@ -40,10 +43,10 @@ struct DeviceTiming {
 };
 
 void favor_attention_device(const Shape& shape, const FavorOptions& options, const float* q, const float* k,
-                            const float* v, const float* w, float* out);
+                            const float* v, const float* w, float* out, const float* offsets = nullptr);
 
 DeviceTiming time_favor_device(const Shape& shape, const FavorOptions& options, const float* q, const float* k,
-                               const float* v, const float* w, int repeats);
+                               const float* v, const float* w, int repeats, const float* offsets = nullptr);
 
 // The floor of bidirectional FAVOR: its four products alone, batched over heads as favor_attention_device does them
 // (P_q = Q Wᵀ, P_k = K Wᵀ, S = P_kᵀ [V, 1], N = P_q S), m feature columns, with no feature map, scaling or division;

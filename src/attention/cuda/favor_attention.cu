@@ -235,10 +235,18 @@ __global__ void state_to_last_kernel(float* state, std::size_t per_head, const f
 // Row-major products through column-major cuBLAS: a row-major R×C matrix is the column-major C×R matrix (its
 // transpose) with leading dimension C. Each helper says which product it forms.
 
-// P = U Wᵀ (rows×m per head) for U rows×d per head, one W for all heads (stride 0).
-void project(const float* u, const float* w, float* p, int rows, int d, int m, int heads) {
-  gemm_heads(CUBLAS_OP_T, CUBLAS_OP_N, m, rows, d, w, d, 0, u, d, (long long)rows * d, 0.0f, p, m,
-             (long long)rows * m, heads);
+// P = U Wᵀ (rows×m per head) for U rows×d per head, one W for all heads (stride 0) or one per head.
+void project(const float* u, const float* w, float* p, int rows, int d, int m, int heads, bool per_head_w = false) {
+  gemm_heads(CUBLAS_OP_T, CUBLAS_OP_N, m, rows, d, w, d, per_head_w ? (long long)m * d : 0, u, d, (long long)rows * d,
+             0.0f, p, m, (long long)rows * m, heads);
+}
+
+// p[h, r, c] += offsets[h, c]: the shifted positive map's c_i, added before the positive map (as the CPU's projected()).
+__global__ void add_offsets_kernel(float* p, const float* offsets, int rows, int m, std::size_t count) {
+  for (std::size_t i = first_index(); i < count; i += grid_stride()) {
+    const std::size_t h = i / (std::size_t(rows) * m), c = i % std::size_t(m);
+    p[i] += offsets[h * std::size_t(m) + c];
+  }
 }
 
 // S = K̃ᵀ [V, 1] (F×(dv+1) per head), then N = Q' S (lq×(dv+1) per head): the two products of bidirectional FAVOR.
@@ -358,14 +366,17 @@ DeviceBuffer scaled(const DeviceBuffer& x, float factor) {
   return y;
 }
 
-// The raw inputs on the device: q heads×lq×d, k heads×lk×d, v heads×lk×dv, w m×d.
+// The raw inputs on the device: q heads×lq×d, k heads×lk×d, v heads×lk×dv, w m×d (heads×m×d and offsets heads×m for
+// a per-head projection).
 struct DeviceInputs {
-  DeviceBuffer q, k, v, w;
-  DeviceInputs(const Shape& s, int m, const float* qh, const float* kh, const float* vh, const float* wh)
+  DeviceBuffer q, k, v, w, offsets;
+  DeviceInputs(const Shape& s, int m, const float* qh, const float* kh, const float* vh, const float* wh,
+               bool per_head = false, const float* oh = nullptr)
       : q(uploaded(qh, std::size_t(s.heads) * s.lq * s.d)),
         k(uploaded(kh, std::size_t(s.heads) * s.lk * s.d)),
         v(uploaded(vh, std::size_t(s.heads) * s.lk * s.dv)),
-        w(uploaded(wh, std::size_t(m) * s.d)) {}
+        w(uploaded(wh, std::size_t(per_head ? s.heads : 1) * m * s.d)),
+        offsets(oh != nullptr ? uploaded(oh, std::size_t(s.heads) * m) : DeviceBuffer(0)) {}
 };
 
 // φ of the raw rows X (heads × rows × d) and their log scales: U = X d^{-1/4} first, then U Wᵀ (the CPU's order of
@@ -374,11 +385,15 @@ struct Features {
   DeviceBuffer values, log_scale;  // heads·rows × columns, heads·rows
 };
 
-Features features_of(const Shape& s, const FavorOptions& o, const DeviceBuffer& x, const DeviceBuffer& w, int rows) {
+Features features_of(const Shape& s, const FavorOptions& o, const DeviceBuffer& x, const DeviceInputs& in, int rows) {
   const std::size_t n = std::size_t(s.heads) * rows;
   const DeviceBuffer u = scaled(x, o.input_scale);
   DeviceBuffer p(o.m > 0 ? n * o.m : 0);
-  if (o.m > 0) project(u.get(), w.get(), p.get(), rows, s.d, o.m, s.heads);
+  if (o.m > 0) project(u.get(), in.w.get(), p.get(), rows, s.d, o.m, s.heads, o.per_head_projection);
+  if (o.m > 0 && in.offsets.size() > 0) {
+    add_offsets_kernel<<<blocks_for(n * o.m, kThreads), kThreads>>>(p.get(), in.offsets.get(), rows, o.m, n * o.m);
+    check_launch("add_offsets_kernel");
+  }
   Features f{DeviceBuffer(n * o.columns), DeviceBuffer(n)};
   features_kernel<<<unsigned(n), kRowThreads>>>(u.get(), o.m > 0 ? p.get() : nullptr, f.values.get(),
                                                 f.log_scale.get(), s.d, o);
@@ -393,8 +408,8 @@ Features features_of(const Shape& s, const FavorOptions& o, const DeviceBuffer& 
 // F(dv+1), the numerator L(dv+1) and one maximum.
 DeviceBuffer favor_forward(const Shape& s, const FavorOptions& o, const DeviceInputs& in) {
   const DeviceBuffer v_ext = with_ones(s, in.v);
-  Features fq = features_of(s, o, in.q, in.w, s.lq);
-  Features fk = features_of(s, o, in.k, in.w, s.lk);
+  Features fq = features_of(s, o, in.q, in, s.lq);
+  Features fk = features_of(s, o, in.k, in, s.lk);
   DeviceBuffer result(std::size_t(s.heads) * s.lq * s.dv);
   if (o.causal)
     causal(s, o, v_ext, fq.values, fq.log_scale, fk.values, fk.log_scale, result);
@@ -406,15 +421,15 @@ DeviceBuffer favor_forward(const Shape& s, const FavorOptions& o, const DeviceIn
 }  // namespace
 
 void favor_attention_device(const Shape& s, const FavorOptions& o, const float* q, const float* k, const float* v,
-                            const float* w, float* out) {
-  const DeviceInputs in(s, o.m, q, k, v, w);
+                            const float* w, float* out, const float* offsets) {
+  const DeviceInputs in(s, o.m, q, k, v, w, o.per_head_projection, offsets);
   favor_forward(s, o, in).download(out);  // synchronizes: a failed kernel reports here
   check_cuda(cudaGetLastError(), "favor_attention_device");
 }
 
 DeviceTiming time_favor_device(const Shape& s, const FavorOptions& o, const float* q, const float* k, const float* v,
-                               const float* w, int repeats) {
-  const DeviceInputs in(s, o.m, q, k, v, w);
+                               const float* w, int repeats, const float* offsets) {
+  const DeviceInputs in(s, o.m, q, k, v, w, o.per_head_projection, offsets);
   return time_forward(repeats, [&] { return favor_forward(s, o, in); });
 }
 
