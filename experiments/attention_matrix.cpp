@@ -77,10 +77,10 @@ class AttentionMatrixExperiment final : public Experiment {
         ->capture_default_str();
     app.add_option("--d", d_, "Query/key dimension")->capture_default_str();
     app.add_option("--m", m_, "Number of random features")->capture_default_str();
-    app.add_option("--features", features_, "Feature maps: trig, positive, hyperbolic, regularized")
+    app.add_option("--features", features_, "Feature maps: " + family_list(estimates_softmax))
         ->delimiter(',')
         ->capture_default_str();
-    app.add_option("--couplings", couplings_, "Projection couplings: iid, orthogonal")
+    app.add_option("--couplings", couplings_, "Projection couplings: iid, orthogonal, simplex")
         ->delimiter(',')
         ->capture_default_str();
     app.add_flag("--causal", causal_, "Causal (lower-triangular) attention");
@@ -94,7 +94,7 @@ class AttentionMatrixExperiment final : public Experiment {
     validate();
     const std::vector<FeatureKind> features = parse_softmax_features(features_, name());
     std::vector<Coupling> couplings;
-    for (const auto& c : couplings_) couplings.push_back(parse_iid_or_orthogonal(c, "--couplings", name()));
+    for (const auto& c : couplings_) couplings.push_back(parse_dense_coupling(c, "--couplings", name()));
     Result result;
     result.experiment = name();
     result.params = Json{{"L", L_},         {"d", d_},

@@ -86,10 +86,10 @@ class RedrawExperiment final : public Experiment {
     l_option_ = app.add_option("--L", L_, "Sequence length (default: 1024, quick 512)");
     app.add_option("--d", d_, "Query/key dimension (and value dimension)")->capture_default_str();
     app.add_option("--m", m_, "Number of random features")->capture_default_str();
-    app.add_option("--features", features_, "Feature maps: trig, positive, hyperbolic, regularized")
+    app.add_option("--features", features_, "Feature maps: " + family_list(estimates_softmax))
         ->delimiter(',')
         ->capture_default_str();
-    app.add_option("--coupling", coupling_, "Projection coupling: iid or orthogonal")->capture_default_str();
+    app.add_option("--coupling", coupling_, "Projection coupling: iid, orthogonal or simplex")->capture_default_str();
     app.add_flag("--causal", causal_, "Causal (unidirectional) attention instead of bidirectional");
     app.add_option("--scale", scale_, "Standard deviation of the entries of the Gaussian Q and K (V: 1)")
         ->capture_default_str();
@@ -111,7 +111,7 @@ class RedrawExperiment final : public Experiment {
     const Backend backend = backend_.checked();
     const int threads = host_threads_for(backend, ctx.threads);  // loops of forwards: one host thread drives a GPU
     const std::vector<FeatureKind> features = parse_softmax_features(features_, name());
-    const Coupling coupling = parse_iid_or_orthogonal(coupling_, "--coupling", name());
+    const Coupling coupling = parse_dense_coupling(coupling_, "--coupling", name());
     const std::int64_t N = ctx.trials;
     Result result;
     result.experiment = name();

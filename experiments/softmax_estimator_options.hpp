@@ -23,11 +23,12 @@ inline std::vector<FeatureKind> parse_softmax_features(const std::vector<std::st
   return kinds;
 }
 
-inline Coupling parse_iid_or_orthogonal(const std::string& name, const std::string& option,
+inline Coupling parse_dense_coupling(const std::string& name, const std::string& option,
                                         const std::string& experiment) {
   const Coupling coupling = parse_coupling(name);
-  if (coupling != Coupling::iid && coupling != Coupling::orthogonal)
-    throw std::invalid_argument(option + ": " + experiment + " uses iid or orthogonal projections, not " + name);
+  if (coupling != Coupling::iid && coupling != Coupling::orthogonal && coupling != Coupling::simplex)
+    throw std::invalid_argument(option + ": " + experiment + " uses iid, orthogonal or simplex projections, not " +
+                                name);
   return coupling;
 }
 

@@ -33,6 +33,7 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <time.h>
@@ -86,11 +87,22 @@ AttentionConfig with(AttentionConfig c, Mechanism mechanism, bool causal) {
   return c;
 }
 
-// A device timing of `work` with the configuration `with(favor, mechanism, causal)`.
-auto on_cuda(CudaWork work, Mechanism mechanism, bool causal) {
+// A device timing of `work` with the configuration `with(favor, mechanism, causal)` (features: the run's, or `family`).
+auto on_cuda(CudaWork work, Mechanism mechanism, bool causal, std::optional<Family> family = std::nullopt) {
   return [=](const SpeedInputs& in, const AttentionConfig& c, int repeats) {
     const Eigen::MatrixXd w = mechanism == Mechanism::exact ? Eigen::MatrixXd(0, in.w.cols()) : in.w;
-    return time_on_cuda(work, in.q, in.k, in.v, w, with(c, mechanism, causal), repeats);
+    AttentionConfig config = with(c, mechanism, causal);
+    if (family) config.features = *family;
+    return time_on_cuda(work, in.q, in.k, in.v, w, config, repeats);
+  };
+}
+
+// Bidirectional FAVOR with the features of `family` (a data-dependent family prepares its projection per head).
+auto favor_with(Family family) {
+  return [=](const SpeedInputs& in, const AttentionConfig& c, int threads) {
+    AttentionConfig config = with(c, Mechanism::favor, false);
+    config.features = family;
+    return first_entry(attend<Real>(in.q, in.k, in.v, in.w, config, threads));
   };
 }
 
@@ -115,6 +127,11 @@ const std::vector<Method>& methods() {
          return first_entry(attend<Real>(in.q, in.k, in.v, in.w, with(c, Mechanism::favor, true), threads));
        },
        on_cuda(CudaWork::attention, Mechanism::favor, true)},
+      // oprf and sderf: positive features after a prepared projection (their statistics of Q and K, and for sderf
+      // one d×d eigendecomposition per head): what they cost over positive features.
+      {"favor_oprf", false, favor_with(Family::oprf), on_cuda(CudaWork::attention, Mechanism::favor, false, Family::oprf)},
+      {"favor_sderf", false, favor_with(Family::sderf),
+       on_cuda(CudaWork::attention, Mechanism::favor, false, Family::sderf)},
       {"permuteformer", false,  // bidirectional (r = 1), 1-D, a random π per head: FAVOR plus the position gathers
        [](const SpeedInputs& in, const AttentionConfig& c, int threads) {
          const AttentionConfig favor = with(c, Mechanism::favor, false);
@@ -565,6 +582,11 @@ class SpeedExperiment final : public Experiment {
       check_ratios(result, "Target: 2 threads >= 1.7x faster than 1 thread at L >= 4096 (" + method + ")",
                    "time(1 thread)/time(2 threads) of " + method + ", every shape, L >= 4096", r, 1.7, true, true, info);
     }
+    for (const std::string family : {"oprf", "sderf"})
+      check_ratios(result, "Target: " + family + " features cost <= 1.1x positive features at L >= 1024",
+                   "time(favor_" + family + ")/time(favor_bidirectional), every shape and thread count, L >= 1024",
+                   ratio_points(points, shapes, "favor_" + family, "favor_bidirectional", 1024, false), 1.1, false,
+                   true, info);
     check_ratios(result, "Target: exact slower than FAVOR from L = 1024 on (regular shape)",
                  "time(exact)/time(favor_bidirectional), regular shape, L >= 1024, every thread count",
                  ratio_points(points, shapes, "exact", "favor_bidirectional", 1024, true), 1.0, true, true, info);

@@ -9,15 +9,18 @@ dotted. Times are wall clock on a possibly shared machine: the title gives the m
 import numpy as np
 from matplotlib.figure import Figure
 
+import families
 from result_file import ResultFileError, column, distinct, in_order, require_fields, select
 
 TIME_FIELDS = ["kind", "method", "shape", "L", "heads", "threads", "seconds_median", "peak_bytes", "input_bytes",
                "output_bytes", "load_average"]
-METHODS = ["exact", "exact_causal", "favor_bidirectional", "favor_causal", "permuteformer", "gemm", "identity"]
+METHODS = ["exact", "exact_causal", "favor_bidirectional", "favor_oprf", "favor_sderf", "favor_causal", "permuteformer",
+           "gemm", "identity"]
 COLORS = {"exact": "tab:red", "exact_causal": "tab:orange", "favor_bidirectional": "tab:blue", "favor_causal": "tab:green", "permuteformer": "tab:purple", "gemm": "tab:gray",
-          "identity": "black"}
+          "identity": "black", "favor_oprf": families.COLORS["oprf"], "favor_sderf": families.COLORS["sderf"]}
 LABELS = {"exact": "exact", "exact_causal": "exact causal", "favor_bidirectional": "FAVOR bidirectional", "favor_causal": "FAVOR causal", "permuteformer": "PermuteFormer",
-          "gemm": "bare GEMMs of FAVOR", "identity": "X(OPT) (identity)"}
+          "gemm": "bare GEMMs of FAVOR", "identity": "X(OPT) (identity)", "favor_oprf": "FAVOR, oprf features",
+          "favor_sderf": "FAVOR, sderf features"}
 SHAPES = ["regular", "small"]
 
 
