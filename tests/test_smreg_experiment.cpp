@@ -155,7 +155,7 @@ TEST_CASE("Monte Carlo: the smreg estimator's mean is SMREG, and the check has p
       std::vector<Geometry> points;
       for (double z : zs) points.push_back(smreg_ratio_geometry(z));
       const SweepResult r = run_estimator_sweep({d, Coupling::iid, {{Estimator::smreg, kM}}, points, 2021,
-                                                 static_cast<std::uint64_t>(d), 40000, 2});
+                                                 static_cast<std::uint64_t>(d), 40000, 2, {}});
       for (std::size_t p = 0; p < points.size(); ++p) {
         const double truth = r.truth[p];
         const double theory = wrong_theory ? std::exp(points[p].dot()) : truth;  // SM instead of SMREG

@@ -127,15 +127,16 @@ TEST_CASE("speed driver at a tiny size writes every method, field, fit and check
     CHECK(row["peak_bytes"].get<double>() >= 0);
     CHECK(row["ratio_to_identity"].is_number());
   }
-  // 6 methods × 2 shapes × 2 thread counts × 2 lengths
-  for (const char* method : {"exact", "favor_bidirectional", "favor_causal", "permuteformer", "identity", "gemm"})
+  // 8 methods × 2 shapes × 2 thread counts × 2 lengths
+  for (const char* method : {"exact", "favor_bidirectional", "favor_oprf", "favor_sderf", "favor_causal",
+                             "permuteformer", "identity", "gemm"})
     CHECK(count[method] == 8);
-  CHECK(fits == 6 * 2 * 2);
+  CHECK(fits == 8 * 2 * 2);
   CHECK(crossovers == 2 * 2);
   CHECK(count.count("exact_causal") == 0);  // a device-only method
   CHECK(doc["params"]["backend"] == "cpu");
   CHECK(doc["params"]["methods_without_this_backend"] == nlohmann::json::array({"exact_causal"}));
-  REQUIRE(doc["checks"].size() == 8);
+  REQUIRE(doc["checks"].size() == 10);
   for (const auto& c : doc["checks"]) {
     const std::string status = c["status"];
     // Timings are measurements, never verdicts; the peak-memory target is a count and is judged.
@@ -175,8 +176,9 @@ TEST_CASE("speed --backend cuda at a tiny size: every device method, device peak
     CHECK(row["peak_bytes"].get<double>() > 0);
     CHECK(row["cpu_seconds_median"].is_null());
   }
-  // 6 device methods × 2 shapes × 2 lengths; PermuteFormer has no device implementation.
-  for (const char* method : {"exact", "exact_causal", "favor_bidirectional", "favor_causal", "identity", "gemm"})
+  // 8 device methods × 2 shapes × 2 lengths; PermuteFormer has no device implementation.
+  for (const char* method : {"exact", "exact_causal", "favor_bidirectional", "favor_oprf", "favor_sderf",
+                             "favor_causal", "identity", "gemm"})
     CHECK(count[method] == 4);
   CHECK(count.count("permuteformer") == 0);
   REQUIRE(doc["checks"].size() == 3);  // causal 10x (inconclusive: no L = 65536 here), bidirectional 2x, memory

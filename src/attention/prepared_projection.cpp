@@ -3,8 +3,6 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "features/gerf_projection.hpp"
-#include "kernels/gerf_moments.hpp"
 
 namespace favorlab {
 
@@ -50,15 +48,11 @@ Matrix<T> prepared_projection(const Matrix<T>& q, const Matrix<T>& k, const Eige
                               const AttentionConfig& config) {
   const Eigen::Index d = w.cols();
   const double scale_sq = 1 / std::sqrt(static_cast<double>(d));  // (d^{-1/4})², as attention_features_of_rows
-  ShiftedProjection s;
-  switch (config.features) {
-    case Family::gerf: s = gerf_projection(w, config.parameters.gerf_a); break;
-    case Family::oprf:
-      s = gerf_projection(w, oprf_a_star(scaled_pair_mean_squared_norm(q, k, scale_sq), static_cast<int>(d)));
-      break;
-    case Family::sderf: s = sderf_projection(w, scaled_pair_mean_outer_product(q, k, scale_sq)); break;
-    default: throw std::logic_error("prepared_projection: the family has no prepared projection");
-  }
+  const PrepareFn prepare = family_info(config.features).prepare;
+  if (prepare == nullptr) throw std::logic_error("prepared_projection: the family has no prepared projection");
+  const PairStatistics stats{[&] { return scaled_pair_mean_squared_norm(q, k, scale_sq); },
+                             [&] { return scaled_pair_mean_outer_product(q, k, scale_sq); }};
+  const ShiftedProjection s = prepare(w, stats, config.parameters);
   Matrix<T> out(w.rows(), d + 1);
   out.leftCols(d) = s.w.cast<T>();
   out.col(d) = s.offset.cast<T>();

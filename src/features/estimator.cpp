@@ -22,18 +22,14 @@ Eigen::MatrixXd estimator_features(Estimator e, const Eigen::MatrixXd& u, const 
     case FeatureMapCode::trig: return trig_features<double>(u, w);
     case FeatureMapCode::hyperbolic: return hyperbolic_features<double>(u, w);
     case FeatureMapCode::positive: return positive_features<double>(u, w);
-    case FeatureMapCode::shifted_positive: {
-      const ShiftedProjection s = gerf_projection(w, params.gerf_a);
-      return shifted_positive_features(u, s);
-    }
+    case FeatureMapCode::shifted_positive: return shifted_positive_features(u, info.prepare(w, {}, params));
     default: throw std::invalid_argument("'" + std::string(info.name) + "' is not a softmax-kernel estimator");
   }
 }
 
 Eigen::VectorXd estimate_kernel(Estimator e, const Eigen::MatrixXd& x, const Eigen::MatrixXd& y,
                                 const Eigen::MatrixXd& w, const FeatureParameters& params) {
-  if (e == Family::oprf) return oprf_pair_estimates(x, y, w);
-  if (e == Family::sderf) return sderf_pair_estimates(x, y, w);
+  if (const PairEstimatesFn pair = family_info(e).pair_estimates) return pair(x, y, w);
   return estimator_features(e, x, w, params).cwiseProduct(estimator_features(e, y, w, params)).rowwise().sum();
 }
 

@@ -16,7 +16,7 @@ double lemma2_positive(const Geometry& g, int, int m, const FeatureParameters&) 
 double lemma2_hyperbolic(const Geometry& g, int, int m, const FeatureParameters&) { return mse_hyperbolic(g, m); }
 // gerf and oprf: the GERF variance at the pair's A; sderf: its pair form (GERF in one dimension along x + y).
 double gerf_exact(const Geometry& g, int d, int m, const FeatureParameters& p) {
-  return gerf_mse_iid(g, d, pair_gerf(Family::gerf, g.z_sq(), d, p).a, m);
+  return gerf_mse_iid(g, d, gerf_pair_gerf(g.z_sq(), d, p).a, m);
 }
 double oprf_exact(const Geometry& g, int d, int m, const FeatureParameters&) {
   return gerf_mse_iid(g, d, oprf_a_star(g.z_sq(), d), m);
@@ -32,17 +32,21 @@ const std::vector<FamilyInfo> kFamilies{
     {Family::trig, "trig", "trig", 2, RowNorms::chi, false, false, kSoftmax, Map::trig, lemma2_trig, "Lemma 2",
      "tab:blue", "trigonometric features exp(|u|^2/2)[sin Wu, cos Wu]/sqrt(m)"},
     {Family::positive, "positive", "positive", 1, RowNorms::chi, false, true, kSoftmax, Map::positive,
-     lemma2_positive, "Lemma 2", "tab:orange", "positive features exp(Wu - |u|^2/2)/sqrt(m) (FAVOR+)"},
+     lemma2_positive, "Lemma 2", "tab:orange", "positive features exp(Wu - |u|^2/2)/sqrt(m) (FAVOR+)", nullptr,
+     positive_pair_gerf},
     {Family::hyperbolic, "hyperbolic", "hyperbolic", 2, RowNorms::chi, false, true, kSoftmax, Map::hyperbolic,
      lemma2_hyperbolic, "Lemma 2", "tab:green", "hyperbolic features exp(+-Wu - |u|^2/2)/sqrt(2m)"},
     {Family::regularized, "regularized", "smreg", 1, RowNorms::sqrt_d, false, true, KernelTarget::regularized_softmax,
      Map::positive, nullptr, "", "tab:purple", "positive features over rows of norm sqrt(d): unbiased for SMREG"},
     {Family::gerf, "gerf", "gerf", 1, RowNorms::chi, false, true, kSoftmax, Map::shifted_positive, gerf_exact,
-     "FAVOR++ GERF variance", "tab:red", "generalized exponential features D exp(A|w|^2 + B w.u - |u|^2/2), fixed A (--gerf-a)"},
+     "FAVOR++ GERF variance", "tab:red", "generalized exponential features D exp(A|w|^2 + B w.u - |u|^2/2), fixed A (--gerf-a)",
+     gerf_prepare, gerf_pair_gerf},
     {Family::oprf, "oprf", "oprf", 1, RowNorms::chi, true, true, kSoftmax, Map::shifted_positive, oprf_exact,
-     "FAVOR++ OPRF variance", "tab:brown", "optimal positive features: gerf with the variance-minimising A from the data (FAVOR++)"},
+     "FAVOR++ OPRF variance", "tab:brown", "optimal positive features: gerf with the variance-minimising A from the data (FAVOR++)",
+     oprf_prepare, oprf_pair_gerf, oprf_pair_estimates},
     {Family::sderf, "sderf", "sderf", 1, RowNorms::chi, true, true, kSoftmax, Map::shifted_positive, sderf_exact,
-     "FAVOR# SDERF variance", "tab:pink", "symmetric dense-exponential features: a matrix A from the data's second moments (FAVOR#)"},
+     "FAVOR# SDERF variance", "tab:pink", "symmetric dense-exponential features: a matrix A from the data's second moments (FAVOR#)",
+     sderf_prepare, sderf_pair_gerf, sderf_pair_estimates},
     {Family::relu, "relu", "relu", 1, RowNorms::chi, false, true, kGeneral, Map::relu, nullptr, "", "tab:gray",
      "generalized kernel max(Wu, 0) + eps"},
     {Family::exp, "exp", "exp", 1, RowNorms::chi, false, true, kGeneral, Map::exp, nullptr, "", "tab:gray",

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "features/feature_map_code.hpp"
+#include "features/shifted_projection.hpp"
 #include "features/projection.hpp"
 #include "kernels/geometry.hpp"
 
@@ -39,6 +40,14 @@ struct FeatureParameters {
 
 // Exact MSE of the family's estimate of its target with m iid rows, at a pair with geometry g in dimension d.
 using IidMseFn = double (*)(const Geometry& g, int d, int m, const FeatureParameters& params);
+// The shifted positive map's projection, from W (m×d as drawn) and, for data-dependent families, the statistics.
+using PrepareFn = ShiftedProjection (*)(const Eigen::MatrixXd& w, const PairStatistics& stats,
+                                        const FeatureParameters& params);
+// One pair's features as isotropic gerf features: A and the dimension they act in, for φ = ‖x + y‖².
+using PairGerfFn = PairGerf (*)(double phi, int d, const FeatureParameters& params);
+// φ(x_p)ᵀφ(y_p) for every row p of X and Y (L×d) when the features depend on the pair (its own statistics).
+using PairEstimatesFn = Eigen::VectorXd (*)(const Eigen::MatrixXd& x, const Eigen::MatrixXd& y,
+                                            const Eigen::MatrixXd& w);
 
 struct FamilyInfo {
   Family family;
@@ -54,6 +63,9 @@ struct FamilyInfo {
   std::string_view mse_source;      // where iid_mse comes from (claim names)
   std::string_view color;           // matplotlib colour of its series
   std::string_view description;     // one line for help text and `favorlab families`
+  PrepareFn prepare = nullptr;                // shifted positive map only
+  PairGerfFn pair_gerf = nullptr;             // families that are isotropic gerf at a pair (positive: A = 0)
+  PairEstimatesFn pair_estimates = nullptr;   // data-dependent families in the estimator engine
 };
 
 const std::vector<FamilyInfo>& families();

@@ -21,14 +21,28 @@ double mean_exp(const Eigen::ArrayXd& exponent) { return exponent.exp().mean(); 
 
 }  // namespace
 
-PairGerf pair_gerf(Family f, double phi, int d, const FeatureParameters& params) {
-  switch (f) {
-    case Family::gerf: require_a(params.gerf_a, "the gerf parameter A"); return {params.gerf_a, d};
-    case Family::oprf: return {oprf_a_star(phi, d), d};
-    case Family::sderf: return {oprf_a_star(phi, 1), 1};
-    default: throw std::invalid_argument("pair_gerf: '" + std::string(family_name(f)) + "' is not a gerf family");
-  }
+ShiftedProjection gerf_prepare(const Eigen::MatrixXd& w, const PairStatistics&, const FeatureParameters& params) {
+  return gerf_projection(w, params.gerf_a);
 }
+
+ShiftedProjection oprf_prepare(const Eigen::MatrixXd& w, const PairStatistics& stats, const FeatureParameters&) {
+  return gerf_projection(w, oprf_a_star(stats.mean_squared_norm(), static_cast<int>(w.cols())));
+}
+
+ShiftedProjection sderf_prepare(const Eigen::MatrixXd& w, const PairStatistics& stats, const FeatureParameters&) {
+  return sderf_projection(w, stats.mean_outer_product());
+}
+
+PairGerf positive_pair_gerf(double, int d, const FeatureParameters&) { return {0.0, d}; }
+
+PairGerf gerf_pair_gerf(double, int d, const FeatureParameters& params) {
+  require_a(params.gerf_a, "the gerf parameter A");
+  return {params.gerf_a, d};
+}
+
+PairGerf oprf_pair_gerf(double phi, int d, const FeatureParameters&) { return {oprf_a_star(phi, d), d}; }
+
+PairGerf sderf_pair_gerf(double phi, int, const FeatureParameters&) { return {oprf_a_star(phi, 1), 1}; }
 
 ShiftedProjection gerf_projection(const Eigen::MatrixXd& w, double a) {
   require_a(a, "the gerf parameter A");
@@ -69,18 +83,6 @@ Eigen::MatrixXd shifted_positive_features(const Eigen::MatrixXd& u, const Shifte
   proj.rowwise() += s.offset.transpose();
   proj.colwise() -= (u.rowwise().squaredNorm() / 2);
   return (proj.array().exp() / std::sqrt(m)).matrix();
-}
-
-double pair_mean_squared_norm(const Eigen::MatrixXd& q, const Eigen::MatrixXd& k) {
-  const Eigen::VectorXd q_mean = q.colwise().mean(), k_mean = k.colwise().mean();
-  return q.rowwise().squaredNorm().mean() + k.rowwise().squaredNorm().mean() + 2 * q_mean.dot(k_mean);
-}
-
-Eigen::MatrixXd pair_mean_outer_product(const Eigen::MatrixXd& q, const Eigen::MatrixXd& k) {
-  const Eigen::VectorXd q_mean = q.colwise().mean(), k_mean = k.colwise().mean();
-  const Eigen::MatrixXd cross = q_mean * k_mean.transpose();
-  return q.transpose() * q / static_cast<double>(q.rows()) + k.transpose() * k / static_cast<double>(k.rows()) +
-         cross + cross.transpose();
 }
 
 Eigen::VectorXd oprf_pair_estimates(const Eigen::MatrixXd& x, const Eigen::MatrixXd& y, const Eigen::MatrixXd& w) {

@@ -16,23 +16,24 @@
 #include <Eigen/Dense>
 
 #include "features/feature_family.hpp"
+#include "features/shifted_projection.hpp"
 
 namespace favorlab {
 
-struct ShiftedProjection {
-  Eigen::MatrixXd w;       // m×d, rows ω'_i
-  Eigen::VectorXd offset;  // m, the c_i
-};
-
-// The scalar A and the dimension in which one pair's shifted-positive features act, for the estimator experiments:
-//   gerf (params.gerf_a, d); oprf (a*(φ, d), d); sderf (a*(φ, 1), 1) — M = zzᵀ makes A = a vvᵀ along v = z/‖z‖ and 0
-// elsewhere, where the features are positive ones, so f(ω, x) f(ω, y) is the one-dimensional gerf of t = vᵀω ~ N(0, 1)
-// at the scalar pair sum ‖z‖: every moment of sderf at a pair is gerf's with d = 1 and φ unchanged.
-struct PairGerf {
-  double a = 0;
-  int dimension = 1;
-};
-PairGerf pair_gerf(Family f, double phi, int d, const FeatureParameters& params);
+// The table's functions of the families on the shifted positive map (feature_family.cpp):
+//   prepare:    gerf from W and params.gerf_a; oprf from W and the mean ‖q + k‖²; sderf from W and the mean outer
+//               product.
+//   pair_gerf:  positive (0, d); gerf (params.gerf_a, d); oprf (a*(φ, d), d); sderf (a*(φ, 1), 1) — for one pair
+//               M = zzᵀ makes A = a vvᵀ along v = z/‖z‖ and 0 elsewhere, where the features are positive ones, so
+//               f(ω, x) f(ω, y) is the one-dimensional gerf of t = vᵀω ~ N(0, 1) at the scalar pair sum ‖z‖: every
+//               moment of sderf at a pair is gerf's with d = 1 and φ unchanged.
+ShiftedProjection gerf_prepare(const Eigen::MatrixXd& w, const PairStatistics& stats, const FeatureParameters& params);
+ShiftedProjection oprf_prepare(const Eigen::MatrixXd& w, const PairStatistics& stats, const FeatureParameters& params);
+ShiftedProjection sderf_prepare(const Eigen::MatrixXd& w, const PairStatistics& stats, const FeatureParameters& params);
+PairGerf positive_pair_gerf(double phi, int d, const FeatureParameters& params);
+PairGerf gerf_pair_gerf(double phi, int d, const FeatureParameters& params);
+PairGerf oprf_pair_gerf(double phi, int d, const FeatureParameters& params);
+PairGerf sderf_pair_gerf(double phi, int d, const FeatureParameters& params);
 
 // Throws std::invalid_argument unless a < 1/8 and finite.
 ShiftedProjection gerf_projection(const Eigen::MatrixXd& w, double a);
@@ -41,11 +42,6 @@ ShiftedProjection sderf_projection(const Eigen::MatrixXd& w, const Eigen::Matrix
 
 // exp(W'u + c − ‖u‖²/2)/√m for every row u of U (L×m), in one exponent per entry.
 Eigen::MatrixXd shifted_positive_features(const Eigen::MatrixXd& u, const ShiftedProjection& s);
-
-// Mean over all pairs (i, j) of ‖q_i + k_j‖² and of (q_i + k_j)(q_i + k_j)ᵀ, rows of Q (Lq×d) and K (Lk×d):
-//   mean‖q‖² + mean‖k‖² + 2 q̄ᵀk̄   and   mean q qᵀ + mean k kᵀ + q̄k̄ᵀ + k̄q̄ᵀ.
-double pair_mean_squared_norm(const Eigen::MatrixXd& q, const Eigen::MatrixXd& k);
-Eigen::MatrixXd pair_mean_outer_product(const Eigen::MatrixXd& q, const Eigen::MatrixXd& k);
 
 // The estimator experiments' oprf and sderf: φ(x_p)ᵀφ(y_p) for every row p, each pair with its own a* (oprf) or its
 // own M = (x_p + y_p)(x_p + y_p)ᵀ (sderf: a rank-one A along x_p + y_p, computed without a d×d eigensolver).

@@ -1,6 +1,5 @@
 #include "kernels/coupled_mse.hpp"
 
-#include "features/gerf_projection.hpp"
 #include "kernels/gerf_moments.hpp"
 #include "kernels/orthogonal_mse.hpp"
 #include "kernels/simplex_moments.hpp"
@@ -19,12 +18,14 @@ std::optional<double> exact_mse(Family f, Coupling c, const Geometry& g, int d, 
     if (c == Coupling::orthogonal) return orthogonal_mse(f, g, d, m);
     return std::nullopt;
   }
-  // positive is gerf at A = 0; oprf is gerf at the pair's optimum (sderf acts along x + y only: no closed form here).
-  if (f != Family::positive && f != Family::gerf && f != Family::oprf) return std::nullopt;
-  const double a = f == Family::positive ? 0.0 : pair_gerf(f, g.z_sq(), d, params).a;
-  if (c == Coupling::orthogonal) return gerf_orthogonal_mse(g, d, a, m);
+  // Isotropic gerf features in all d dimensions (positive at A = 0, gerf, oprf at the pair's optimum) have closed
+  // forms under coupled rows; sderf acts along x + y only (dimension 1 at a pair), and has none here.
+  if (info.pair_gerf == nullptr) return std::nullopt;
+  const PairGerf pg = info.pair_gerf(g.z_sq(), d, params);
+  if (pg.dimension != d) return std::nullopt;
+  if (c == Coupling::orthogonal) return gerf_orthogonal_mse(g, d, pg.a, m);
   if (d < 2) return std::nullopt;
-  return simplex_mse(g, d, a, m);
+  return simplex_mse(g, d, pg.a, m);
 }
 
 }  // namespace favorlab

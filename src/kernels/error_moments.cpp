@@ -52,7 +52,9 @@ Moments raw_feature_moments(Estimator e, const Geometry& g, int d, const Feature
       default: {
         // gerf, oprf, sderf: X = (1 − 4A)^{d'/2} Λ exp(2A‖ω‖² + √(1 − 4A) ωᵀz) in d' dimensions (gerf_projection.hpp),
         // E[X^k] = (1 − 4A)^{kd'/2} Λ^k (1 − 4kA)^{−d'/2} exp(k²(1 − 4A)‖z‖²/(2(1 − 4kA))), infinite once 4kA ≥ 1.
-        const PairGerf pg = pair_gerf(e, g.z_sq(), d, params);
+        const PairGerfFn pair_gerf = family_info(e).pair_gerf;
+        if (pair_gerf == nullptr) throw std::invalid_argument("error_moments: no moments for this estimator");
+        const PairGerf pg = pair_gerf(g.z_sq(), d, params);
         const Real a(pg.a), dim(pg.dimension);
         if (4 * k * pg.a >= 1) {
           sum = std::numeric_limits<Real>::infinity();
