@@ -88,12 +88,15 @@ class EstimatorsExperiment final : public EstimatorGridExperiment {
             for (const PointEvidence& ev : evidence) probe.push_back(scratch.judge(ev));
             for (const PointVerdict& v : probe) reachable += v.reliable ? 1 : 0;
           }
+          // No reliable point at all: every point is judged (all inconclusive, with the trials they need).
+          const bool judge_all = reachable == 0;
           std::optional<ClaimCheck> check;
-          if (reachable > 0)
+          if (has_theory)
             check.emplace("Exact MSE (" + label + ") = Monte Carlo",
-                          where + " (the " + std::to_string(reachable) +
-                              " whose Monte Carlo is reliable at this trial count)",
-                          grid_.alpha, reachable);
+                          where + (judge_all ? " (none is reliable at this trial count)"
+                                             : " (the " + std::to_string(reachable) +
+                                                   " whose Monte Carlo is reliable at this trial count)"),
+                          grid_.alpha, judge_all ? points.size() : reachable);
           for (std::size_t p = 0; p < points.size(); ++p) {
             const Geometry& g = points[p];
             const SweepCell& cell = sweep.cell(s, p);
@@ -107,7 +110,7 @@ class EstimatorsExperiment final : public EstimatorGridExperiment {
             row["trials"] = cell.error.count();
             row["nonfinite"] = cell.nonfinite;
             if (has_theory) {
-              const PointVerdict v = probe[p].reliable ? check->judge(evidence[p]) : probe[p];
+              const PointVerdict v = judge_all || probe[p].reliable ? check->judge(evidence[p]) : probe[p];
               row["status"] = v.status;
               row["trials_needed"] = v.trials_needed;
             }

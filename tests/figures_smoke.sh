@@ -9,6 +9,7 @@ grid=(--x-norm 0.5,1 --y-norm 0.5,1 --cos -0.9,0,0.9 --trials 500 --quiet)
 "$favorlab" smreg --d 2,16 --z-norm 0.1,1,10 --C 1.5,3 --asymptote-d 1024 --trials 500 --quiet --out "$dir/smreg.json"
 "$favorlab" tails --d 2 --trials 500 --quiet --out "$dir/tails.json"
 "$favorlab" orthogonal --d 4 --m 1,4 --trials 500 --quiet --out "$dir/orthogonal.json"
+"$favorlab" estimators --d 4 --x-norm 0.5 --y-norm 0.5,1 --cos 0,0.9 --trials 500 --quiet --out "$dir/estimators.json"
 "$favorlab" moments --d 2,8 --max-k 2 --trials 500 --tau-d-max 6 --quiet --out "$dir/moments.json"
 "$favorlab" structured --d 4,16 --x-norm 1 --y-norm 1 --cos 0,0.9 --speed-d 64 --batch 64 --repeats 1 \
   --trials 300 --quiet --out "$dir/structured.json"
@@ -25,7 +26,7 @@ grid=(--x-norm 0.5,1 --y-norm 0.5,1 --cos -0.9,0,0.9 --trials 500 --quiet)
 "$favorlab" layers --layers 2 --width 8 --heads 2 --L 16 --m 8 --trials 2 --quiet --out "$dir/layers.json"
 /usr/bin/python3 "$plotting/make_figures.py" --results "$dir" --quiet
 for f in mse.png mse_ratio.png unbiased.png unbiased_bias.png smreg_ratio.png smreg_bound.png \
-         tails_d2.png orthogonal_positive.png orthogonal_smreg.png orthogonal_gap.png moments.png moments_tau.png \
+         tails_d2.png estimators.png orthogonal_positive.png orthogonal_smreg.png orthogonal_gap.png moments.png moments_tau.png \
          structured_bias.png structured_mse.png structured_speed.png \
          perm_order.png perm_order_heads.png \
          permute_offsets.png permute_wrap.png permute_overhead.png \

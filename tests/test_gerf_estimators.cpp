@@ -2,10 +2,15 @@
 // prepared positive-map form, entry by entry), simplex projections (their geometry), and the Monte Carlo MSE of each
 // against its exact form under iid, orthogonal and simplex rows, with a power case that must fail.
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <set>
 
 #include <cmath>
 #include <vector>
 
+#include "cli_runner.hpp"
 #include "features/estimator.hpp"
 #include "features/gerf_projection.hpp"
 #include "kernels/coupled_mse.hpp"
@@ -139,4 +144,65 @@ TEST_CASE("gerf, oprf and sderf: Monte Carlo MSE matches the exact forms under i
       }
     }
   }
+}
+
+TEST_CASE("the exact comparisons of favorlab estimators hold, and reversed they fail", "[gerf][estimators]") {
+  // Power of checks 2–4: the same closed forms with the claim turned around must be violated wherever φ > 0.
+  const int d = 8, m = 8;
+  const std::vector<Geometry> points{{0.5, 0.5, 0.0}, {1.0, 0.5, 0.5}, {1.0, 1.0, 0.9}};
+  for (const Geometry& g : points) {
+    const double pos = *exact_mse(Estimator::positive, Coupling::iid, g, d, m);
+    const double oprf = *exact_mse(Estimator::oprf, Coupling::iid, g, d, m);
+    const double sderf = *exact_mse(Estimator::sderf, Coupling::iid, g, d, m);
+    CHECK(oprf < pos);
+    CHECK(sderf < oprf);
+    for (Estimator e : {Estimator::positive, Estimator::oprf}) {
+      const double ort = *exact_mse(e, Coupling::orthogonal, g, d, m);
+      const double sim = *exact_mse(e, Coupling::simplex, g, d, m);
+      CHECK(sim < ort);
+      CHECK(ort < *exact_mse(e, Coupling::iid, g, d, m));
+    }
+  }
+  CHECK_FALSE(exact_mse(Estimator::sderf, Coupling::orthogonal, points[0], d, m).has_value());
+  CHECK_FALSE(exact_mse(Estimator::trig, Coupling::simplex, points[0], d, m).has_value());
+}
+
+TEST_CASE("favorlab estimators: rows, checks, figure fields; bad input exits 2 with one line", "[cli][estimators]") {
+  using namespace favorlab::testing;
+  const auto dir = scratch_dir("estimators");
+  const auto run = run_cli("estimators --d 4 --x-norm 0.5 --y-norm 0.5 --cos 0,0.5 --trials 3000 --quiet --out e.json",
+                           dir);
+  REQUIRE(run.status == 0);
+  const auto doc = nlohmann::json::parse(read_text(dir / "e.json"));
+  CHECK(doc["experiment"] == "estimators");
+  REQUIRE(doc["rows"].size() == 5 * 3 * 2);  // families × couplings × points
+  for (const char* key : {"estimator", "coupling", "d", "m", "z_norm", "mse", "mse_stderr", "mse_exact",
+                          "reference_mse", "trials"})
+    CHECK(doc["rows"][0].contains(key));
+  std::set<std::string> claims;
+  for (const auto& c : doc["checks"]) {
+    claims.insert(c["claim"].get<std::string>());
+    CHECK(c["status"] != "violated");
+  }
+  for (const char* claim : {"FAVOR++: MSE(oprf) <= MSE(positive), iid rows",
+                            "Simplex RFs: MSE(positive, simplex) <= MSE(positive, orthogonal)",
+                            "FAVOR#: MSE(sderf) <= MSE(oprf), iid rows", "Exact MSE (oprf, simplex) = Monte Carlo"})
+    CHECK(claims.count(claim) == 1);
+  std::filesystem::remove(dir / "e.json");
+
+  const std::vector<std::pair<std::string, std::string>> cases{
+      {"estimators --d 1 --cos 1", "d >= 2"},
+      {"estimators --estimators relu", "unknown estimator 'relu'"},
+      {"estimators --couplings haar", "haar"},
+      {"estimators --estimators gerf --gerf-a 0.2", "below 1/8"},
+  };
+  for (const auto& [args, needle] : cases) {
+    const auto bad = run_cli(args + " --trials 50 --quiet --out r.json", dir);
+    INFO("favorlab " << args << "\nstderr: " << bad.err);
+    CHECK(bad.status == 2);
+    CHECK(bad.err.find(needle) != std::string::npos);
+    CHECK(std::count(bad.err.begin(), bad.err.end(), '\n') == 1);
+    CHECK(!std::filesystem::exists(dir / "r.json"));
+  }
+  std::filesystem::remove_all(dir);
 }
