@@ -5,7 +5,7 @@ from matplotlib.lines import Line2D
 import families
 
 ESTIMATOR_COLORS = families.COLORS  # from the family table (families.json)
-EXTRA_COLORS = ["tab:brown", "tab:pink", "tab:olive", "tab:cyan"]
+EXTRA_COLORS = ["tab:olive", "tab:cyan", "darkgoldenrod", "navy"]  # none of them a family colour (families.json)
 
 STATUS_LABELS = {
     "holds": "holds (filled)",

@@ -24,6 +24,9 @@ grid=(--x-norm 0.5,1 --y-norm 0.5,1 --cos -0.9,0,0.9 --trials 500 --quiet)
 "$favorlab" kernels --kernels relu,trig,positive --scales 0.5,2 --L 32 --d 4 --m 8 --trials 2 --quiet \
   --out "$dir/kernels.json"
 "$favorlab" layers --layers 2 --width 8 --heads 2 --L 16 --m 8 --trials 2 --quiet --out "$dir/layers.json"
+# Extra series colours (another m of one estimator) must not be any family's colour.
+/usr/bin/python3 -c "import sys; sys.path.insert(0, sys.argv[1]); import families, style
+assert not set(style.EXTRA_COLORS) & set(families.COLORS.values()), 'an extra colour is a family colour'" "$plotting"
 /usr/bin/python3 "$plotting/make_figures.py" --results "$dir" --quiet
 for f in mse.png mse_ratio.png unbiased.png unbiased_bias.png smreg_ratio.png smreg_bound.png \
          tails_d2.png estimators.png orthogonal_positive.png orthogonal_smreg.png orthogonal_gap.png moments.png moments_tau.png \

@@ -196,13 +196,7 @@ TEST_CASE("favorlab estimators: rows, checks, figure fields; bad input exits 2 w
       {"estimators --couplings haar", "haar"},
       {"estimators --estimators gerf --gerf-a 0.2", "below 1/8"},
   };
-  for (const auto& [args, needle] : cases) {
-    const auto bad = run_cli(args + " --trials 50 --quiet --out r.json", dir);
-    INFO("favorlab " << args << "\nstderr: " << bad.err);
-    CHECK(bad.status == 2);
-    CHECK(bad.err.find(needle) != std::string::npos);
-    CHECK(std::count(bad.err.begin(), bad.err.end(), '\n') == 1);
-    CHECK(!std::filesystem::exists(dir / "r.json"));
-  }
+  for (const auto& [args, needle] : cases)
+    check_bad_input(args + " --trials 50 --quiet --out r.json", needle, dir, "r.json");
   std::filesystem::remove_all(dir);
 }

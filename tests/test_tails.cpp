@@ -409,13 +409,7 @@ TEST_CASE("favorlab tails: result rows and checks, bad input exits 2 with one li
       {"tails --alpha 0", "--alpha"},     {"tails --couplings haar", "haar"},
       {"tails --x-norm 40 --y-norm 40", "out of range"}, {"tails --d 2,4 --m 1,8", "--m 8"},
   };
-  for (const auto& [args, needle] : cases) {
-    const auto bad = run_cli(args + " --trials 50 --quiet --out r.json", dir);
-    INFO("favorlab " << args << "\nstderr: " << bad.err);
-    CHECK(bad.status == 2);
-    CHECK(bad.err.find(needle) != std::string::npos);
-    CHECK(std::count(bad.err.begin(), bad.err.end(), '\n') == 1);
-    CHECK(!std::filesystem::exists(dir / "r.json"));
-  }
+  for (const auto& [args, needle] : cases)
+    check_bad_input(args + " --trials 50 --quiet --out r.json", needle, dir, "r.json");
   std::filesystem::remove_all(dir);
 }
