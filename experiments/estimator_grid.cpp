@@ -22,7 +22,7 @@ void EstimatorGridOptions::add_to(CLI::App& app) {
   app.add_option("--cos", cosines, "Cosines of the angle between x and y, comma-separated")
       ->delimiter(',')
       ->capture_default_str();
-  app.add_option("--estimators", estimators, "Estimators: " + family_list(is_estimator, true))
+  app.add_option("--estimators", estimators, "Estimators: " + family_list(estimates_softmax, true))
       ->delimiter(',')
       ->capture_default_str();
   app.add_option("--couplings", couplings, "Projection couplings: iid, orthogonal")

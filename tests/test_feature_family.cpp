@@ -6,6 +6,7 @@
 #include <set>
 
 #include "attention/attention_config.hpp"
+#include "attention/permute_config.hpp"
 #include "cli_runner.hpp"
 #include "features/estimator.hpp"
 #include "features/feature_family.hpp"
@@ -63,6 +64,14 @@ TEST_CASE("causal attention rejects the data-dependent families; gerf's A is val
   c.parameters.gerf_a = -0.1;
   c.coupling = Coupling::simplex;
   CHECK_THROWS_WITH(validate_attention_config(c, 1), Catch::Contains("simplex needs d >= 2"));
+}
+
+TEST_CASE("PermuteFormer refuses the families whose projection is prepared per head", "[permute][family]") {
+  AttentionConfig c;
+  c.features = Family::oprf;
+  PermuteHead head;
+  head.r = 1;
+  CHECK_THROWS_WITH(validate_permute_head(c, 4, head, PermuteLayout{}, 8), Catch::Contains("not available"));
 }
 
 TEST_CASE("favorlab families lists the table; plotting/families.json is its --json output", "[cli][family]") {

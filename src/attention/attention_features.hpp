@@ -9,6 +9,9 @@
 //   positive,
 //   regularized: φ(u) = exp(Wu − ‖u‖²/2)/√m                         log scale max_i (ω_iᵀu) − ‖u‖²/2
 //   hyperbolic:  φ(u) = exp(±Wu − ‖u‖²/2)/√(2m)                     log scale max_i |ω_iᵀu| − ‖u‖²/2
+//   gerf, oprf,
+//   sderf:       φ(u) = exp(W'u + c − ‖u‖²/2)/√m, W = [W' | c]       log scale max_i (ω'_iᵀu + c_i) − ‖u‖²/2
+//                (the prepared projection of attention/prepared_projection.hpp: m×(d+1))
 //   generalized: φ(u) = f(Wu) + ε_k, or f(u) + ε_k without projection
 #include <Eigen/Dense>
 

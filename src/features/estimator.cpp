@@ -7,9 +7,9 @@
 
 namespace favorlab {
 
-std::vector<std::string> estimator_names() { return family_names(is_estimator, true); }
+std::vector<std::string> estimator_names() { return family_names(estimates_softmax, true); }
 
-Estimator parse_estimator(std::string_view name) { return parse_family(name, "estimator", is_estimator, true); }
+Estimator parse_estimator(std::string_view name) { return parse_family(name, "estimator", estimates_softmax, true); }
 
 RowNorms row_norms_for(Estimator e) { return family_info(e).norms; }
 

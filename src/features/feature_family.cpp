@@ -76,7 +76,6 @@ const FamilyInfo& family_info(Family f) {
 }
 
 bool estimates_softmax(Family f) { return family_info(f).target != KernelTarget::generalized; }
-bool is_estimator(Family f) { return estimates_softmax(f); }
 
 std::string_view family_name(Family f) { return family_info(f).name; }
 std::string_view estimator_name(Family f) { return family_info(f).estimator_name; }

@@ -71,9 +71,9 @@ struct FamilyInfo {
 const std::vector<FamilyInfo>& families();
 const FamilyInfo& family_info(Family f);
 
-// Softmax-kernel estimators (target softmax or regularized softmax): the families the estimator engine runs.
-bool is_estimator(Family f);
-bool estimates_softmax(Family f);  // the same set: everything but the generalized kernels
+// Softmax-kernel estimators (target softmax or regularized softmax): everything but the generalized kernels, and the
+// families the estimator (Monte Carlo) engine runs.
+bool estimates_softmax(Family f);
 
 std::string_view family_name(Family f);
 std::string_view estimator_name(Family f);

@@ -22,7 +22,7 @@ struct Shape {
 
 struct FavorOptions {
   FeatureCode feature = FeatureCode::positive;
-  bool softmax = true;          // trig, positive, hyperbolic: a log scale per row (attention_features.hpp)
+  bool softmax = true;          // softmax-kernel features: a log scale per row (attention_features.hpp)
   int m = 0;                    // rows of W; 0 for a generalized kernel without projection (features f(u) + ε_k)
   int columns = 0;              // feature columns: 2m (trig, hyperbolic), m, or d without projection
   bool causal = false, renormalize = true, stabilizer = true;
