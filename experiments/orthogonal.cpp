@@ -8,6 +8,9 @@
 //   3. Theorem 2 on the exact values (arithmetic, margin);         4. Theorem 2 on the Monte Carlo values:
 //      MSE_ort − MSE_iid ≤ −claimed gap (one-sided z, independent streams);
 //   5. the corrected bound of the proof on the exact values (arithmetic).
+// And simplex rows against R-ORF for positive features (Reid et al. 2023; `--no-simplex` leaves them out), on their
+// own stream: 6. exact simplex MSE = Monte Carlo; 7. MSE(simplex) ≤ MSE(orthogonal) on the exact values; 8. the same
+// on the Monte Carlo values (one-sided).
 // Heavy-tailed points are inconclusive (a-priori squared-error skewness; the iid value stands in for orthogonal rows,
 // whose features have the same marginals).
 #include <algorithm>
@@ -19,6 +22,7 @@
 #include "experiments/experiment.hpp"
 #include "kernels/error_moments.hpp"
 #include "kernels/orthogonal_mse.hpp"
+#include "kernels/simplex_moments.hpp"
 #include "mc/estimator_sweep.hpp"
 
 namespace favorlab {
@@ -54,6 +58,7 @@ class OrthogonalExperiment final : public Experiment {
         ->delimiter(',');
     app.add_option("--alpha", alpha_, "Family-wise false-failure rate of each check (Bonferroni over its points)")
         ->capture_default_str();
+    app.add_flag("--no-simplex", no_simplex_, "Leave out simplex rows against R-ORF (positive features)");
   }
 
   Result run(const RunContext& ctx) override {
@@ -65,13 +70,15 @@ class OrthogonalExperiment final : public Experiment {
     result.experiment = name();
     result.params = Json{{"d", dims_},         {"m", ms_},     {"x_norm", x_norms_}, {"y_norm", y_norms_},
                          {"cos", cosines_},    {"estimators", estimators_}, {"structured", structured_},
-                         {"alpha", alpha_}};
+                         {"simplex", !no_simplex_}, {"alpha", alpha_}};
     std::vector<Coupling> structured;
     for (const auto& n : structured_) structured.push_back(parse_coupling(n));
 
     std::int64_t evaluations = 0;
     double seconds = 0;
-    const std::size_t runs_per_d = 2 + structured.size(), parts = runs_per_d * dims_.size();
+    const bool simplex = !no_simplex_ && std::find(estimators.begin(), estimators.end(), Estimator::positive) !=
+                                              estimators.end();
+    const std::size_t runs_per_d = 2 + structured.size() + (simplex ? 1 : 0), parts = runs_per_d * dims_.size();
     for (std::size_t di = 0; di < dims_.size(); ++di) {
       const int d = dims_[di];
       const std::vector<int> ms = features_for(d);
@@ -253,6 +260,13 @@ class OrthogonalExperiment final : public Experiment {
           result.checks.push_back(check.result());
         }
       }
+      if (simplex) {
+        const SweepResult sweep = simplex_sweep(ctx, d, di, ms, points,
+                                                part_progress(ctx.progress, runs_per_d * di + runs_per_d - 1, parts));
+        evaluations += sweep.evaluations;
+        seconds += sweep.seconds;
+        simplex_checks(result, sweep, d, ms, points, specs, figures[1]);
+      }
       means_[0].clear();
       means_[1].clear();
       mean_se_[0].clear();
@@ -264,6 +278,75 @@ class OrthogonalExperiment final : public Experiment {
   }
 
  private:
+  // Simplex rows (Reid et al. 2023) for positive features, on their own stream: the sweep for m ∈ ms.
+  SweepResult simplex_sweep(const RunContext& ctx, int d, std::size_t di, const std::vector<int>& ms,
+                            const std::vector<Geometry>& points, const ProgressFn& progress) const {
+    std::vector<EstimatorSpec> specs;
+    for (int m : ms) specs.push_back({Estimator::positive, m});
+    SweepConfig config{d, Coupling::simplex, specs, points, ctx.seed, 2000 + di, ctx.trials, ctx.threads,
+                       FeatureParameters{}};
+    return run_estimator_sweep(config, progress);
+  }
+
+  // Simplex against R-ORF: the exact simplex MSE (kernels/simplex_moments.hpp) = Monte Carlo; simplex ≤ orthogonal
+  // on the exact values; and on the Monte Carlo values (one-sided, independent streams). `ort` holds the orthogonal
+  // figures of `specs` (the main sweep's specs; positive ones are matched by m).
+  void simplex_checks(Result& result, const SweepResult& sweep, int d, const std::vector<int>& ms,
+                      const std::vector<Geometry>& points, const std::vector<EstimatorSpec>& specs,
+                      const std::vector<std::vector<Figure>>& ort) const {
+    const std::string where = "d=" + std::to_string(d) + ", m in {" + join(ms) + "}, " +
+                              std::to_string(points.size()) + " geometries";
+    const std::size_t n = ms.size() * points.size();
+    ClaimCheck exact_check("Exact simplex MSE (positive, Reid et al. 2023) = Monte Carlo", "simplex projections, " + where,
+                           alpha_, n);
+    ClaimCheck mc_check("Simplex RFs (positive): MSE(simplex) <= MSE(orthogonal), Monte Carlo",
+                        "both couplings, independent streams, " + where, alpha_, n, ClaimCheck::Sides::upper);
+    ExactInequality exact_order("Simplex RFs (positive): MSE(simplex) <= MSE(orthogonal), exact values", where);
+    for (std::size_t i = 0; i < ms.size(); ++i) {
+      const int m = ms[i];
+      std::size_t o = 0;  // the orthogonal figure of positive features at this m
+      while (o < specs.size() && !(specs[o].estimator == Estimator::positive && specs[o].m == m)) ++o;
+      for (std::size_t p = 0; p < points.size(); ++p) {
+        const Geometry& g = points[p];
+        const SweepCell& cell = sweep.cell(i, p);
+        const double t = sweep.truth[i * points.size() + p], k2 = t * t;
+        const double mse = cell.error.mean_square(), se = cell.error.mean_square_stderr();
+        const double simplex_theory = simplex_mse(g, d, 0.0, m), ort_theory = orthogonal_mse(Estimator::positive, g, d, m);
+        // The iid squared-error skewness stands in for coupled rows (same marginals).
+        const double skew = error_moments(Estimator::positive, g, d, m).squared_error_skewness;
+        const std::string label = "m=" + std::to_string(m) + ", " + point_label(g);
+        const double allowance = kRoundingAllowance * kRoundingAllowance * k2;
+        const PointVerdict v =
+            exact_check.judge({mse, simplex_theory, se, allowance, skew, cell.error.count(), cell.nonfinite, label});
+        const Figure& of = ort[o][p];
+        PointEvidence gap{mse - of.mse, 0, std::hypot(se, of.stderr_), allowance, skew,
+                          std::min(cell.error.count(), of.trials), cell.nonfinite + of.nonfinite, label};
+        gap.scale = k2;
+        const PointVerdict mc = mc_check.judge(gap);
+        Json row = estimator_row(Estimator::positive, Coupling::simplex, d, m, g);
+        row["z_norm"] = std::sqrt(g.z_sq());
+        row["truth"] = t;
+        row["mse"] = mse;
+        row["mse_stderr"] = se;
+        row["mse_iid_theory"] = iid_mse(Estimator::positive, g, d, m);
+        row["mse_orthogonal_theory"] = ort_theory;
+        row["mse_simplex_theory"] = simplex_theory;
+        row["bound_claimed"] = theorem2_claimed_bound(Estimator::positive, g, d, m);
+        row["status"] = v.status;
+        row["trials_needed"] = v.trials_needed;
+        row["simplex_below_orthogonal_mc_status"] = mc.status;
+        row["simplex_below_orthogonal_exact_status"] =
+            exact_order.judge(simplex_theory, ort_theory, k2, label, std::sqrt(g.z_sq()));
+        row["trials"] = cell.error.count();
+        row["nonfinite"] = cell.nonfinite;
+        result.rows.push_back(row);
+      }
+    }
+    result.checks.push_back(exact_check.result());
+    result.checks.push_back(exact_order.result());
+    result.checks.push_back(mc_check.result());
+  }
+
   void validate() const {
     if (dims_.empty()) throw std::invalid_argument("--d needs at least one dimension");
     for (int d : dims_)
@@ -329,6 +412,7 @@ class OrthogonalExperiment final : public Experiment {
   std::vector<double> cosines_{-1, -0.999, -0.99, -0.9, -0.7, -0.5, 0, 0.5, 1};
   std::vector<std::string> estimators_{"positive", "smreg"};
   std::vector<std::string> structured_;
+  bool no_simplex_ = false;
   double alpha_ = 1e-3;
   std::vector<double> means_[2], mean_se_[2];
 };

@@ -14,7 +14,8 @@ from result_file import ResultFileError, column, distinct, require_fields, selec
 FIELDS = ["estimator", "coupling", "d", "m", "x_norm", "y_norm", "cos_angle", "z_norm", "truth", "mse", "mse_stderr",
           "mse_iid_theory", "mse_orthogonal_theory", "bound_claimed", "status"]
 MAX_GEOMETRIES = 4
-COLORS = {"iid": "tab:blue", "orthogonal": "tab:orange"}
+COLORS = {"iid": "tab:blue", "orthogonal": "tab:orange", "simplex": "tab:green"}
+SHIFTS = {"iid": 1 / 1.04, "orthogonal": 1.04, "simplex": 1.08}  # side by side at the same m
 LEGEND_INCHES = 1.1
 
 
@@ -65,6 +66,9 @@ def _figure(rows, estimator, trials):
                Line2D([], [], color=COLORS["orthogonal"], marker="o",
                       label="orthogonal: Monte Carlo ± 2 s.e. / exact (line)"),
                Line2D([], [], color="black", linestyle="--", label="claimed bound MSE(iid) − (1−1/m)·2/(d+2)·K²")]
+    if select(rows, coupling="simplex"):
+        handles.insert(2, Line2D([], [], color=COLORS["simplex"], marker="o",
+                                 label="simplex: Monte Carlo ± 2 s.e. / exact (line)"))
     handles += style.status_handles()
     fig.legend(handles=handles, loc="lower center", bbox_to_anchor=(0.5, 0.25 / height), ncol=3, fontsize=9,
                frameon=False)
@@ -78,7 +82,8 @@ def _figure(rows, estimator, trials):
 def _panel(ax, rows):
     """Both couplings' points and theory lines, and the claimed bound, against m (log-log)."""
     positive_values = []
-    for coupling, theory_field in (("iid", "mse_iid_theory"), ("orthogonal", "mse_orthogonal_theory")):
+    for coupling, theory_field in (("iid", "mse_iid_theory"), ("orthogonal", "mse_orthogonal_theory"),
+                                   ("simplex", "mse_simplex_theory")):
         mine = sorted(select(rows, coupling=coupling), key=lambda r: r["m"])
         if not mine:
             continue
@@ -88,7 +93,7 @@ def _panel(ax, rows):
         mse = column(mine, "mse") / k2
         err = 2 * column(mine, "mse_stderr") / k2
         color = COLORS[coupling]
-        shift = 1.04 if coupling == "orthogonal" else 1 / 1.04  # side by side at the same m
+        shift = SHIFTS[coupling]
         ax.plot(m, np.where(theory > 0, theory, np.nan), color=color, lw=1.3)
         shown = mse > 0
         ax.errorbar(m[shown] * shift, mse[shown], yerr=err[shown], fmt="none", ecolor=color, alpha=0.6, capsize=2)

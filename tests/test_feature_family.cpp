@@ -69,8 +69,7 @@ TEST_CASE("causal attention rejects the data-dependent families; gerf's A is val
 TEST_CASE("PermuteFormer refuses the families whose projection is prepared per head", "[permute][family]") {
   AttentionConfig c;
   c.features = Family::oprf;
-  PermuteHead head;
-  head.r = 1;
+  const PermuteHead head{Permutation(std::vector<int>{0}), std::nullopt, 1.0};
   CHECK_THROWS_WITH(validate_permute_head(c, 4, head, PermuteLayout{}, 8), Catch::Contains("not available"));
 }
 

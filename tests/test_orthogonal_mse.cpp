@@ -225,11 +225,25 @@ TEST_CASE("favorlab orthogonal: result rows and checks, bad options exit 2 witho
   const auto ok = run_cli("orthogonal --d 4,8 --m 1,4,8 --cos -0.9,0.5 --trials 300 --quiet --out orthogonal.json", dir);
   REQUIRE(ok.status == 0);
   const auto json = nlohmann::json::parse(read_text(dir / "orthogonal.json"));
-  // d=4 uses m 1,4 and d=8 uses m 1,4,8; 2 estimators × 2 couplings × 2 points; 5 checks per d × estimator.
-  CHECK(json["rows"].size() == (2 + 3) * 2 * 2 * 2);
-  CHECK(json["checks"].size() == 2 * 2 * 5);
-  for (const auto& row : json["rows"])
+  // d=4 uses m 1,4 and d=8 uses m 1,4,8; 2 estimators × 2 couplings × 2 points, plus positive with simplex rows;
+  // 5 checks per d × estimator and 3 simplex checks per d.
+  CHECK(json["rows"].size() == (2 + 3) * 2 * 2 * 2 + (2 + 3) * 2);
+  CHECK(json["checks"].size() == 2 * 2 * 5 + 2 * 3);
+  std::size_t simplex_rows = 0;
+  for (const auto& row : json["rows"]) {
     if (row["coupling"] == "orthogonal") CHECK(row.contains("claim_exact_status"));
+    if (row["coupling"] == "simplex") {
+      ++simplex_rows;
+      CHECK(row["estimator"] == "positive");
+      CHECK(row["mse_simplex_theory"].get<double>() <= row["mse_orthogonal_theory"].get<double>() * (1 + 1e-12));
+      CHECK(row["simplex_below_orthogonal_exact_status"] == "holds");
+    }
+  }
+  CHECK(simplex_rows == (2 + 3) * 2);
+  // --no-simplex: the Theorem 2 checks alone.
+  const auto plain = run_cli("orthogonal --d 4 --m 1,4 --cos 0.5 --trials 300 --no-simplex --quiet --out plain.json", dir);
+  REQUIRE(plain.status == 0);
+  CHECK(nlohmann::json::parse(read_text(dir / "plain.json"))["checks"].size() == 2 * 5);
   for (const char* bad : {"--d 4 --m 8", "--d 1", "--estimators trig", "--m 0", "--alpha 2", "--cos 1.5"}) {
     INFO(bad);
     const auto run = run_cli(std::string("orthogonal --trials 300 --quiet --out bad.json ") + bad, dir);
