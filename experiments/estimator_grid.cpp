@@ -25,7 +25,7 @@ void EstimatorGridOptions::add_to(CLI::App& app) {
   app.add_option("--estimators", estimators, "Estimators: " + family_list(estimates_softmax, true))
       ->delimiter(',')
       ->capture_default_str();
-  app.add_option("--couplings", couplings, "Projection couplings: iid, orthogonal")
+  app.add_option("--couplings", couplings, "Projection couplings: iid, orthogonal, hadamard, givens, simplex")
       ->delimiter(',')
       ->capture_default_str();
   app.add_option("--alpha", alpha, "Family-wise false-failure rate of each check (Bonferroni over its points)")
