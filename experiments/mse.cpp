@@ -2,7 +2,7 @@
 // Empirical MSE of trig, positive and hyperbolic estimators (iid projections by default) with its standard error from
 // the sample 4th moment, against the closed forms of Lemma 2. Checks:
 //   1. each closed form, point by point (two-sided z, Bonferroni; heavy-tailed points inconclusive, with the trials
-//      they would need);
+//      they would need) — Lemma 2's, or for --estimators gerf, oprf, sderf their exact variances (family table);
 //   2. MSE(trig)/MSE(positive) grows as SM → 0: along x_norm = y_norm = r at each fixed cos < 0 (SM = exp(r² cos)
 //      falls as r grows) the empirical ratio must not fall significantly between consecutive r;
 //   3. hyperbolic with m beats positive with 2m: MSE_hyp(m) − MSE_pos(2m) must not be significantly positive.
@@ -34,7 +34,6 @@ class MseExperiment final : public EstimatorGridExperiment {
   std::string name() const override { return "mse"; }
   std::string summary() const override {
     return "Lemma 2 and Fig. 2: MSE of trig/positive/hyperbolic estimators against the closed forms";
-    // (--estimators also takes gerf, oprf and sderf, judged against their exact variances the same way)
   }
   std::int64_t default_trials(bool quick) const override { return quick ? 100000 : 1000000; }
 

@@ -45,7 +45,7 @@ namespace favorlab {
 
 // Features of rows [first, first + count) of X (scaled by d^{-1/4}) relative to ONE scale for the whole block:
 // φ(u_i) = exp(log_scale) · values_i, log_scale the largest of the rows' log scales — what a sum over the rows
-// (bidirectional FAVOR's key side) needs. For positive, regularized and hyperbolic features with the stabilizer the
+// (bidirectional FAVOR's key side) needs. For the positive, shifted positive and hyperbolic maps with the stabilizer the
 // block scale goes straight into the exponent, exp(ω_iᵀu − ‖u‖²/2 − log_scale) ≤ 1, one pass and no per-row
 // rescaling afterwards; the other maps are attention_features_of_rows rescaled row by row.
 template <class T>
