@@ -42,10 +42,13 @@ TEST_CASE("gerf, oprf and sderf estimates equal their prepared positive maps, pa
     const Eigen::MatrixXd xp = x.row(p), yp = y.row(p);
     const Eigen::VectorXd z = (xp + yp).transpose();
     const ShiftedProjection g = gerf_projection(w, oprf_a_star(z.squaredNorm(), d));
-    const double oprf_ref = shifted_positive_features(xp, g).row(0).dot(shifted_positive_features(yp, g).row(0));
+    const double oprf_ref = shifted_positive_features<double>(xp, packed(g)).row(0).dot(shifted_positive_features<double>(yp, packed(g)).row(0));
+    // Rounding only: the same exponents summed in another order (~1e-16 each, exponents of order 1) — 1e-13 leaves
+    // room for m = 10 terms; the sderf reference goes through a d×d eigensolver (backward error ~1e-15·‖M‖ per
+    // eigenpair, entering the exponents through B and A), hence 1e-11.
     CHECK(oprf(p) == Approx(oprf_ref).epsilon(1e-13));
     const ShiftedProjection s = sderf_projection(w, z * z.transpose());  // the d×d eigensolver path
-    const double sderf_ref = shifted_positive_features(xp, s).row(0).dot(shifted_positive_features(yp, s).row(0));
+    const double sderf_ref = shifted_positive_features<double>(xp, packed(s)).row(0).dot(shifted_positive_features<double>(yp, packed(s)).row(0));
     CHECK(sderf(p) == Approx(sderf_ref).epsilon(1e-11));
     CHECK(std::abs(sderf(p) - oprf(p)) > 1e-6 * oprf(p));  // the two families differ (power of the comparison)
   }
@@ -136,7 +139,8 @@ TEST_CASE("gerf, oprf and sderf: Monte Carlo MSE matches the exact forms under i
                                << check.result().detail);
         CHECK(check.result().status == (scale == 1.0 ? Verdict::holds : Verdict::violated));
       }
-      // Unbiased for SM, every coupling.
+      // Unbiased for SM, every coupling: |mean error| ≤ 5.5 SE, two-sided normal level 3.8e-8 per point, at most
+      // 4 families × 3 couplings × 4 points = 48 points: family-wise false-failure rate < 2e-6 (light tails here).
       for (std::size_t p = 0; p < points.size(); ++p) {
         const SweepCell& cell = r.cell(s, p);
         CHECK(std::abs(cell.error.mean()) <= 5.5 * cell.error.standard_error() +
@@ -199,4 +203,23 @@ TEST_CASE("favorlab estimators: rows, checks, figure fields; bad input exits 2 w
   for (const auto& [args, needle] : cases)
     check_bad_input(args + " --trials 50 --quiet --out r.json", needle, dir, "r.json");
   std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("the closed-form numbers the README quotes", "[gerf][estimators]") {
+  // Exact values (no sampling), to the 3 digits quoted; ‖x‖ = ‖y‖ = 1, cos = 1 gives φ = ‖x + y‖² = 4.
+  const Geometry g{1.0, 1.0, 1.0};
+  const double sm2 = std::exp(2 * g.dot());
+  const double a16 = oprf_a_star(g.z_sq(), 16);
+  // MATH.md's OPRF orthogonal correction at m > d: exact 0.338 SM², the formula as stated 0.160 SM².
+  CHECK(gerf_orthogonal_mse(g, 16, a16, 40) / sm2 == Approx(0.338).margin(5e-4));
+  CHECK(math_md_oprf_orf_mse_as_stated(g, 16, a16, 40) / sm2 == Approx(0.160).margin(5e-4));
+  // d = 16, m = 16, φ = 4, iid rows: SDERF 0.0997, OPRF 1.077, positive 3.350 (× SM²).
+  CHECK(sderf_pair_mse_iid(g, 16, 16) / sm2 == Approx(0.0997).margin(5e-5));
+  CHECK(gerf_mse_iid(g, 16, a16, 16) / sm2 == Approx(1.077).margin(5e-4));
+  CHECK(*exact_mse(Estimator::positive, Coupling::iid, g, 16, 16) / sm2 == Approx(3.350).margin(5e-4));
+  // Simplex vs R-ORF at m = d = 16, ‖x‖ = ‖y‖ = 1, cos = −0.999 (‖z‖ = 0.0447): 3.9e-6 against 1.25e-4 (× SM²).
+  const Geometry close{1.0, 1.0, -0.999};
+  const double k2 = std::exp(2 * close.dot());
+  CHECK(*exact_mse(Estimator::positive, Coupling::simplex, close, 16, 16) / k2 == Approx(3.9e-6).margin(5e-8));
+  CHECK(*exact_mse(Estimator::positive, Coupling::orthogonal, close, 16, 16) / k2 == Approx(1.25e-4).margin(5e-7));
 }

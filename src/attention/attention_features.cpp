@@ -105,12 +105,7 @@ ScaledFeatures<T> attention_features(const Matrix<T>& u, const Matrix<T>& w, con
   switch (map) {
     case FeatureMapCode::trig: return unscaled<T>(trig_features(u, w));
     case FeatureMapCode::hyperbolic: return unscaled<T>(hyperbolic_features(u, w));
-    case FeatureMapCode::shifted_positive: {  // exp(W'u + c − ‖u‖²/2)/√m
-      Matrix<T> proj = projected(u, w, map);
-      shifted_exp<T>(proj.array(), Column<T>(u.rowwise().squaredNorm().array() / T(2)),
-                     T(1) / std::sqrt(T(w.rows())));
-      return unscaled<T>(std::move(proj));
-    }
+    case FeatureMapCode::shifted_positive: return unscaled<T>(shifted_positive_features(u, w));
     default: return unscaled<T>(positive_features(u, w));
   }
 }

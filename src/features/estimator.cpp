@@ -22,7 +22,8 @@ Eigen::MatrixXd estimator_features(Estimator e, const Eigen::MatrixXd& u, const 
     case FeatureMapCode::trig: return trig_features<double>(u, w);
     case FeatureMapCode::hyperbolic: return hyperbolic_features<double>(u, w);
     case FeatureMapCode::positive: return positive_features<double>(u, w);
-    case FeatureMapCode::shifted_positive: return shifted_positive_features(u, info.prepare(w, {}, params));
+    case FeatureMapCode::shifted_positive:
+      return shifted_positive_features<double>(u, packed(info.prepare(w, {}, params)));
     default: throw std::invalid_argument("'" + std::string(info.name) + "' is not a softmax-kernel estimator");
   }
 }

@@ -44,11 +44,23 @@ Matrix<T> hyperbolic_features(const Matrix<T>& u, const Matrix<T>& w) {
   return out;
 }
 
+template <class T>
+Matrix<T> shifted_positive_features(const Matrix<T>& u, const Matrix<T>& prepared) {
+  const Eigen::Index m = prepared.rows(), d = u.cols();
+  Matrix<T> proj(u.rows(), m);
+  proj.noalias() = u * prepared.leftCols(d).transpose();
+  proj.rowwise() += prepared.col(d).transpose();
+  proj.colwise() -= half_squared_norms(u).matrix();
+  return (proj.array().exp() / std::sqrt(T(m))).matrix();
+}
+
 template Matrix<float> trig_features(const Matrix<float>&, const Matrix<float>&);
 template Matrix<double> trig_features(const Matrix<double>&, const Matrix<double>&);
 template Matrix<float> positive_features(const Matrix<float>&, const Matrix<float>&);
 template Matrix<double> positive_features(const Matrix<double>&, const Matrix<double>&);
 template Matrix<float> hyperbolic_features(const Matrix<float>&, const Matrix<float>&);
 template Matrix<double> hyperbolic_features(const Matrix<double>&, const Matrix<double>&);
+template Matrix<float> shifted_positive_features(const Matrix<float>&, const Matrix<float>&);
+template Matrix<double> shifted_positive_features(const Matrix<double>&, const Matrix<double>&);
 
 }  // namespace favorlab

@@ -4,6 +4,8 @@
 //   trig_features       L×2m: exp(‖u‖²/2)/√m  · [sin(Wu), cos(Wu)]
 //   positive_features   L×m:  exp(−‖u‖²/2)/√m · exp(Wu)
 //   hyperbolic_features L×2m: exp(−‖u‖²/2)/√(2m) · [exp(Wu), exp(−Wu)]
+//   shifted_positive_features L×m: exp(W'u + c − ‖u‖²/2)/√m for the prepared projection P = [W' | c], m×(d+1)
+//                            (gerf, oprf, sderf: features/gerf_projection.hpp)
 // The ±‖u‖²/2 factor is folded into the exponent (one exp per entry, no separate overflow of either factor).
 #include <Eigen/Dense>
 
@@ -18,5 +20,7 @@ template <class T>
 Matrix<T> positive_features(const Matrix<T>& u, const Matrix<T>& w);
 template <class T>
 Matrix<T> hyperbolic_features(const Matrix<T>& u, const Matrix<T>& w);
+template <class T>
+Matrix<T> shifted_positive_features(const Matrix<T>& u, const Matrix<T>& prepared);
 
 }  // namespace favorlab

@@ -65,7 +65,7 @@ ShiftedProjection sderf_projection(const Eigen::MatrixXd& w, const Eigen::Matrix
   for (Eigen::Index l = 0; l < d; ++l) {
     // M is a mean of outer products, so λ ≥ 0 up to rounding; a tiny negative eigenvalue is treated as 0.
     const double lambda = std::max(eigen.eigenvalues()(l), 0.0);
-    a(l) = oprf_a_star(lambda, 1);
+    a(l) = oprf_a_star(lambda, 1);  // the d = 1 optimum at λ_l (as sderf_eigen_a, kernels/gerf_moments.hpp)
     root(l) = std::sqrt(1 - 4 * a(l));
     log_det += std::log1p(-4 * a(l));
   }
@@ -77,12 +77,10 @@ ShiftedProjection sderf_projection(const Eigen::MatrixXd& w, const Eigen::Matrix
   return s;
 }
 
-Eigen::MatrixXd shifted_positive_features(const Eigen::MatrixXd& u, const ShiftedProjection& s) {
-  const double m = static_cast<double>(s.w.rows());
-  Eigen::MatrixXd proj = u * s.w.transpose();
-  proj.rowwise() += s.offset.transpose();
-  proj.colwise() -= (u.rowwise().squaredNorm() / 2);
-  return (proj.array().exp() / std::sqrt(m)).matrix();
+Eigen::MatrixXd packed(const ShiftedProjection& s) {
+  Eigen::MatrixXd out(s.w.rows(), s.w.cols() + 1);
+  out << s.w, s.offset;
+  return out;
 }
 
 Eigen::VectorXd oprf_pair_estimates(const Eigen::MatrixXd& x, const Eigen::MatrixXd& y, const Eigen::MatrixXd& w) {

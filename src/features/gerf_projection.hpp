@@ -40,8 +40,8 @@ ShiftedProjection gerf_projection(const Eigen::MatrixXd& w, double a);
 // M: d×d symmetric positive semi-definite (it is a mean of outer products); throws std::invalid_argument otherwise.
 ShiftedProjection sderf_projection(const Eigen::MatrixXd& w, const Eigen::MatrixXd& m);
 
-// exp(W'u + c − ‖u‖²/2)/√m for every row u of U (L×m), in one exponent per entry.
-Eigen::MatrixXd shifted_positive_features(const Eigen::MatrixXd& u, const ShiftedProjection& s);
+// [W' | c], m×(d+1): the form the feature maps take (shifted_positive_features, features/feature_maps.hpp).
+Eigen::MatrixXd packed(const ShiftedProjection& s);
 
 // The estimator experiments' oprf and sderf: φ(x_p)ᵀφ(y_p) for every row p, each pair with its own a* (oprf) or its
 // own M = (x_p + y_p)(x_p + y_p)ᵀ (sderf: a rank-one A along x_p + y_p, computed without a d×d eigensolver).
