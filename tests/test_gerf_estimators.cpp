@@ -12,6 +12,7 @@
 
 #include "cli_runner.hpp"
 #include "features/estimator.hpp"
+#include "features/feature_maps.hpp"
 #include "features/gerf_projection.hpp"
 #include "kernels/coupled_mse.hpp"
 #include "kernels/error_moments.hpp"
