@@ -2,7 +2,8 @@
 // For every mode (bidirectional, causal) × coupling (iid, orthogonal) × feature map (trig, positive, hyperbolic,
 // regularized) × m, the output MSE mean_{i,c}(Âtt − Att)² on each of --trials independent inputs (Gaussian Q, K, V;
 // input i uses projection draw i; or the heads of --q/--k/--v .npy files, one input per head), summarised as
-// mean ± std over the inputs. Checks, each a paired comparison on the
+// mean ± std over the inputs; beside it the relative error MSE / variance of the exact output (1: no better than
+// predicting the mean row) and uniform attention's error on the same inputs (attention_baselines.hpp). Checks, each a paired comparison on the
 // same inputs (stats/paired_check.hpp: t test of log-MSE differences, Bonferroni over the m values):
 //   1. orthogonal below iid, per feature map and mode;
 //   2. positive below trig, per coupling and mode.
@@ -16,6 +17,7 @@
 #include <tuple>
 
 #include "attention/attend.hpp"
+#include "attention/attention_baselines.hpp"
 #include "attention/favor_error_sweep.hpp"
 #include "io/format_number.hpp"
 #include "io/npy.hpp"
@@ -157,6 +159,18 @@ class AttentionErrorExperiment final : public Experiment {
             configs.push_back(config);
           }
     const auto mse = favor_output_mse(inputs, configs, ctx.seed, ctx.threads, ctx.progress, backend);
+    // The scale of each input's exact output and the error of uniform attention on it, per mode (double, CPU).
+    std::map<std::string, std::vector<OutputBaseline>> baselines;
+    for (const auto& mode : modes_) {
+      AttentionConfig exact;
+      exact.mechanism = Mechanism::exact;
+      exact.causal = mode == "causal";
+      for (const auto& in : inputs) {
+        const Eigen::MatrixXd o = attend<double>({in.q}, {in.k}, {in.v}, Eigen::MatrixXd(0, d_used), exact,
+                                                 ctx.threads).front();
+        baselines[mode].push_back(output_baseline(o, in.v, exact.causal));
+      }
+    }
     std::map<decltype(arms[0].key()), std::size_t> index;
     for (std::size_t a = 0; a < arms.size(); ++a) index[arms[a].key()] = a;
     auto find = [&](std::string mode, Coupling c, FeatureKind f, int m) -> std::optional<std::size_t> {
@@ -192,6 +206,21 @@ class AttentionErrorExperiment final : public Experiment {
       Json per_input = Json::array();
       for (double v : mse[a]) per_input.push_back(finite_or_null(v));
       row["mse_per_input"] = per_input;
+      // Relative error mse/variance of the exact output (1: no better than predicting the mean row) and uniform
+      // attention's, averaged over the inputs where the exact output varies.
+      RunningMoments relative, uniform_relative, uniform_mse;
+      for (std::size_t i = 0; i < mse[a].size(); ++i) {
+        const OutputBaseline& b = baselines.at(arms[a].mode)[i];
+        uniform_mse.add(b.uniform_mse);
+        if (b.variance > 0 && std::isfinite(mse[a][i])) {
+          relative.add(mse[a][i] / b.variance);
+          uniform_relative.add(b.uniform_mse / b.variance);
+        }
+      }
+      row["rel_error_mean"] = finite_or_null(relative.count() > 0 ? relative.mean() : NAN);
+      row["rel_error_stderr"] = finite_or_null(relative.count() > 1 ? relative.standard_error() : NAN);
+      row["uniform_mse_mean"] = finite_or_null(uniform_mse.mean());
+      row["uniform_rel_error_mean"] = finite_or_null(uniform_relative.count() > 0 ? uniform_relative.mean() : NAN);
       rows.push_back(row);
     }
 

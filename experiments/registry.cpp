@@ -13,6 +13,7 @@ std::unique_ptr<Experiment> make_structured_experiment();
 std::unique_ptr<Experiment> make_perm_order_experiment();
 std::unique_ptr<Experiment> make_permute_properties_experiment();
 std::unique_ptr<Experiment> make_attention_error_experiment();
+std::unique_ptr<Experiment> make_attention_report_experiment();
 std::unique_ptr<Experiment> make_redraw_experiment();
 std::unique_ptr<Experiment> make_attention_matrix_experiment();
 std::unique_ptr<Experiment> make_speed_experiment();
@@ -31,6 +32,7 @@ std::vector<std::unique_ptr<Experiment>> make_experiments() {
   all.push_back(make_moments_experiment());
   all.push_back(make_structured_experiment());
   all.push_back(make_attention_error_experiment());
+  all.push_back(make_attention_report_experiment());
   all.push_back(make_redraw_experiment());
   all.push_back(make_attention_matrix_experiment());
   all.push_back(make_uniform_experiment());

@@ -14,6 +14,7 @@ matplotlib.use("Agg")
 from figure_writer import save_png  # noqa: E402  (after the backend is chosen)
 from plot_attention_error import plot_attention_error  # noqa: E402
 from plot_attention_matrix import plot_attention_matrix  # noqa: E402
+from plot_attention_report import plot_attention_report  # noqa: E402
 from plot_moments import plot_moments  # noqa: E402
 from plot_mse import plot_mse  # noqa: E402
 from plot_smreg import plot_smreg  # noqa: E402
@@ -50,6 +51,7 @@ PLOTS = {
     "uniform": plot_uniform,
     "kernels": plot_kernels,
     "layers": plot_layers,
+    "attention-report": plot_attention_report,
 }
 
 

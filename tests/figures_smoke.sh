@@ -17,6 +17,8 @@ grid=(--x-norm 0.5,1 --y-norm 0.5,1 --cos -0.9,0,0.9 --trials 500 --quiet)
 "$favorlab" permute-properties --trials 2 --m 12 --d 4 --positions 64 --grid 6x5 --lengths 100,1000 \
   --overhead-L 256,512 --overhead-m 64,256 --overhead-d 16 --repeats 1 --quiet --out "$dir/permute-properties.json"
 "$favorlab" attention-error --L 64 --d 8 --m-values 8,16 --trials 4 --quiet --out "$dir/attention-error.json"
+"$favorlab" attention-report --L 32 --d 4 --heads 2 --m-values 4,8 --trials 3 --features positive,trig --quiet \
+  --out "$dir/attention-report.json" > /dev/null
 "$favorlab" redraw --L 64 --d 8 --m 8 --trials 40 --groups 4 --k-values 1,2,4 --quiet --out "$dir/redraw.json"
 "$favorlab" attention-matrix --L 16 --d 4 --m 8 --quiet --out "$dir/attention-matrix.json"
 "$favorlab" speed --min-L 64 --max-L 128 --d 8 --m 16 --trials 2 --quiet --out "$dir/speed.json"
@@ -33,7 +35,8 @@ for f in mse.png mse_ratio.png unbiased.png unbiased_bias.png smreg_ratio.png sm
          structured_bias.png structured_mse.png structured_speed.png \
          perm_order.png perm_order_heads.png \
          permute_offsets.png permute_wrap.png permute_overhead.png \
-         attention_error.png redraw.png attention_matrix.png speed.png \
+         attention_error.png attention_report_error.png attention_report_heatmap.png \
+         attention_report_diagnostics.png redraw.png attention_matrix.png speed.png \
          uniform.png uniform_needed_m.png kernels.png layers.png; do
   head -c 8 "$dir/figures/$f" | od -An -tx1 | grep -q "89 50 4e 47" || { echo "not a PNG: $f" >&2; exit 1; }
 done

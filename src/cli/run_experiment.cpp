@@ -51,6 +51,7 @@ std::filesystem::path run_experiment(Experiment& experiment, const CommonOptions
   for (const auto& [key, value] : result.params.items()) params[key] = value;
   result.params = params;
   writer.commit(result_json(result, {threads, wall}).dump(1) + "\n");
+  if (!result.text.empty()) std::fputs(result.text.c_str(), stdout);
 
   if (!o.quiet) {
     for (const Check& c : result.checks) {

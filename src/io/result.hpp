@@ -24,6 +24,7 @@ struct Result {
   Json rows = Json::array();
   std::vector<Check> checks;
   Json measurements = Json::object();  // run-level figures that go into provenance (e.g. throughput)
+  std::string text;                    // a report for the terminal, printed on stdout after the file is written
 };
 
 struct RunInfo {

@@ -53,11 +53,7 @@ PointVerdict ClaimCheck::judge(const PointEvidence& p) {
     most_trials_for_reliability_ = std::max(most_trials_for_reliability_, reliable);
     return v;
   }
-  double crit = z_crit_;
-  if (p.degrees_of_freedom > 0) {
-    const boost::math::students_t t(p.degrees_of_freedom);
-    crit = boost::math::quantile(boost::math::complement(t, sides_ == Sides::two ? point_alpha_ / 2 : point_alpha_));
-  }
+  const double crit = critical_value(p);
   v.reliable = true;
   const double h = crit * se;
   double point_power = 0, point_margin = std::numeric_limits<double>::quiet_NaN();
@@ -114,6 +110,12 @@ PointVerdict ClaimCheck::judge(const PointEvidence& p) {
     worst_margin_ = point_margin;
   }
   return v;
+}
+
+double ClaimCheck::critical_value(const PointEvidence& p) const {
+  if (!(p.degrees_of_freedom > 0)) return z_crit_;
+  const boost::math::students_t t(p.degrees_of_freedom);
+  return boost::math::quantile(boost::math::complement(t, sides_ == Sides::two ? point_alpha_ / 2 : point_alpha_));
 }
 
 Check ClaimCheck::result() const {

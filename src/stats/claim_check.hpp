@@ -62,6 +62,9 @@ class ClaimCheck {
   PointVerdict judge(const PointEvidence& point);
   Check result() const;
   double critical_z() const { return z_crit_; }
+  // The critical value a point is judged with: critical_z(), or Student's t quantile at the point α when the point
+  // gives degrees of freedom (for intervals reported beside the verdict).
+  double critical_value(const PointEvidence& point) const;
 
   static constexpr double kDefaultEquivalenceMargin = 0.02;
 

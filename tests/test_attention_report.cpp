@@ -1,0 +1,338 @@
+// attention-report: the baselines (relative error, uniform attention, the Eckart–Young rank floor) against direct
+// computations; the head diagnostics against brute force; the synthetic heads against their known answers; the
+// slope and draw-mean evidence with power cases (a rising error, a baseline made 500x too small); and the command
+// end to end: synthetic layers, .npy layers (--inputs, --input-dir, head counts that differ), thread independence,
+// the terminal table, and bad input (exit 2, one line, nothing written).
+// Tolerances: "rounding" bounds are kRoundingAllowance (1e-12) relative, far above double rounding of sums of L ≤ 256
+// terms (~L·1e-16) and far below any sampling error a check could see.
+#include <Eigen/Dense>
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "attention/attend.hpp"
+#include "attention/attention_baselines.hpp"
+#include "attention/attention_report.hpp"
+#include "attention/head_diagnostics.hpp"
+#include "attention/synthetic_heads.hpp"
+#include "cli_runner.hpp"
+#include "io/npy.hpp"
+#include "io/npy_heads.hpp"
+#include "stats/exact_inequality.hpp"
+#include "stats/sample_quantile.hpp"
+
+using namespace favorlab;
+using namespace favorlab::testing;
+namespace fs = std::filesystem;
+
+namespace {
+
+AttentionConfig exact_config(bool causal) {
+  AttentionConfig c;
+  c.mechanism = Mechanism::exact;
+  c.causal = causal;
+  return c;
+}
+
+ReportSettings small_settings(std::vector<FeatureKind> features, std::vector<int> ms, int draws = 3) {
+  ReportSettings s;
+  for (bool causal : {false, true})
+    for (FeatureKind f : features)
+      if (!(causal && family_info(f).data_dependent)) s.arms.push_back({f, Coupling::orthogonal, causal});
+  s.ms = std::move(ms);
+  s.draws = draws;
+  return s;
+}
+
+void write_heads(const fs::path& path, const std::vector<Eigen::MatrixXd>& heads) {
+  const NpyArray a = heads_to_npy<double>(heads, false);
+  write_npy(path, a.shape, a.values, NpyDtype::float64);
+}
+
+nlohmann::json run_report(const std::string& args, const fs::path& dir, const std::string& file = "r.json",
+                          std::string* out = nullptr) {
+  const auto run = run_cli("attention-report " + args + " --quiet --out " + file, dir);
+  INFO("favorlab attention-report " << args << "\nstderr: " << run.err);
+  REQUIRE(run.status == 0);
+  if (out) *out = run.out;
+  return nlohmann::json::parse(read_text(dir / file));
+}
+
+std::vector<nlohmann::json> rows_where(const nlohmann::json& doc, const std::string& layer, const std::string& features,
+                                       const std::string& mode) {
+  std::vector<nlohmann::json> rows;
+  for (const auto& r : doc["rows"])
+    if (r["layer"] == layer && r["features"] == features && r["mode"] == mode) rows.push_back(r);
+  return rows;
+}
+
+}  // namespace
+
+TEST_CASE("attention baselines equal direct computations", "[attention-report]") {
+  Eigen::MatrixXd o(3, 2);
+  o << 1, 2, 3, 4, 5, 9;
+  // Column means (3, 5): centered entries (-2,-3), (0,-1), (2,4): 4+9+0+1+4+16 = 34.
+  CHECK(centered_sum_of_squares(o) == Approx(34).epsilon(1e-15));
+
+  Eigen::MatrixXd v(3, 1);
+  v << 3, 6, 0;
+  const Eigen::MatrixXd causal = uniform_attention_output(v, 3, true);
+  CHECK(causal(0, 0) == 3);
+  CHECK(causal(1, 0) == 4.5);
+  CHECK(causal(2, 0) == 3);
+  CHECK(uniform_attention_output(v, 5, false).isConstant(3.0));
+  CHECK_THROWS_AS(uniform_attention_output(v, 2, true), std::invalid_argument);
+
+  // Bidirectional uniform attention: relative error = 1 + Lq |Obar - vbar|^2 / centered >= 1, on any head.
+  const auto in = gaussian_attention_input(40, 4, 3, 1.5, 1.0, 7, 0);
+  const Eigen::MatrixXd exact =
+      attend<double>({in.q}, {in.k}, {in.v}, Eigen::MatrixXd(0, 4), exact_config(false)).front();
+  const Eigen::MatrixXd uniform = uniform_attention_output(in.v, 40, false);
+  const double rel = relative_output_error(uniform, exact);
+  const double identity =
+      1 + 40 * (exact.colwise().mean() - in.v.colwise().mean()).squaredNorm() / centered_sum_of_squares(exact);
+  CHECK(rel >= 1);
+  CHECK(rel == Approx(identity).epsilon(1e-12));
+  // Scale-free: V -> 3V leaves every relative error unchanged.
+  const Eigen::MatrixXd exact3 =
+      attend<double>({in.q}, {in.k}, {Eigen::MatrixXd(3 * in.v)}, Eigen::MatrixXd(0, 4), exact_config(false)).front();
+  CHECK(relative_output_error(3 * uniform, exact3) == Approx(rel).epsilon(1e-12));
+  // Undefined without variance; infinite for a broken approximation.
+  CHECK(std::isnan(relative_output_error(uniform, uniform)));
+  Eigen::MatrixXd broken = exact;
+  broken(0, 0) = NAN;
+  CHECK(std::isinf(relative_output_error(broken, exact)));
+  CHECK_THROWS_AS(relative_output_error(exact.topRows(3), exact), std::invalid_argument);
+
+  // Truncation errors of diag(3, 2, 1): [sqrt 14, sqrt 5, 1, 0].
+  const auto tail = rank_truncation_errors(singular_values(Eigen::Vector3d(3, 2, 1).asDiagonal().toDenseMatrix()));
+  REQUIRE(tail.size() == 4);
+  CHECK(tail[0] == Approx(std::sqrt(14.0)).epsilon(1e-14));
+  CHECK(tail[1] == Approx(std::sqrt(5.0)).epsilon(1e-14));
+  CHECK(tail[2] == Approx(1).epsilon(1e-14));
+  CHECK(tail[3] == 0);
+  CHECK(rank_floor(tail, 7) == 0);
+  // A rank-2 product: the floor vanishes at rank 2 (to rounding) and not at rank 1.
+  const Eigen::MatrixXd b = Eigen::MatrixXd::Random(30, 2) * Eigen::MatrixXd::Random(2, 25);
+  const auto tb = rank_truncation_errors(singular_values(b));
+  CHECK(rank_floor(tb, 2) <= kRoundingAllowance * b.norm());
+  CHECK(rank_floor(tb, 1) > 1e-3 * b.norm());
+}
+
+TEST_CASE("head diagnostics equal a brute-force computation", "[attention-report]") {
+  const int L = 37, d = 5;
+  const auto in = gaussian_attention_input(L, d, d, 1.2, 1.0, 11, 3);
+  const HeadDiagnostics h = head_diagnostics(in.q, in.k);
+  const double s = std::pow(d, -0.25);
+  const Eigen::MatrixXd x = in.q * s, y = in.k * s, logits = x * y.transpose();
+  std::vector<double> qn, z;
+  double entropy_sum = 0, entropy_min = INFINITY, range = 0;
+  for (int i = 0; i < L; ++i) {
+    qn.push_back(x.row(i).norm());
+    const Eigen::ArrayXd p = (logits.row(i).array() - logits.row(i).maxCoeff()).exp().transpose();
+    const Eigen::ArrayXd pn = p / p.sum();
+    const double e = -(pn * pn.log()).sum();
+    entropy_sum += e;
+    entropy_min = std::min(entropy_min, e);
+    range = std::max(range, logits.row(i).maxCoeff() - logits.row(i).minCoeff());
+    for (int j = 0; j < L; ++j) z.push_back((x.row(i) + y.row(j)).squaredNorm());
+  }
+  std::sort(qn.begin(), qn.end());
+  CHECK(h.q_norm_q50 == Approx(sample_quantile(qn, 0.5)).epsilon(1e-14));
+  CHECK(h.q_norm_q90 == Approx(sample_quantile(qn, 0.9)).epsilon(1e-14));
+  CHECK(h.row_entropy_mean == Approx(entropy_sum / L).epsilon(1e-12));
+  CHECK(h.row_entropy_min == Approx(entropy_min).epsilon(1e-12));
+  CHECK(h.max_logit_range == Approx(range).epsilon(1e-12));
+  CHECK(h.pairs_sampled == L * L);
+  CHECK(h.median_pair_z_sq == Approx(sample_median(z)).epsilon(1e-12));
+  CHECK(lemma2_positive_relative_mse(h.median_pair_z_sq, 64) == Approx(std::expm1(h.median_pair_z_sq) / 64));
+  // Uniform rows have entropy ln L.
+  const HeadDiagnostics u = head_diagnostics(Eigen::MatrixXd::Zero(L, d), in.k);
+  CHECK(u.row_entropy_min == Approx(std::log(L)).epsilon(1e-12));
+}
+
+TEST_CASE("synthetic heads give their known answers", "[attention-report]") {
+  const int L = 64, d = 8;
+  const std::vector<FeatureKind> all{FeatureKind::positive, FeatureKind::trig, FeatureKind::hyperbolic,
+                                     FeatureKind::gerf, FeatureKind::oprf, FeatureKind::sderf};
+  ReportSettings s = small_settings(all, {8, 32});
+
+  SECTION("uniform (Q = K = 0): FAVOR and uniform attention exact, relative error undefined bidirectionally") {
+    const auto head = synthetic_heads(SyntheticHeads::uniform, 1, L, d, d, 1, 0).front();
+    const HeadReport r = report_head(head, s, 0);
+    for (int mode = 0; mode < 2; ++mode) {
+      const double rounding = kRoundingAllowance * kRoundingAllowance * r.modes[mode].output_mean_square;
+      CHECK(r.modes[mode].uniform_mse <= rounding);
+      for (std::size_t a = 0; a < s.arms.size(); ++a)
+        if (s.arms[a].causal == (mode == 1))
+          for (const auto& p : r.points[a])
+            for (double e : p.mse) {
+              INFO(feature_kind_name(s.arms[a].features) << " mode " << mode);
+              CHECK(e <= rounding);
+            }
+    }
+    CHECK(std::isnan(r.modes[0].uniform_relative));
+    CHECK(std::isfinite(r.modes[1].uniform_relative));  // the causal running mean varies
+    CHECK(rank_floor(r.truncation, 1) <= kRoundingAllowance * r.matrix_norm);  // A is the rank-1 uniform matrix
+  }
+  SECTION("query-zero (Q = 0): uniform attention exact, FAVOR not") {
+    const auto head = synthetic_heads(SyntheticHeads::query_zero, 1, L, d, d, 1, 0).front();
+    const HeadReport r = report_head(head, small_settings({FeatureKind::positive}, {8, 32}), 0);
+    const double rounding = kRoundingAllowance * kRoundingAllowance * r.modes[0].output_mean_square;
+    CHECK(r.modes[0].uniform_mse <= rounding);
+    // FAVOR's error is a sampling error of the key features: many orders above rounding.
+    for (const auto& p : r.points[0])
+      for (double e : p.mse) CHECK(e > 1e6 * rounding);
+  }
+  SECTION("low-rank: the floor vanishes at the keys' rank and not below it") {
+    const auto head = synthetic_heads(SyntheticHeads::low_rank, 1, L, d, d, 1, 0).front();
+    const HeadReport r = report_head(head, small_settings({FeatureKind::positive}, {8}), 0);
+    CHECK(rank_floor(r.truncation, kLowRank) <= kRoundingAllowance * r.matrix_norm);
+    CHECK(rank_floor(r.truncation, kLowRank - 1) > 1e-6 * r.matrix_norm);
+  }
+  SECTION("one-hot: A = I, so the rank-r floor is sqrt(L - r) and uniform attention's relative error is 1") {
+    const auto head = synthetic_heads(SyntheticHeads::one_hot, 1, L, d, d, 1, 0).front();
+    const HeadReport r = report_head(head, small_settings({FeatureKind::positive}, {8}), 0);
+    // Off-diagonal weights are at most L e^-30 ~ 6e-12: the squares of the floors move by far less than 1e-6.
+    for (int rank : {0, 8, 32, 63}) CHECK(std::pow(rank_floor(r.truncation, rank), 2) == Approx(L - rank).epsilon(1e-6));
+    CHECK(r.modes[0].uniform_relative == Approx(1).epsilon(1e-6));
+    CHECK(r.diagnostics.row_entropy_mean < 1e-6);
+  }
+  SECTION("gaussian: Eckart-Young holds for every draw, and the numbers do not depend on the thread count") {
+    const auto head = synthetic_heads(SyntheticHeads::gaussian, 3, L, d, d, 1, 0).back();
+    const HeadReport r = report_head(head, s, 5);
+    for (std::size_t a = 0; a < s.arms.size(); ++a)
+      for (const auto& p : r.points[a])
+        for (double e : p.matrix_error) CHECK(e >= rank_floor(r.truncation, p.columns) - 1e-10 * r.matrix_norm);
+    ReportSettings s2 = s;
+    s2.threads = 2;
+    const HeadReport r2 = report_head(head, s2, 5);
+    for (std::size_t a = 0; a < s.arms.size(); ++a)
+      for (std::size_t mi = 0; mi < s.ms.size(); ++mi) {
+        CHECK(r.points[a][mi].mse == r2.points[a][mi].mse);
+        CHECK(r.points[a][mi].matrix_error == r2.points[a][mi].matrix_error);
+      }
+    // Trig and hyperbolic features have two columns per projection: the rank bound is 2m.
+    CHECK(r.points[1][0].columns == 16);
+    CHECK(r.points[0][0].columns == 8);
+  }
+}
+
+TEST_CASE("error slopes and draw evidence: exact laws, power against a rising error or a wrong baseline",
+          "[attention-report][stats]") {
+  const std::vector<int> ms{16, 64, 256};
+  // MSE = c/m exactly: slope -1 in every draw.
+  const auto slopes = error_slopes(ms, {{1.0 / 16, 2.0 / 16}, {1.0 / 64, 2.0 / 64}, {1.0 / 256, 2.0 / 256}});
+  CHECK(slopes[0] == Approx(-1).epsilon(1e-14));
+  CHECK(slopes[1] == Approx(-1).epsilon(1e-14));
+  CHECK(std::isnan(error_slopes(ms, {{0.0}, {1.0}, {2.0}})[0]));  // a zero MSE has no log
+
+  ClaimCheck falls("falls", "test", 1e-3, 1, ClaimCheck::Sides::upper);
+  CHECK(falls.judge(draw_mean_evidence({-1.02, -0.97, -1.05, -0.99}, 0.0, "falling")).status == Verdict::holds);
+  ClaimCheck rises("falls", "test", 1e-3, 1, ClaimCheck::Sides::upper);
+  CHECK(rises.judge(draw_mean_evidence({0.98, 1.03, 1.01, 0.97}, 0.0, "rising")).status == Verdict::violated);
+  // Log errors well below a baseline hold; against the baseline made 500x smaller they are violated.
+  const std::vector<double> logs{std::log(0.010), std::log(0.012), std::log(0.011), std::log(0.009)};
+  ClaimCheck below("beats", "test", 1e-3, 2, ClaimCheck::Sides::upper);
+  CHECK(below.judge(draw_mean_evidence(logs, std::log(0.5), "right baseline")).status == Verdict::holds);
+  CHECK(below.judge(draw_mean_evidence(logs, std::log(0.5 / 500), "wrong baseline")).status == Verdict::violated);
+  // Two draws are too few for t at a tiny alpha to settle a close call: inconclusive, never holds.
+  ClaimCheck close("beats", "test", 1e-3, 1, ClaimCheck::Sides::upper);
+  CHECK(close.judge(draw_mean_evidence({-0.1, 0.05}, 0.0, "close")).status == Verdict::inconclusive);
+}
+
+TEST_CASE("attention-report on the synthetic layers: known answers, verdicts, table, thread independence",
+          "[attention-report][cli]") {
+  const auto dir = scratch_dir("attention-report");
+  const std::string args = "--L 48 --d 8 --heads 2 --m-values 8,16,32 --trials 4 --features positive,trig,oprf";
+  std::string table;
+  const auto a = run_report(args + " --threads 1", dir, "a.json", &table);
+  const auto b = run_report(args + " --threads 2", dir, "b.json");
+  CHECK(a["rows"] == b["rows"]);
+  CHECK(a["checks"] == b["checks"]);
+  // 5 layers x 2 heads x (3 bidirectional + 2 causal arms) x 3 m.
+  REQUIRE(a["rows"].size() == 5 * 2 * 5 * 3);
+  CHECK(a["params"]["layers"] == nlohmann::json({"gaussian", "low-rank", "one-hot", "uniform", "query-zero"}));
+
+  for (const auto& r : rows_where(a, "query-zero", "positive", "bidirectional"))
+    CHECK(r["beats_uniform_status"] == "violated");
+  for (const auto& r : rows_where(a, "uniform", "positive", "bidirectional")) {
+    CHECK(r["rel_error_median"].is_null());
+    CHECK(r["beats_uniform_status"] == "holds");  // exact ties exact
+    CHECK(r["slope_status"].is_null());           // nothing to fall: left out of the slope check
+  }
+  for (const auto& r : rows_where(a, "one-hot", "trig", "bidirectional")) {
+    CHECK(r["uniform_rel_error"].get<double>() == Approx(1).epsilon(1e-6));
+    const double floor = r["rank_floor"].get<double>();
+    CHECK(floor * floor == Approx(48 - std::min(48, r["columns"].get<int>())).epsilon(1e-6).margin(1e-12));
+  }
+  for (const auto& r : rows_where(a, "low-rank", "positive", "bidirectional")) {
+    CHECK(r["rank_floor"].get<double>() < 1e-10);
+    CHECK(r["floor_status"] == "violated");  // FAVOR is far from the rank-4 matrix a rank-8 fit would find
+  }
+  for (const auto& c : a["checks"])
+    if (c["claim"].get<std::string>().find("at least the best") != std::string::npos) CHECK(c["status"] == "holds");
+  // The terminal table: header, one line per head of the headline arm, the per-arm medians, the peak memory.
+  CHECK(table.find("Relative output error") != std::string::npos);
+  CHECK(table.find("query-zero") != std::string::npos);
+  CHECK(table.find("positive/orthogonal/bidirectional") != std::string::npos);
+  CHECK(table.find("Peak memory") != std::string::npos);
+  CHECK(a["provenance"]["peak_memory_bytes"].get<std::int64_t>() > 0);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("attention-report reads layers from .npy triples and directories; bad input exits 2",
+          "[attention-report][cli]") {
+  const auto dir = scratch_dir("attention-report-npy");
+  const int L = 24, d = 4;
+  auto layer = [&](int heads, std::uint64_t seed) {
+    std::vector<Eigen::MatrixXd> q, k, v;
+    for (int h = 0; h < heads; ++h) {
+      const auto in = gaussian_attention_input(L, d, d, 1.0, 1.0, seed, std::uint64_t(h));
+      q.push_back(in.q);
+      k.push_back(in.k);
+      v.push_back(in.v);
+    }
+    return std::array{q, k, v};
+  };
+  fs::create_directories(dir / "model");
+  const auto l0 = layer(2, 1), l1 = layer(3, 2);
+  for (const auto& [name, heads] : {std::pair{"layer0", l0}, std::pair{"layer10", l1}, std::pair{"layer2", l0}}) {
+    write_heads(dir / "model" / (std::string(name) + "_q.npy"), heads[0]);
+    write_heads(dir / "model" / (std::string(name) + "_k.npy"), heads[1]);
+    write_heads(dir / "model" / (std::string(name) + "_v.npy"), heads[2]);
+  }
+  const std::string small = " --m-values 4,8 --trials 3 --features positive --modes bidirectional";
+  const auto from_dir = run_report("--input-dir model" + small, dir);
+  CHECK(from_dir["params"]["layers"] == nlohmann::json({"layer0", "layer2", "layer10"}));
+  CHECK(from_dir["params"]["heads_per_layer"] == nlohmann::json({2, 2, 3}));
+  CHECK(from_dir["params"]["heads_differ_between_layers"] == true);
+  CHECK(from_dir["params"]["input_kind"] == "npy");
+  CHECK(from_dir["rows"].size() == (2 + 2 + 3) * 2);
+  const auto from_triples = run_report(
+      "--inputs model/layer0_q.npy,model/layer0_k.npy,model/layer0_v.npy --inputs "
+      "model/layer2_q.npy,model/layer2_k.npy,model/layer2_v.npy --inputs "
+      "model/layer10_q.npy,model/layer10_k.npy,model/layer10_v.npy" + small,
+      dir, "t.json");
+  CHECK(from_triples["rows"] == from_dir["rows"]);
+
+  // Bad input: one line, exit 2, no result file.
+  write_heads(dir / "bad_k.npy", {Eigen::MatrixXd::Ones(L, d + 1)});
+  Eigen::MatrixXd nan_v = l0[2][0];
+  nan_v(3, 1) = NAN;
+  write_heads(dir / "nan_v.npy", {nan_v});
+  write_heads(dir / "one_q.npy", {l0[0][0]});
+  write_heads(dir / "one_k.npy", {l0[1][0]});
+  const std::string out = " --out bad.json" + small;
+  check_bad_input("attention-report --inputs one_q.npy,bad_k.npy,model/layer0_v.npy" + out, "layer one", dir,
+                  "bad.json");
+  check_bad_input("attention-report --inputs one_q.npy,one_k.npy,nan_v.npy" + out, "NaN", dir, "bad.json");
+  check_bad_input("attention-report --inputs one_q.npy,missing.npy,nan_v.npy" + out, "missing.npy", dir, "bad.json");
+  check_bad_input("attention-report --inputs one_q.npy,one_k.npy" + out, "triples", dir, "bad.json");
+  check_bad_input("attention-report --input-dir model --inputs one_q.npy,one_k.npy,nan_v.npy" + out, "one or the other",
+                  dir, "bad.json");
+  check_bad_input("attention-report --input-dir nowhere" + out, "nowhere", dir, "bad.json");
+  check_bad_input("attention-report --heatmap-m 5" + out, "--heatmap-m", dir, "bad.json");
+  check_bad_input("attention-report --floor-factor 0.5" + out, "--floor-factor", dir, "bad.json");
+  fs::remove_all(dir);
+}
