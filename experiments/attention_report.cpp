@@ -2,24 +2,17 @@
 // synthetic layer with a known answer) and head, every arm (feature family × coupling × mode) and m, over --trials
 // projection draws per head: the relative output error ‖Ô − O‖²/‖O − Ō‖² and the absolute MSE, beside the exact
 // baselines of the same head (uniform attention, exact attention in float32, the best rank-r matrix) and the head's
-// diagnostics (attention_report.hpp, attention_baselines.hpp, head_diagnostics.hpp). Checks, per arm over all heads
-// (a point per head, or per head and m; Student t over the draws; Bonferroni over the points):
-//   1. the output error falls as m grows: the mean over draws of the slope of log MSE against log m is below 0
-//      (the 1/m law predicts −1; heads where FAVOR is exact to rounding are left out);
-//   2. FAVOR's output error is no larger than uniform attention's (mean log MSE over draws ≤ log of uniform's);
-//   3. bidirectional, L ≤ --matrix-max-L, rank bound r < L: FAVOR's attention-matrix error is within --floor-factor
-//      times the best rank-r matrix's (mean log ‖Â − A‖_F ≤ log(k · floor));
-//   4. the same matrices: no draw beats the Eckart–Young floor (exact, within rounding) — a check of the arithmetic.
-// A compact table goes to stdout; the rows go to the result file.
+// diagnostics (attention_report.hpp, attention_baselines.hpp, head_diagnostics.hpp). The checks (error falls as m
+// grows, FAVOR no worse than uniform attention, FAVOR's matrix within --floor-factor of the rank-r floor, Eckart–Young),
+// the rows and the terminal table come from attention_report_summary.hpp. This driver reads the options and the
+// layers: every layer is read and checked before any work, then read again one at a time (memory: one layer).
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
-#include <limits>
-#include <sstream>
 #include <stdexcept>
 
 #include "attention/attend.hpp"
 #include "attention/attention_report.hpp"
+#include "attention/attention_report_summary.hpp"
 #include "attention/synthetic_heads.hpp"
 #include "experiments/experiment.hpp"
 #include "experiments/softmax_estimator_options.hpp"
@@ -28,14 +21,10 @@
 #include "io/npy.hpp"
 #include "io/npy_heads.hpp"
 #include "perf/peak_memory.hpp"
-#include "stats/exact_inequality.hpp"
-#include "stats/sample_quantile.hpp"
 
 namespace favorlab {
 
 namespace {
-
-constexpr double kHugeLog = 709.0;  // log of an error that overflowed: larger than any finite one
 
 struct Layer {
   std::string name;
@@ -47,69 +36,6 @@ struct LayerShape {
   std::string name, source;
   int heads = 0, L = 0, d = 0, dv = 0;
 };
-
-struct HeadResult {
-  std::size_t layer = 0;
-  int head = 0;
-  HeadReport report;
-};
-
-double log_of(double x) {
-  if (std::isnan(x)) return x;
-  return x > 0 ? (std::isfinite(x) ? std::log(x) : kHugeLog) : -std::numeric_limits<double>::infinity();
-}
-
-Json number_or_null(double v) { return std::isfinite(v) ? Json(v) : Json(nullptr); }
-
-Json numbers(const std::vector<double>& v) {
-  Json a = Json::array();
-  for (double x : v) a.push_back(number_or_null(x));
-  return a;
-}
-
-// Quantile p of the finite values (NaN when none).
-double finite_quantile(const std::vector<double>& values, double p) {
-  std::vector<double> f;
-  for (double v : values)
-    if (!std::isnan(v)) f.push_back(v);
-  if (f.empty()) return std::numeric_limits<double>::quiet_NaN();
-  std::sort(f.begin(), f.end());
-  return sample_quantile(f, p);
-}
-
-double finite_mean(const std::vector<double>& values) {
-  double sum = 0;
-  std::size_t n = 0;
-  for (double v : values)
-    if (!std::isnan(v)) sum += v, ++n;
-  return n ? sum / static_cast<double>(n) : std::numeric_limits<double>::quiet_NaN();
-}
-
-std::string cell(double v) {
-  if (std::isnan(v)) return "-";
-  if (std::isinf(v)) return "inf";
-  char text[32];
-  std::snprintf(text, sizeof text, "%.3g", v);
-  return text;
-}
-
-std::string short_verdict(const Json& status) {
-  if (status.is_null()) return "-";
-  const std::string s = status.get<std::string>();
-  return s == "holds" ? "ok" : s == "violated" ? "VIOL" : s == "inconclusive" ? "?" : s;
-}
-
-// Violated if any is, holds if all (at least one) hold, else inconclusive; null when nothing was judged.
-Json combine(const std::vector<Json>& statuses) {
-  std::int64_t held = 0, violated = 0, open = 0;
-  for (const auto& s : statuses) {
-    if (s.is_null()) continue;
-    const std::string v = s.get<std::string>();
-    ++(v == "holds" ? held : v == "violated" ? violated : open);
-  }
-  if (held + violated + open == 0) return nullptr;
-  return verdict_name(verdict_from_counts(held, violated, open));
-}
 
 class AttentionReportExperiment final : public Experiment {
  public:
@@ -219,13 +145,13 @@ class AttentionReportExperiment final : public Experiment {
                         static_cast<int>(first.q.cols()), static_cast<int>(first.v.cols())});
     }
 
-    std::vector<HeadResult> heads;
+    std::vector<ReportedHead> heads;
     std::int64_t done = 0;
     std::uint64_t head_index = 0;
     for (std::size_t i = 0; i < n_layers; ++i) {
       const Layer layer = load(i);
       for (std::size_t h = 0; h < layer.heads.size(); ++h) {
-        heads.push_back({i, static_cast<int>(h),
+        heads.push_back({layer.name, i, static_cast<int>(h),
                          report_head(layer.heads[h], settings, head_index++, [&] {
                            if (ctx.progress) ctx.progress(++done, total);
                          })});
@@ -273,10 +199,10 @@ class AttentionReportExperiment final : public Experiment {
       result.params["synthetic_L"] = L_synth;
       result.params["synthetic_heads"] = H_synth;
     }
-    build_rows_and_checks(result, heads, shapes, settings);
+    summarize_report(heads, shapes.size(), settings, {alpha_, floor_factor_}, result.rows, result.checks);
     const std::int64_t peak = resident_high_water_bytes();
     result.measurements["peak_memory_bytes"] = peak;
-    result.text = table(result, settings, heatmap_m, peak);
+    result.text = report_table(result.rows, result.checks, settings, heatmap_m, peak);
     return result;
   }
 
@@ -332,269 +258,6 @@ class AttentionReportExperiment final : public Experiment {
     return layer;
   }
 
-  void build_rows_and_checks(Result& result, const std::vector<HeadResult>& heads, const std::vector<LayerShape>& layers,
-                             const ReportSettings& s) const {
-    const std::size_t n_ms = s.ms.size();
-    const double k = floor_factor_;
-    for (std::size_t ai = 0; ai < s.arms.size(); ++ai) {
-      const ReportArm& arm = s.arms[ai];
-      const std::string arm_name = std::string(feature_kind_name(arm.features)) + " features, " +
-                                   std::string(coupling_name(arm.coupling)) + " projections, " +
-                                   (arm.causal ? "causal" : "bidirectional");
-      const std::string where = arm_name + ", " + std::to_string(heads.size()) + " heads in " +
-                                std::to_string(layers.size()) + " layers, " + std::to_string(s.draws) +
-                                " draws per head";
-      // Points of each check, counted first (Bonferroni).
-      std::size_t floor_points = 0, slope_points = 0;
-      std::vector<bool> exact_head(heads.size(), false);
-      for (std::size_t hi = 0; hi < heads.size(); ++hi) {
-        const HeadReport& r = heads[hi].report;
-        const ModeBaselines& b = r.modes[arm.causal ? 1 : 0];
-        const double rounding = kRoundingAllowance * kRoundingAllowance * b.output_mean_square;
-        for (const auto& p : r.points[ai]) {
-          for (double e : p.mse) exact_head[hi] = exact_head[hi] || !(e > rounding);
-          if (!p.matrix_error.empty() && p.columns < std::min(r.Lq, r.L)) ++floor_points;
-        }
-        if (!exact_head[hi]) ++slope_points;
-      }
-      ClaimCheck slope_check("Output error falls as m grows (slope of log error against log m below 0; the 1/m law "
-                             "predicts -1)",
-                             where, alpha_, slope_points, ClaimCheck::Sides::upper);
-      ClaimCheck uniform_check("FAVOR's output error is no larger than uniform attention's", where, alpha_,
-                               heads.size() * n_ms, ClaimCheck::Sides::upper);
-      ClaimCheck floor_check("FAVOR's attention-matrix error is within " + format_number(k) +
-                                 "x the best rank-r matrix's (r = feature columns; Eckart-Young floor)",
-                             where, alpha_, floor_points, ClaimCheck::Sides::upper);
-      std::int64_t ey_held = 0, ey_violated = 0;
-      double ey_worst = INFINITY;
-      std::string ey_worst_label;
-
-      for (std::size_t hi = 0; hi < heads.size(); ++hi) {
-        const HeadReport& r = heads[hi].report;
-        const std::string head_label = layers[heads[hi].layer].name + " head " + std::to_string(heads[hi].head);
-        const ModeBaselines& b = r.modes[arm.causal ? 1 : 0];
-        const double rounding = kRoundingAllowance * kRoundingAllowance * b.output_mean_square;
-        std::vector<std::vector<double>> mse_by_m;
-        for (const auto& p : r.points[ai]) mse_by_m.push_back(p.mse);
-        const auto slopes = error_slopes(s.ms, mse_by_m);
-        Json slope_status = nullptr;
-        double slope_low = NAN, slope_high = NAN, slope_mean = NAN;
-        if (!exact_head[hi] && n_ms >= 2) {
-          const PointEvidence e = draw_mean_evidence(slopes, 0.0, head_label);
-          const PointVerdict v = slope_check.judge(e);
-          slope_status = verdict_name(v.status);
-          slope_mean = e.empirical;
-          const double crit = slope_check.critical_value(e);
-          slope_low = e.empirical - crit * e.standard_error;
-          slope_high = e.empirical + crit * e.standard_error;
-        }
-        for (std::size_t mi = 0; mi < n_ms; ++mi) {
-          const ArmPoint& p = r.points[ai][mi];
-          const std::string label = head_label + ", m=" + std::to_string(s.ms[mi]);
-          // Beats uniform: both errors floored at rounding, so an exact FAVOR ties an exact uniform attention.
-          std::vector<double> logs;
-          for (double e : p.mse) logs.push_back(log_of(std::max(e, rounding)));
-          const PointVerdict uv =
-              uniform_check.judge(draw_mean_evidence(logs, log_of(std::max(b.uniform_mse, rounding)), label));
-          Json row{{"layer", layers[heads[hi].layer].name},
-                   {"layer_index", heads[hi].layer},
-                   {"head", heads[hi].head},
-                   {"features", std::string(feature_kind_name(arm.features))},
-                   {"estimator", std::string(feature_kind_name(arm.features))},
-                   {"coupling", std::string(coupling_name(arm.coupling))},
-                   {"mode", arm.causal ? "causal" : "bidirectional"},
-                   {"causal", arm.causal},
-                   {"m", s.ms[mi]},
-                   {"columns", p.columns},
-                   {"L", r.L},
-                   {"d", r.d},
-                   {"dv", r.dv},
-                   {"draws", s.draws},
-                   {"rel_error_median", number_or_null(finite_quantile(p.relative, 0.5))},
-                   {"rel_error_mean", number_or_null(finite_mean(p.relative))},
-                   {"rel_error_q10", number_or_null(finite_quantile(p.relative, 0.1))},
-                   {"rel_error_q90", number_or_null(finite_quantile(p.relative, 0.9))},
-                   {"rel_error_per_draw", numbers(p.relative)},
-                   {"mse_mean", number_or_null(finite_mean(p.mse))},
-                   {"mse_per_draw", numbers(p.mse)},
-                   {"uniform_mse", b.uniform_mse},
-                   {"uniform_rel_error", number_or_null(b.uniform_relative)},
-                   {"exact_f32_mse", b.f32_mse},
-                   {"exact_f32_rel_error", number_or_null(b.f32_relative)}};
-          // Matrix errors against the rank-r floor.
-          Json matrix_rel = nullptr, floor_rel = nullptr, ratio = nullptr, floor_status = nullptr;
-          Json matrix_per_draw = nullptr;
-          double floor = NAN;
-          if (!p.matrix_error.empty()) {
-            floor = rank_floor_of(r, p.columns);
-            const double norm = r.uniform_matrix_error;
-            std::vector<double> rel;
-            for (double e : p.matrix_error) rel.push_back(norm > 0 ? e / norm : NAN);
-            matrix_rel = number_or_null(finite_quantile(rel, 0.5));
-            matrix_per_draw = numbers(rel);
-            floor_rel = norm > 0 ? Json(floor / norm) : Json(nullptr);
-            const double rounding_floor = kRoundingAllowance * r.matrix_norm;
-            // Eckart–Young: no rank-r matrix is closer to A than the floor (within the rounding of the SVD).
-            for (std::size_t draw = 0; draw < p.matrix_error.size(); ++draw) {
-              const double margin = p.matrix_error[draw] - floor;
-              ++(margin >= -100 * rounding_floor ? ey_held : ey_violated);
-              if (margin < ey_worst) ey_worst = margin, ey_worst_label = label + ", draw " + std::to_string(draw);
-            }
-            if (p.columns < std::min(r.Lq, r.L)) {
-              std::vector<double> log_errors, ratios;
-              for (double e : p.matrix_error) {
-                log_errors.push_back(log_of(std::max(e, rounding_floor)));
-                ratios.push_back(std::log(std::max(e, rounding_floor) / std::max(floor, rounding_floor)));
-              }
-              if (floor > rounding_floor) ratio = number_or_null(std::exp(finite_mean(ratios)));
-              const PointVerdict fv = floor_check.judge(
-                  draw_mean_evidence(log_errors, std::log(k * std::max(floor, rounding_floor)), label));
-              floor_status = verdict_name(fv.status);
-            }
-          }
-          row["matrix_rel_error_median"] = matrix_rel;
-          row["matrix_rel_error_per_draw"] = matrix_per_draw;
-          row["rank_floor"] = number_or_null(floor);
-          row["rank_floor_rel"] = floor_rel;
-          row["floor_ratio"] = ratio;
-          const HeadDiagnostics& g = r.diagnostics;
-          row["q_norm_q10"] = g.q_norm_q10;
-          row["q_norm_q50"] = g.q_norm_q50;
-          row["q_norm_q90"] = g.q_norm_q90;
-          row["k_norm_q10"] = g.k_norm_q10;
-          row["k_norm_q50"] = g.k_norm_q50;
-          row["k_norm_q90"] = g.k_norm_q90;
-          row["row_entropy_mean"] = g.row_entropy_mean;
-          row["row_entropy_min"] = g.row_entropy_min;
-          row["max_logit_range"] = g.max_logit_range;
-          row["median_pair_z_sq"] = g.median_pair_z_sq;
-          row["lemma2_rel_mse"] = number_or_null(lemma2_positive_relative_mse(g.median_pair_z_sq, s.ms[mi]));
-          row["slope"] = number_or_null(slope_mean);
-          row["slope_low"] = number_or_null(slope_low);
-          row["slope_high"] = number_or_null(slope_high);
-          row["slope_status"] = slope_status;
-          row["beats_uniform_status"] = verdict_name(uv.status);
-          row["floor_status"] = floor_status;
-          result.rows.push_back(std::move(row));
-        }
-      }
-      Check slope = slope_check.result();
-      std::size_t exact_heads = 0;
-      for (bool e : exact_head) exact_heads += e;
-      if (exact_heads > 0)
-        slope.detail += "; " + std::to_string(exact_heads) + " heads left out: FAVOR exact to rounding there";
-      slope.detail += "; t intervals over the draws' slopes";
-      result.checks.push_back(slope);
-      Check uniform = uniform_check.result();
-      uniform.detail += "; t intervals of the mean log MSE over the draws, both errors floored at rounding";
-      result.checks.push_back(uniform);
-      if (floor_points > 0) {
-        Check fc = floor_check.result();
-        fc.detail += "; t intervals of the mean log matrix error over the draws; a floor below rounding counts as "
-                     "the rounding level";
-        result.checks.push_back(fc);
-      }
-      if (ey_held + ey_violated > 0)
-        result.checks.push_back(exact_check(
-            "FAVOR's attention-matrix error is at least the best rank-r matrix's (Eckart-Young)", where, ey_held,
-            ey_violated, ey_worst,
-            std::to_string(ey_held) + " draws at or above the floor, " + std::to_string(ey_violated) +
-                " below it (allowance 100 x 1e-12 ||A||_F for the SVD's rounding); smallest error - floor " +
-                format_number(ey_worst) + " at " + ey_worst_label));
-    }
-  }
-
-  static double rank_floor_of(const HeadReport& r, int rank) {
-    if (r.truncation.empty()) return NAN;
-    const std::size_t i = std::min(static_cast<std::size_t>(rank), r.truncation.size() - 1);
-    return r.truncation[i];
-  }
-
-
-  // The terminal report: per head, the headline arm's relative error at each m with its baselines and verdicts;
-  // then per arm, the median over heads.
-  static std::string table(const Result& result, const ReportSettings& s, int heatmap_m, std::int64_t peak) {
-    const Json& rows = result.rows;
-    const Json& first = rows.front();
-    const std::string features = first["features"], coupling = first["coupling"], mode = first["mode"];
-    std::ostringstream out;
-    char line[512];
-    out << "\nRelative output error |O^ - O|^2 / |O - mean row|^2 (1 = no better than the mean row; median of "
-        << s.draws << " draws), " << features << "/" << coupling << ", " << mode << ":\n";
-    std::snprintf(line, sizeof line, "%-14s %4s", "layer", "head");
-    out << line;
-    for (int m : s.ms) out << cell_text("m=" + std::to_string(m));
-    out << cell_text("uniform") << cell_text("fp32") << cell_text("floor@" + std::to_string(heatmap_m))
-        << cell_text("slope") << "  falls unif. floor  |q|med  H/lnL\n";
-    for (std::size_t i = 0; i < rows.size();) {
-      // The rows of one head and arm are consecutive, one per m.
-      const Json& r = rows[i];
-      if (r["features"] != features || r["coupling"] != coupling || r["mode"] != mode) {
-        i += s.ms.size();
-        continue;
-      }
-      std::snprintf(line, sizeof line, "%-14.14s %4d", r["layer"].get<std::string>().c_str(), r["head"].get<int>());
-      out << line;
-      std::vector<Json> unif, floors;
-      Json floor_at = nullptr;
-      for (std::size_t mi = 0; mi < s.ms.size(); ++mi) {
-        const Json& x = rows[i + mi];
-        out << cell_text(json_cell(x["rel_error_median"]));
-        unif.push_back(x["beats_uniform_status"]);
-        floors.push_back(x["floor_status"]);
-        if (x["m"] == heatmap_m) floor_at = x["rank_floor_rel"];
-      }
-      const double entropy = r["row_entropy_mean"].get<double>() / std::log(static_cast<double>(r["L"].get<int>()));
-      out << cell_text(json_cell(r["uniform_rel_error"])) << cell_text(json_cell(r["exact_f32_rel_error"]))
-          << cell_text(json_cell(floor_at)) << cell_text(json_cell(r["slope"]));
-      std::snprintf(line, sizeof line, "  %-5s %-5s %-5s %6.3g %6.3g\n", short_verdict(r["slope_status"]).c_str(),
-                    short_verdict(combine(unif)).c_str(), short_verdict(combine(floors)).c_str(),
-                    r["q_norm_q50"].get<double>(), entropy);
-      out << line;
-      i += s.ms.size();
-    }
-    out << "(uniform: uniform attention's relative error; fp32: exact attention in float32; floor: the best rank-r "
-           "matrix's error relative to |A - uniform|; slope: of log error vs log m, the 1/m law gives -1; verdicts ok = "
-           "holds, VIOL = violated, ? = inconclusive, - = not judged; |q|med: median |q| d^-1/4; H/lnL: mean row "
-           "entropy over ln L)\n";
-
-    out << "\nMedian over heads of the relative output error, per arm:\n";
-    std::snprintf(line, sizeof line, "%-38s", "features/coupling/mode");
-    out << line;
-    for (int m : s.ms) out << cell_text("m=" + std::to_string(m));
-    out << "  verdicts (falls, beats uniform, within floor factor)\n";
-    for (const auto& arm : s.arms) {
-      const std::string f(feature_kind_name(arm.features)), c(coupling_name(arm.coupling)),
-          md = arm.causal ? "causal" : "bidirectional";
-      std::snprintf(line, sizeof line, "%-38s", (f + "/" + c + "/" + md).c_str());
-      out << line;
-      for (int m : s.ms) {
-        std::vector<double> values;
-        for (const auto& r : rows)
-          if (r["features"] == f && r["coupling"] == c && r["mode"] == md && r["m"] == m &&
-              !r["rel_error_median"].is_null())
-            values.push_back(r["rel_error_median"].get<double>());
-        out << cell_text(cell(finite_quantile(values, 0.5)));
-      }
-      std::string verdicts;
-      for (const auto& check : result.checks)
-        if (check.where.rfind(f + " features, " + c + " projections, " + md + ",", 0) == 0 &&
-            check.claim.find("at least the best") == std::string::npos)
-          verdicts += std::string(verdicts.empty() ? "  " : ", ") + verdict_name(check.status);
-      out << verdicts << "\n";
-    }
-    out << "\nPeak memory (resident high-water mark of the process): "
-        << (peak > 0 ? format_number(static_cast<double>(peak) / (1 << 20), 4) + " MiB" : std::string("unknown"))
-        << "\n";
-    return out.str();
-  }
-
-  static std::string cell_text(const std::string& text) {
-    char buffer[64];
-    std::snprintf(buffer, sizeof buffer, " %8s", text.c_str());
-    return buffer;
-  }
-  static std::string json_cell(const Json& v) { return v.is_null() ? "-" : cell(v.get<double>()); }
 
   std::vector<std::string> inputs_;
   std::string input_dir_;

@@ -1,0 +1,127 @@
+#pragma once
+// Did the statistics of an experiment change between two runs? (`favorlab compare BASELINE.json NEW.json`.)
+// Two result documents (schema favorlab.result/1, io/result.hpp) of the same experiment are compared row by row:
+// not whether the bits changed (other code, machines or seeds change them), but whether any Monte Carlo figure moved
+// by more than its standard errors allow, or any deterministic figure moved at all.
+//
+// Inputs. Both documents must be JSON objects with the same "schema" string and the same "experiment", and their
+// params must declare an equal "row_schema" (compared field by field after parsing, so member order is irrelevant):
+//   "row_schema": {
+//     "key":        ["estimator", "d", ...],          the fields that identify a row (non-empty, distinct names)
+//     "statistics": [{"value": "mean", "stderr": "stderr", "count": "trials", "skewness": "mean_skewness"}, ...],
+//                   Monte Carlo figures: value, its standard error, the number of draws averaged, and optionally
+//                   (field name, or absent/null) the a-priori skewness of ONE draw of the averaged quantity
+//     "exact":      ["truth", ...],                   deterministic fields (closed forms); optional
+//     "verdict":    "status"                          the row's verdict field; optional (absent/null: none)
+//   }
+// Rows pair by the JSON values of their key fields, numbers compared exactly (by value: 16 and 16.0 are the same
+// key, 0.1 and 0.10000001 are not; a string "1" is not the number 1). Every row must have every key field, and no two
+// rows of one file may share a key. A declared non-key field that is absent from a row is read as null.
+//
+// Statistics. For a paired row and a declared statistic with values a (baseline) and b (new), standard errors
+// s_a, s_b and counts n_a, n_b:
+//   - neither row has a value (null or absent in both): the statistic does not apply to the row (counted as absent);
+//   - any of a, b, s_a, s_b, n_a, n_b is null, absent or not finite: "not compared (non-finite)", counted;
+//   - s_a = s_b = 0 (exact figures): changed iff |a − b| > tolerance·max(|a|, |b|); no z test, no skewness gate;
+//   - otherwise z = (a − b)/sqrt(s_a² + s_b²), a two-sided z test. The family α is split over the N candidate pairs
+//     (Bonferroni: all (row, statistic) pairs with finite figures and some s > 0, including those the gate below
+//     then skips, which keeps the split fixed before any gate and only makes it more conservative): point
+//     α_p = α/N, z_crit = two_sided_critical_z(α_p), and the pair changed iff |z| > z_crit. With the s being the
+//     true standard errors and normal means, P(some pair is flagged | nothing changed) ≤ α.
+//   - heavy-tail gate (only when the statistic declares a skewness field): with γ = max(|γ_a|, |γ_b|) the pair is
+//     "not compared (heavy-tailed)", counted and listed but never flagged, when
+//     trials_for_reliable_z_test(γ, z_crit, α_p) > min(n_a, n_b) (stats/edgeworth.hpp: the one-term Edgeworth
+//     shift of one tail, γ(2z²+1)φ(z)/(6√n), must be at most that tail's share α_p/2). For the two-sample statistic
+//     the skewness in that expansion is (γ_a σ_a³/n_a² − γ_b σ_b³/n_b²)/(σ_a²/n_a + σ_b²/n_b)^{3/2} (σ: the SD of
+//     one draw), and since u³ + v³ ≤ (u² + v²)^{3/2} for u, v ≥ 0 its size is at most γ/√min(n_a, n_b): the
+//     one-sample rule at the smaller count bounds it (when both runs draw as many samples from the same
+//     distribution it vanishes, so the gate is conservative there). A null or absent skewness is unknown and
+//     always gated.
+// Exact fields: numbers agree when a == b or |a − b| ≤ tolerance·max(|a|, |b|) (so 0 agrees only with 0); null
+// (or absent) agrees with null only, so null against a number is a mismatch; other JSON values must be equal. Every
+// mismatch is a change.
+// Rows present in only one file are listed by key and are a change.
+// Verdicts — the row's verdict field and each entry of "checks" (paired by claim and where, the k-th occurrence of a
+// pair with the k-th) — are listed where they differ, for information only: a verdict near its threshold flips with
+// sampling noise alone, so a verdict change by itself is not a change of the statistics.
+//
+// CompareReport::changed() is true iff some statistic changed, some exact field mismatched, or some row is present
+// in only one file; `favorlab compare` exits 1 then, 0 otherwise, 2 on bad input. Bad input (documents that are not
+// comparable, or malformed rows: a missing key field, a duplicate key, a non-number where a number belongs, a
+// negative standard error or count, a non-integer count; alpha outside (0, 1); a negative or non-finite tolerance)
+// throws std::invalid_argument with one line naming the file ("baseline"/"new"), row index and field where there is
+// one.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "io/result.hpp"
+
+namespace favorlab {
+
+struct StatisticChange {
+  std::string row_key_text;  // "estimator=positive coupling=iid d=16 ..."
+  Json row_key;              // the key fields and their values, in row_schema order
+  std::string field;         // the statistic's value field
+  double base = 0, fresh = 0, base_se = 0, fresh_se = 0;
+  double z = 0;              // (base − fresh)/sqrt(base_se² + fresh_se²); ±∞ for a deterministic change
+  bool deterministic = false;       // both standard errors 0: judged against the tolerance, not by z
+  double relative_difference = 0;  // |base − fresh|/max(|base|, |fresh|)
+};
+
+struct ExactMismatch {
+  std::string row_key_text;
+  Json row_key;
+  std::string field;
+  Json base, fresh;                 // null where the row has no value (null or absent)
+  double relative_difference = 0;  // for two numbers; NaN otherwise
+};
+
+struct SkippedStatistic {
+  enum class Reason { heavy_tailed, nonfinite };
+  std::string row_key_text;
+  std::string field;
+  Reason reason = Reason::nonfinite;
+  std::int64_t trials = 0;         // heavy_tailed: min(n_a, n_b)
+  std::int64_t trials_needed = 0;  // heavy_tailed: trials_for_reliable_z_test (INT64_MAX: unknown skewness)
+};
+
+struct VerdictChange {
+  std::string subject;  // rows: the key text; checks: "claim [where]"
+  std::string base, fresh;  // the verdicts as text; "(absent)" where there is none
+};
+
+struct CompareReport {
+  std::string experiment;
+  double alpha = 0, tolerance = 0;
+  double point_alpha = 0, z_critical = 0;
+  std::int64_t rows_base = 0, rows_fresh = 0, rows_paired = 0;
+  std::int64_t bonferroni_tests = 0;      // N, the candidate pairs α is split over
+  std::int64_t statistics_compared = 0;   // pairs decided: z tests and deterministic pairs
+  std::int64_t statistics_absent = 0;     // pairs where neither row has a value
+  std::int64_t skipped_heavy_tailed = 0, skipped_nonfinite = 0;
+  double largest_abs_z = 0;               // over the z tests (0 when none)
+  std::string largest_at;                 // "KEY: FIELD" of that test; empty when none
+
+  std::vector<StatisticChange> changes;  // deterministic changes first (largest relative difference), then largest |z|
+  std::vector<ExactMismatch> exact_mismatches;            // row order, then field order
+  std::vector<std::string> only_in_base, only_in_fresh;   // key texts, in file order
+  std::vector<SkippedStatistic> skipped;                  // row order, then statistic order
+  std::vector<VerdictChange> verdict_changes;             // informational
+  std::vector<VerdictChange> check_changes;               // informational
+
+  bool changed() const { return !changes.empty() || !exact_mismatches.empty() || !only_in_base.empty() || !only_in_fresh.empty(); }
+};
+
+CompareReport compare_results(const Json& base, const Json& fresh, double alpha = 1e-3, double tolerance = 1e-9);
+
+// The report as a document for --out (schema "favorlab.compare/1"); non-finite numbers are written as null.
+Json compare_report_json(const CompareReport& report);
+
+// For a terminal: one line per exact mismatch, then per statistic change (worst first), per row present in one file
+// only, per verdict change (marked informational), at most max_lines of them (then a line saying how many were left
+// out), and last a summary line that starts with "EXPERIMENT: CHANGED" or "EXPERIMENT: unchanged".
+std::vector<std::string> compare_report_lines(const CompareReport& report, std::size_t max_lines = 50);
+
+}  // namespace favorlab
