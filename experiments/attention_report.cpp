@@ -203,6 +203,11 @@ class AttentionReportExperiment final : public Experiment {
     const std::int64_t peak = resident_high_water_bytes();
     result.measurements["peak_memory_bytes"] = peak;
     result.text = report_table(result.rows, result.checks, settings, heatmap_m, peak);
+    if (heads_differ) {
+      std::string counts;
+      for (const auto& shape : shapes) counts += (counts.empty() ? "" : ", ") + std::to_string(shape.heads);
+      result.text += "Note: the layers differ in head count (" + counts + ").\n";
+    }
     return result;
   }
 

@@ -303,7 +303,9 @@ TEST_CASE("attention-report reads layers from .npy triples and directories; bad 
     write_heads(dir / "model" / (std::string(name) + "_v.npy"), heads[2]);
   }
   const std::string small = " --m-values 4,8 --trials 3 --features positive --modes bidirectional";
-  const auto from_dir = run_report("--input-dir model" + small, dir);
+  std::string table;
+  const auto from_dir = run_report("--input-dir model" + small, dir, "r.json", &table);
+  CHECK(table.find("the layers differ in head count (2, 2, 3)") != std::string::npos);
   CHECK(from_dir["params"]["layers"] == nlohmann::json({"layer0", "layer2", "layer10"}));
   CHECK(from_dir["params"]["heads_per_layer"] == nlohmann::json({2, 2, 3}));
   CHECK(from_dir["params"]["heads_differ_between_layers"] == true);
@@ -334,5 +336,31 @@ TEST_CASE("attention-report reads layers from .npy triples and directories; bad 
   check_bad_input("attention-report --input-dir nowhere" + out, "nowhere", dir, "bad.json");
   check_bad_input("attention-report --heatmap-m 5" + out, "--heatmap-m", dir, "bad.json");
   check_bad_input("attention-report --floor-factor 0.5" + out, "--floor-factor", dir, "bad.json");
+  fs::remove_all(dir);
+}
+
+TEST_CASE("attention-error reports the relative error and uniform attention beside the MSE", "[attention-report][cli]") {
+  const auto dir = scratch_dir("attention-error-relative");
+  const auto run = run_cli("attention-error --L 64 --d 4 --m-values 8 --trials 3 --features positive --couplings iid "
+                           "--quiet --out r.json",
+                           dir);
+  REQUIRE(run.status == 0);
+  const auto doc = nlohmann::json::parse(read_text(dir / "r.json"));
+  for (const auto& r : doc["rows"]) {
+    // Relative error = MSE / variance of the exact output, input by input: recompute from the library.
+    double rel = 0, uniform = 0;
+    for (int i = 0; i < 3; ++i) {
+      const auto in = gaussian_attention_input(64, 4, 4, 1.0, 1.0, 2021, std::uint64_t(i));
+      const bool causal = r["causal"].get<bool>();
+      const Eigen::MatrixXd o =
+          attend<double>({in.q}, {in.k}, {in.v}, Eigen::MatrixXd(0, 4), exact_config(causal)).front();
+      const OutputBaseline b = output_baseline(o, in.v, causal);
+      rel += r["mse_per_input"][i].get<double>() / b.variance / 3;
+      uniform += b.uniform_mse / b.variance / 3;
+    }
+    CHECK(r["rel_error_mean"].get<double>() == Approx(rel).epsilon(1e-12));
+    CHECK(r["uniform_rel_error_mean"].get<double>() == Approx(uniform).epsilon(1e-12));
+    if (!r["causal"].get<bool>()) CHECK(r["uniform_rel_error_mean"].get<double>() >= 1);  // 1 + L|Obar - vbar|^2/...
+  }
   fs::remove_all(dir);
 }

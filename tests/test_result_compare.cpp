@@ -1,0 +1,447 @@
+// Comparing the statistics of two runs of an experiment (io/result_compare.hpp): identical documents, a shifted mean
+// (flagged, worst first, z by its formula), the false-flag rate of the Bonferroni-split z tests on simulated runs
+// that share their truth, power against a 1 % scaling and blindness to a 0.01 % one at 0.1 % standard errors, the
+// heavy-tail gate (skewness, the smaller count, unknown skewness), non-finite, absent and deterministic (SE 0)
+// figures, exact fields against the tolerance with nulls, key pairing by value, rows present in one file only, row
+// and check verdict changes (informational only), the JSON and terminal reports, and every rejected input.
+// All documents are built in memory; the only randomness is a seeded std::mt19937_64, so every outcome is fixed.
+#include <boost/math/distributions/binomial.hpp>
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "io/result_compare.hpp"
+#include "stats/edgeworth.hpp"
+#include "stats/normal_quantiles.hpp"
+
+using namespace favorlab;
+using Catch::Contains;
+
+namespace {
+
+Json mse_like_row_schema() {
+  return Json::parse(R"({
+    "key": ["estimator", "coupling", "d", "m", "x_norm", "y_norm", "cos_angle"],
+    "statistics": [{"value": "mean", "stderr": "stderr", "count": "trials"},
+                   {"value": "mse", "stderr": "mse_stderr", "count": "trials", "skewness": null}],
+    "exact": ["truth", "mse_theory"],
+    "verdict": "status"})");
+}
+
+Json document(const std::string& experiment, const Json& row_schema, Json rows, Json checks = Json::array()) {
+  Json doc;
+  doc["schema"] = "favorlab.result/1";
+  doc["experiment"] = experiment;
+  doc["params"] = {{"seed", 1}, {"row_schema", row_schema}};
+  doc["provenance"] = Json::object();
+  doc["rows"] = std::move(rows);
+  doc["checks"] = std::move(checks);
+  return doc;
+}
+
+// 2 estimators × 2 x_norm × 3 cos = 12 rows shaped like results/mse.json, figures drawn from a seeded generator.
+Json mse_like_rows() {
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> u(0.5, 2.0);
+  Json rows = Json::array();
+  for (const char* estimator : {"trig", "positive"})
+    for (double x_norm : {0.5, 1.0})
+      for (double cos_angle : {-0.9, 0.0, 0.9}) {
+        const double truth = u(rng), mse = 1e-3 * u(rng);
+        rows.push_back({{"estimator", estimator}, {"coupling", "iid"}, {"d", 16}, {"m", 16}, {"x_norm", x_norm},
+                        {"y_norm", 1.0}, {"cos_angle", cos_angle}, {"truth", truth}, {"mean", truth * (1 + 1e-4)},
+                        {"stderr", 1e-3 * truth}, {"mse", mse}, {"mse_stderr", 1e-2 * mse}, {"trials", 100000},
+                        {"mse_theory", mse}, {"status", "holds"}});
+      }
+  return rows;
+}
+
+Json mse_like_document() { return document("mse", mse_like_row_schema(), mse_like_rows()); }
+
+// One statistic per row, keyed by "i".
+Json simple_row_schema(bool skewness = false) {
+  Json stat = {{"value", "mean"}, {"stderr", "stderr"}, {"count", "trials"}};
+  if (skewness) stat["skewness"] = "mean_skewness";
+  return {{"key", {"i"}}, {"statistics", {stat}}};
+}
+
+}  // namespace
+
+TEST_CASE("identical runs are unchanged; a shifted mean is flagged with z by the formula, worst first", "[compare]") {
+  const Json base = mse_like_document();
+  const CompareReport same = compare_results(base, base);
+  CHECK_FALSE(same.changed());
+  CHECK(same.changes.empty());
+  CHECK(same.experiment == "mse");
+  CHECK(same.rows_paired == 12);
+  CHECK(same.bonferroni_tests == 24);  // 12 rows × 2 statistics
+  CHECK(same.statistics_compared == 24);
+  CHECK(same.largest_abs_z == 0);
+  CHECK(same.point_alpha == Approx(1e-3 / 24).epsilon(1e-12));
+  CHECK(same.z_critical == Approx(two_sided_critical_z(1e-3 / 24)).epsilon(1e-12));
+  CHECK(same.verdict_changes.empty());
+  CHECK(same.check_changes.empty());
+
+  // Row 4 moves by 6 combined standard errors, row 9 by 10 (the critical |z| at 24 tests is about 4.3).
+  Json fresh = base;
+  auto shift = [&](std::size_t row, double k) {
+    const double se = fresh["rows"][row]["stderr"].get<double>();
+    fresh["rows"][row]["mean"] = fresh["rows"][row]["mean"].get<double>() + k * std::hypot(se, se);
+  };
+  shift(4, 6);
+  shift(9, 10);
+  const CompareReport r = compare_results(base, fresh);
+  REQUIRE(r.changed());
+  REQUIRE(r.changes.size() == 2);
+  CHECK(r.changes[0].row_key_text == "estimator=positive coupling=iid d=16 m=16 x_norm=1 y_norm=1 cos_angle=0");
+  CHECK(r.changes[0].row_key == Json({{"estimator", "positive"}, {"coupling", "iid"}, {"d", 16}, {"m", 16},
+                                      {"x_norm", 1.0}, {"y_norm", 1.0}, {"cos_angle", 0.0}}));
+  CHECK(r.changes[1].row_key_text == "estimator=trig coupling=iid d=16 m=16 x_norm=1 y_norm=1 cos_angle=-0.9");
+  for (const StatisticChange& c : r.changes) {
+    CHECK(c.field == "mean");
+    CHECK_FALSE(c.deterministic);
+    CHECK(c.z == (c.base - c.fresh) / std::sqrt(c.base_se * c.base_se + c.fresh_se * c.fresh_se));
+  }
+  // Rounding of mean + k·SE in double precision moves z by ~1e-12 relative at most.
+  CHECK(r.changes[0].z == Approx(-10).epsilon(1e-9));
+  CHECK(r.changes[1].z == Approx(-6).epsilon(1e-9));
+  CHECK(r.largest_abs_z == Approx(10).epsilon(1e-9));
+  CHECK(r.largest_at == r.changes[0].row_key_text + ": mean");
+  CHECK(r.exact_mismatches.empty());
+}
+
+TEST_CASE("false-flag rate: runs with the same truth are flagged at most at the family alpha", "[compare]") {
+  // 400 pairs of documents, 200 rows each; every figure is its truth plus Gaussian noise with exactly the stated
+  // standard error (different in the two runs and across rows), so every z is exactly N(0, 1) and a pair of
+  // documents is flagged with probability p = 1 − (1 − α/200)^200 = 0.04878 at α = 0.05 (independent tests).
+  // Bounds on the flagged count X ~ Binomial(400, p): X ≤ 44, where P(X > 44) ≤ 4.7e-7 even at p = α (the most
+  // Bonferroni allows); X ≥ 3, where P(X < 3) ≤ 4.8e-7 at the exact p (the comparison does flag at about its
+  // level). A correct implementation fails this test with probability below 1e-6 per seed; this seed is fixed.
+  constexpr int kPairs = 400, kRows = 200;
+  constexpr double kAlpha = 0.05, kFalseFailure = 1e-6;
+  const double p_exact = 1 - std::pow(1 - kAlpha / kRows, kRows);
+  const boost::math::binomial_distribution<double> at_alpha(kPairs, kAlpha), at_exact(kPairs, p_exact);
+  int k_high = 0;
+  while (boost::math::cdf(boost::math::complement(at_alpha, k_high)) > kFalseFailure) ++k_high;
+  int k_low = 0;
+  while (boost::math::cdf(at_exact, k_low) <= kFalseFailure) ++k_low;  // P(X ≤ k_low − 1) ≤ 1e-6
+  CHECK(k_high == 44);
+  CHECK(k_low == 3);
+
+  std::mt19937_64 rng(20240601);
+  std::normal_distribution<double> normal;
+  Json rows = Json::array();
+  std::vector<double> truth(kRows), se_base(kRows), se_fresh(kRows);
+  for (int i = 0; i < kRows; ++i) {
+    truth[i] = 1 + 0.01 * i;
+    se_base[i] = 1e-3 * (1 + i % 5);
+    se_fresh[i] = se_base[i] * (1 + 0.5 * (i % 3));
+    rows.push_back({{"i", i}, {"mean", 0.0}, {"stderr", 0.0}, {"trials", 1000}});
+  }
+  Json base = document("unbiased", simple_row_schema(), rows), fresh = base;
+  int flagged = 0;
+  for (int pair = 0; pair < kPairs; ++pair) {
+    for (int i = 0; i < kRows; ++i) {
+      base["rows"][i]["mean"] = truth[i] + se_base[i] * normal(rng);
+      base["rows"][i]["stderr"] = se_base[i];
+      fresh["rows"][i]["mean"] = truth[i] + se_fresh[i] * normal(rng);
+      fresh["rows"][i]["stderr"] = se_fresh[i];
+    }
+    const CompareReport r = compare_results(base, fresh, kAlpha);
+    REQUIRE(r.statistics_compared == kRows);
+    if (r.changed()) ++flagged;
+  }
+  INFO("flagged " << flagged << " of " << kPairs << " (expected about " << kPairs * p_exact << ")");
+  CHECK(flagged >= k_low);
+  CHECK(flagged <= k_high);
+}
+
+TEST_CASE("power: a 1 % scaling is caught at 0.1 % standard errors, a 0.01 % scaling is not", "[compare]") {
+  // 200 rows with value v_i and standard error 1e-3·v_i in both runs; scaling the new run by s gives
+  // z = (1 − s)/(√2·1e-3) in every row: −7.07 for s = 1.01, −0.0707 for s = 1.0001, against the critical
+  // |z| = 4.56 at family α = 1e-3 over 200 tests. Noise-free figures, so the outcome is the rule itself: the smallest
+  // scaling these standard errors can reveal is 1 + 4.56·√2·1e-3 ≈ 1.0065.
+  Json rows = Json::array();
+  for (int i = 0; i < 200; ++i) {
+    const double v = 0.5 + 0.01 * i;
+    rows.push_back({{"i", i}, {"mean", v}, {"stderr", 1e-3 * v}, {"trials", 100000}});
+  }
+  const Json base = document("unbiased", simple_row_schema(), rows);
+  auto scaled = [&](double s) {
+    Json fresh = base;
+    for (Json& row : fresh["rows"]) row["mean"] = row["mean"].get<double>() * s;
+    return fresh;
+  };
+  const CompareReport big = compare_results(base, scaled(1.01));
+  CHECK(big.z_critical == Approx(4.56).margin(0.01));
+  CHECK(big.changes.size() == 200);
+  CHECK(big.changes.front().z == Approx(-0.01 / (std::sqrt(2.0) * 1e-3)).epsilon(1e-9));
+  const CompareReport small = compare_results(base, scaled(1.0001));
+  CHECK_FALSE(small.changed());
+  CHECK(small.largest_abs_z == Approx(1e-4 / (std::sqrt(2.0) * 1e-3)).epsilon(1e-6));
+}
+
+TEST_CASE("heavy-tail gate: a statistic whose skewness needs more trials than it has is skipped, not flagged",
+          "[compare]") {
+  // Every row moves by 20 combined standard errors. Four candidates at α = 1e-3 give α_p = 2.5e-4, z_crit ≈ 3.66,
+  // and trials_for_reliable_z_test(γ) ≈ (18.2 γ)²: γ = 50 needs ~8e5 (the row has 1000), γ = 0.5 needs ~83 (the row
+  // has 1e6), γ = 5 needs ~8e3 (one run has 1e9 trials, the other 1000: the smaller count decides), null γ is unknown.
+  Json rows = Json::array();
+  rows.push_back({{"i", 0}, {"mean", 1.0}, {"stderr", 0.01}, {"trials", 1000}, {"mean_skewness", 50.0}});
+  rows.push_back({{"i", 1}, {"mean", 1.0}, {"stderr", 0.01}, {"trials", 1000000}, {"mean_skewness", -0.5}});
+  rows.push_back({{"i", 2}, {"mean", 1.0}, {"stderr", 0.01}, {"trials", 1000000000}, {"mean_skewness", 5.0}});
+  rows.push_back({{"i", 3}, {"mean", 1.0}, {"stderr", 0.01}, {"trials", 1000000}, {"mean_skewness", nullptr}});
+  const Json base = document("tails", simple_row_schema(true), rows);
+  Json fresh = base;
+  for (Json& row : fresh["rows"]) row["mean"] = 1.0 + 20 * std::hypot(0.01, 0.01);
+  fresh["rows"][2]["trials"] = 1000;
+
+  const CompareReport r = compare_results(base, fresh);
+  CHECK(r.bonferroni_tests == 4);  // the split includes the gated pairs
+  CHECK(r.point_alpha == Approx(2.5e-4).epsilon(1e-12));
+  CHECK(r.skipped_heavy_tailed == 3);
+  CHECK(r.statistics_compared == 1);
+  REQUIRE(r.changes.size() == 1);
+  CHECK(r.changes[0].row_key_text == "i=1");
+  CHECK(r.changes[0].z == Approx(-20).epsilon(1e-9));
+  REQUIRE(r.skipped.size() == 3);
+  CHECK(r.skipped[0].row_key_text == "i=0");
+  CHECK(r.skipped[0].reason == SkippedStatistic::Reason::heavy_tailed);
+  CHECK(r.skipped[0].trials == 1000);
+  CHECK(r.skipped[0].trials_needed == trials_for_reliable_z_test(50.0, r.z_critical, r.point_alpha));
+  CHECK(r.skipped[0].trials_needed > 500000);
+  CHECK(r.skipped[1].row_key_text == "i=2");
+  CHECK(r.skipped[1].trials == 1000);
+  CHECK(r.skipped[1].trials_needed == trials_for_reliable_z_test(5.0, r.z_critical, r.point_alpha));
+  CHECK(r.skipped[2].row_key_text == "i=3");
+  CHECK(r.skipped[2].trials_needed == std::numeric_limits<std::int64_t>::max());
+
+  // With enough trials in both runs row 2 is tested (and flagged).
+  fresh["rows"][2]["trials"] = 100000;
+  const CompareReport enough = compare_results(base, fresh);
+  CHECK(enough.skipped_heavy_tailed == 2);
+  CHECK(enough.changes.size() == 2);
+}
+
+TEST_CASE("non-finite, absent and deterministic figures", "[compare]") {
+  Json rows = Json::array();
+  rows.push_back({{"i", 0}, {"mean", 1.0}, {"stderr", 0.0}, {"trials", 10}});            // exact, equal to 1e-12
+  rows.push_back({{"i", 1}, {"mean", 1.0}, {"stderr", 0.0}, {"trials", 10}});            // exact, moves 1e-6
+  rows.push_back({{"i", 2}, {"mean", nullptr}, {"stderr", 0.1}, {"trials", 10}});        // null in the baseline
+  rows.push_back({{"i", 3}, {"stderr", nullptr}, {"trials", 10}});                       // absent in both: n/a
+  rows.push_back({{"i", 4}, {"mean", 1.0}, {"stderr", nullptr}, {"trials", 10}});        // SE null
+  rows.push_back({{"i", 5}, {"mean", 1.0}, {"stderr", 0.01}, {"trials", nullptr}});      // count null
+  rows.push_back({{"i", 6}, {"mean", 2.0}, {"stderr", 0.01}, {"trials", 10}});           // z-tested, moves 50 SE
+  const Json base = document("x", simple_row_schema(), rows);
+  Json fresh = base;
+  fresh["rows"][0]["mean"] = 1.0 + 1e-12;
+  fresh["rows"][1]["mean"] = 1.0 + 1e-6;
+  fresh["rows"][2]["mean"] = 1.0;
+  fresh["rows"][6]["mean"] = 2.0 + 50 * std::hypot(0.01, 0.01);
+  const CompareReport r = compare_results(base, fresh);
+  CHECK(r.statistics_absent == 1);
+  CHECK(r.skipped_nonfinite == 3);
+  CHECK(r.statistics_compared == 3);
+  CHECK(r.bonferroni_tests == 1);  // only row 6 has a standard error to test with
+  REQUIRE(r.changes.size() == 2);
+  CHECK(r.changes[0].deterministic);  // deterministic changes come first, whatever the z of the others
+  CHECK(r.changes[0].row_key_text == "i=1");
+  CHECK(std::isinf(r.changes[0].z));
+  CHECK(r.changes[0].z < 0);
+  CHECK(r.changes[0].relative_difference == Approx(1e-6).epsilon(1e-6));
+  CHECK(r.changes[1].row_key_text == "i=6");
+  REQUIRE(r.skipped.size() == 3);
+  CHECK(r.skipped[0].row_key_text == "i=2");
+  CHECK(r.skipped[0].reason == SkippedStatistic::Reason::nonfinite);
+  // A looser tolerance absorbs the deterministic move.
+  CHECK(compare_results(base, fresh, 1e-3, 1e-5).changes.size() == 1);
+}
+
+TEST_CASE("exact fields agree within the relative tolerance; null only with null", "[compare]") {
+  const Json schema = {{"key", {"i"}}, {"statistics", Json::array()}, {"exact", {"truth"}}};
+  auto doc = [&](const std::vector<Json>& truths) {
+    Json rows = Json::array();
+    for (std::size_t i = 0; i < truths.size(); ++i) {
+      Json row = {{"i", i}};
+      if (!truths[i].is_discarded()) row["truth"] = truths[i];
+      rows.push_back(row);
+    }
+    return document("x", schema, rows);
+  };
+  const Json absent(Json::value_t::discarded);
+  const Json base = doc({0.5, 0.5, 0.0, nullptr, nullptr, 0.5, absent, "a", 0.0});
+  const Json fresh = doc({0.5 * (1 + 1e-8), 0.5 * (1 + 1e-10), 1e-300, nullptr, 0.5, nullptr, nullptr, "b", -0.0});
+  const CompareReport r = compare_results(base, fresh);
+  // Mismatches: row 0 (1e-8 > 1e-9), row 2 (0 agrees only with 0), rows 4 and 5 (null vs number), row 7 (strings).
+  // Agree: row 1 (1e-10), row 3 (null, null), row 6 (absent reads as null), row 8 (0 and −0).
+  REQUIRE(r.exact_mismatches.size() == 5);
+  CHECK(r.changed());
+  CHECK(r.exact_mismatches[0].row_key_text == "i=0");
+  CHECK(r.exact_mismatches[0].field == "truth");
+  CHECK(r.exact_mismatches[0].relative_difference == Approx(1e-8).epsilon(1e-6));
+  CHECK(r.exact_mismatches[1].row_key_text == "i=2");
+  CHECK(r.exact_mismatches[1].relative_difference == 1);
+  CHECK(r.exact_mismatches[2].row_key_text == "i=4");
+  CHECK(r.exact_mismatches[2].base.is_null());
+  CHECK(std::isnan(r.exact_mismatches[2].relative_difference));
+  CHECK(r.exact_mismatches[3].row_key_text == "i=5");
+  CHECK(r.exact_mismatches[4].row_key_text == "i=7");
+  // A tolerance of 1e-7 absorbs row 0.
+  CHECK(compare_results(base, fresh, 1e-3, 1e-7).exact_mismatches.size() == 4);
+  // Tolerance 0: exact equality only, so row 1 differs too.
+  CHECK(compare_results(base, fresh, 1e-3, 0).exact_mismatches.size() == 6);
+}
+
+TEST_CASE("rows pair by key value; rows in one file are changes, verdict changes are not", "[compare]") {
+  const Json schema = {{"key", {"name", "d"}},
+                       {"statistics", {{{"value", "mean"}, {"stderr", "stderr"}, {"count", "trials"}}}},
+                       {"verdict", "status"}};
+  auto row = [](const char* name, Json d, const char* status) {
+    Json r = {{"name", name}, {"d", std::move(d)}, {"mean", 1.0}, {"stderr", 0.1}, {"trials", 100}};
+    if (status != nullptr) r["status"] = status;
+    return r;
+  };
+  const Json checks_base = Json::parse(R"([
+    {"claim": "Lemma 1", "where": "iid", "status": "holds"},
+    {"claim": "Lemma 1", "where": "orthogonal", "status": "inconclusive"},
+    {"claim": "Lemma 2", "where": "iid", "status": "holds"}])");
+  const Json checks_fresh = Json::parse(R"([
+    {"claim": "Lemma 1", "where": "iid", "status": "violated"},
+    {"claim": "Lemma 1", "where": "orthogonal", "status": "inconclusive"},
+    {"claim": "Lemma 3", "where": "iid", "status": "measured"}])");
+
+  // d = 16 (an integer) pairs with d = 16.0; the string "1" does not pair with the number 1.
+  const Json base = document("x", schema, {row("a", 16, "holds"), row("b", 16, "holds"), row("c", 1, nullptr)},
+                             checks_base);
+  const Json same_rows = document("x", schema, {row("a", 16.0, "inconclusive"), row("b", 16, "holds"),
+                                                row("c", 1, "holds")}, checks_fresh);
+  const CompareReport v = compare_results(base, same_rows);
+  CHECK(v.rows_paired == 3);
+  CHECK_FALSE(v.changed());  // verdict changes alone are informational
+  REQUIRE(v.verdict_changes.size() == 2);
+  CHECK(v.verdict_changes[0].subject == "name=a d=16");
+  CHECK(v.verdict_changes[0].base == "holds");
+  CHECK(v.verdict_changes[0].fresh == "inconclusive");
+  CHECK(v.verdict_changes[1].subject == "name=c d=1");
+  CHECK(v.verdict_changes[1].base == "(none)");
+  REQUIRE(v.check_changes.size() == 3);
+  CHECK(v.check_changes[0].subject == "Lemma 1 [iid]");
+  CHECK(v.check_changes[0].base == "holds");
+  CHECK(v.check_changes[0].fresh == "violated");
+  CHECK(v.check_changes[1].subject == "Lemma 2 [iid]");
+  CHECK(v.check_changes[1].fresh == "(absent)");
+  CHECK(v.check_changes[2].subject == "Lemma 3 [iid]");
+  CHECK(v.check_changes[2].base == "(absent)");
+
+  const Json other_rows = document("x", schema, {row("a", 16, "holds"), row("c", "1", nullptr), row("e", 8, "holds")});
+  const CompareReport o = compare_results(base, other_rows);
+  CHECK(o.changed());
+  CHECK(o.rows_paired == 1);
+  CHECK(o.only_in_base == std::vector<std::string>{"name=b d=16", "name=c d=1"});
+  CHECK(o.only_in_fresh == std::vector<std::string>{"name=c d=1", "name=e d=8"});
+}
+
+TEST_CASE("the JSON and terminal reports", "[compare]") {
+  const Json base = mse_like_document();
+  Json fresh = base;
+  fresh["rows"][3]["mean"] = fresh["rows"][3]["mean"].get<double>() + 1.0;
+  fresh["rows"][5]["truth"] = 7.0;
+  fresh["rows"][6]["status"] = "violated";
+  fresh["rows"].erase(11);
+  const CompareReport r = compare_results(base, fresh);
+  const Json j = Json::parse(compare_report_json(r).dump());  // what --out writes must be valid JSON
+  CHECK(j["schema"] == "favorlab.compare/1");
+  CHECK(j["experiment"] == "mse");
+  CHECK(j["changed"] == true);
+  CHECK(j["rows"]["paired"] == 11);
+  CHECK(j["changes"].size() == 1);
+  CHECK(j["changes"][0]["key"]["estimator"] == "trig");
+  CHECK(j["exact_mismatches"][0]["field"] == "truth");
+  CHECK(j["exact_mismatches"][0]["new"] == 7.0);
+  CHECK(j["only_in_baseline"].size() == 1);
+  CHECK(j["verdict_changes"][0]["new"] == "violated");
+
+  const std::vector<std::string> lines = compare_report_lines(r);
+  REQUIRE(lines.size() == 5);  // exact, statistic, only-in-baseline, verdict, summary
+  CHECK_THAT(lines[0], Contains("exact field truth differs"));
+  CHECK_THAT(lines[1], Contains("mean changed at estimator=trig") && Contains("z = "));
+  CHECK_THAT(lines[2], Contains("row only in baseline: estimator=positive"));
+  CHECK_THAT(lines[3], Contains("informational"));
+  CHECK_THAT(lines[4], Catch::StartsWith("mse: CHANGED: 1 statistic changed"));
+  const std::vector<std::string> short_lines = compare_report_lines(r, 2);
+  REQUIRE(short_lines.size() == 4);
+  CHECK_THAT(short_lines[2], Contains("2 more lines not shown"));
+  CHECK_THAT(compare_report_lines(compare_results(base, base)).back(), Catch::StartsWith("mse: unchanged: 0 statistics"));
+
+  // A deterministic change has no finite z: written as null.
+  Json exact = base, exact_fresh = base;
+  exact["rows"][0]["stderr"] = 0.0;
+  exact_fresh["rows"][0]["stderr"] = 0.0;
+  exact_fresh["rows"][0]["mean"] = 3.0;
+  const Json je = compare_report_json(compare_results(exact, exact_fresh));
+  CHECK(je["changes"][0]["z"].is_null());
+  CHECK(je["changes"][0]["deterministic"] == true);
+}
+
+TEST_CASE("inputs that cannot be compared are rejected with one line", "[compare]") {
+  const Json base = mse_like_document();
+  auto rejects = [&](const Json& b, const Json& f, const std::string& words, double alpha = 1e-3,
+                     double tolerance = 1e-9) {
+    INFO("expecting: " << words);
+    CHECK_THROWS_AS(compare_results(b, f, alpha, tolerance), std::invalid_argument);
+    CHECK_THROWS_WITH(compare_results(b, f, alpha, tolerance), Contains(words) && !Contains("\n"));
+  };
+  Json other = base;
+  other["experiment"] = "unbiased";
+  rejects(base, other, "experiment differs");
+  other = base;
+  other["schema"] = "favorlab.result/2";
+  rejects(base, other, "schema differs");
+  Json bare = base;
+  bare["params"].erase("row_schema");
+  rejects(bare, bare, "mse results declare no params.row_schema; compare needs one");
+  rejects(base, bare, "declare no params.row_schema");
+  other = base;
+  other["params"]["row_schema"]["exact"] = {"truth"};
+  rejects(base, other, "row_schema differs");
+  other = base;  // member order does not matter
+  other["params"]["row_schema"] = Json::parse(R"({"verdict": "status", "exact": ["truth", "mse_theory"],
+    "statistics": [{"count": "trials", "stderr": "stderr", "value": "mean"},
+                   {"value": "mse", "stderr": "mse_stderr", "count": "trials"}],
+    "key": ["estimator", "coupling", "d", "m", "x_norm", "y_norm", "cos_angle"]})");
+  CHECK_NOTHROW(compare_results(base, other));
+  other = base;
+  other["rows"][7] = other["rows"][2];
+  rejects(base, other, "new rows 2 and 7 have the same key (duplicate key estimator=trig");
+  other = base;
+  other["rows"][3].erase("cos_angle");
+  rejects(other, base, "baseline row 3 lacks key field 'cos_angle'");
+  other = base;
+  other["rows"][1]["mean"] = "1.0";
+  rejects(base, other, "new row 1 field 'mean' is not a number");
+  other = base;
+  other["rows"][1]["stderr"] = -1.0;
+  rejects(base, other, "negative standard error");
+  other = base;
+  other["rows"][1]["trials"] = 2.5;
+  rejects(base, other, "not a non-negative whole count");
+  other = base;
+  other["rows"] = Json::object();
+  rejects(base, other, "new has no \"rows\" array");
+  other = base;
+  other["rows"][0] = 3;
+  rejects(base, other, "new row 0 is not an object");
+  other = base;
+  other["params"]["row_schema"]["key"] = Json::array();
+  rejects(other, other, "key must name at least one field");
+  rejects(base, base, "alpha must lie in (0, 1)", 0.0);
+  rejects(base, base, "alpha must lie in (0, 1)", 1.0);
+  rejects(base, base, "tolerance must be finite and non-negative", 1e-3, -1e-9);
+  rejects(base, base, "tolerance must be finite and non-negative", 1e-3, std::numeric_limits<double>::infinity());
+  rejects(Json::array(), base, "baseline is not a favorlab result document");
+}
