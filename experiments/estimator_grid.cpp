@@ -80,6 +80,21 @@ Json estimator_row(Estimator e, Coupling c, int d, int m, const Geometry& g) {
               {"x_norm", g.x_norm}, {"y_norm", g.y_norm}, {"cos_angle", g.cos_angle}};
 }
 
+Json estimator_row_schema(bool with_mse) {
+  Json statistics = Json::array(
+      {Json{{"value", "mean"}, {"stderr", "stderr"}, {"count", "trials"}, {"skewness", "mean_skewness"}}});
+  Json exact = Json::array({"truth"});
+  if (with_mse) {
+    statistics.push_back(
+        Json{{"value", "mse"}, {"stderr", "mse_stderr"}, {"count", "trials"}, {"skewness", "mse_skewness"}});
+    exact.push_back("mse_theory");
+  }
+  return Json{{"key", Json::array({"estimator", "coupling", "d", "m", "x_norm", "y_norm", "cos_angle"})},
+              {"statistics", statistics},
+              {"exact", exact},
+              {"verdict", "status"}};
+}
+
 std::string point_label(const Geometry& g) {
   std::ostringstream s;
   s << "x_norm=" << g.x_norm << ", y_norm=" << g.y_norm << ", cos=" << g.cos_angle;

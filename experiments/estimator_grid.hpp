@@ -38,6 +38,7 @@ struct EstimatorGridOptions {
 class EstimatorGridExperiment : public Experiment {
  public:
   void add_options(CLI::App& app) override { grid_.add_to(app); }
+  Distribution distribution() const override { return Distribution::trial_blocks; }
 
  protected:
   EstimatorGridExperiment(std::vector<std::string> estimators, std::vector<std::string> couplings) {
@@ -49,6 +50,11 @@ class EstimatorGridExperiment : public Experiment {
 
 // Row fields every estimator row shares: estimator, coupling, d, m, x_norm, y_norm, cos_angle.
 Json estimator_row(Estimator e, Coupling c, int d, int m, const Geometry& g);
+
+// params.row_schema of the estimator experiments (io/result_compare.hpp: what `favorlab compare` pairs and tests):
+// key = the fields of estimator_row; statistics mean ± stderr (skewness mean_skewness) and, with_mse, mse ± mse_stderr
+// (skewness mse_skewness), over `trials`; exact truth (and mse_theory); verdict status.
+Json estimator_row_schema(bool with_mse);
 
 // "x_norm=…, y_norm=…, cos=…" for check details.
 std::string point_label(const Geometry& g);

@@ -21,6 +21,13 @@ struct RunContext {
   ProgressFn progress;      // may be empty
 };
 
+// How an experiment runs under `mpirun -np N` (mc/distribution.hpp):
+//   trial_blocks  every rank runs it; its Monte Carlo trial blocks are split over the ranks (rows bit-identical to one
+//                 process);
+//   rank0         rank 0 runs it alone (exact arithmetic, few expensive draws, attention engines); the others wait;
+//   refused       it measures time, which other ranks on the same machine would distort: exit 2 under N > 1.
+enum class Distribution { trial_blocks, rank0, refused };
+
 class Experiment {
  public:
   virtual ~Experiment() = default;
@@ -29,6 +36,7 @@ class Experiment {
   virtual std::int64_t default_trials(bool quick) const = 0;
   virtual void add_options(CLI::App& app) = 0;
   virtual Result run(const RunContext& ctx) = 0;
+  virtual Distribution distribution() const { return Distribution::rank0; }
 };
 
 // Every experiment, in the order `favorlab list` and `favorlab reproduce` use.

@@ -48,6 +48,7 @@ class MomentsExperiment final : public Experiment {
     return "Lemma 3: moments A(2k, d) of u1 = w1/|w| by Monte Carlo; Lemma 6: tau <= d/(d+2) by exhaustive search";
   }
   std::int64_t default_trials(bool quick) const override { return quick ? 1'000'000 : 50'000'000; }
+  Distribution distribution() const override { return Distribution::trial_blocks; }
 
   void add_options(CLI::App& app) override {
     app.add_option("--d", dims_, "Dimensions of the Monte Carlo of Lemma 3, comma-separated")

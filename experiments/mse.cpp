@@ -45,6 +45,7 @@ class MseExperiment final : public EstimatorGridExperiment {
     Result result;
     result.experiment = name();
     result.params = grid_.params();
+    result.params["row_schema"] = estimator_row_schema(true);
 
     std::vector<EstimatorSpec> specs;
     for (Estimator e : estimators) specs.push_back({e, m});
@@ -89,6 +90,9 @@ class MseExperiment final : public EstimatorGridExperiment {
           row["stderr"] = cell.error.standard_error();
           row["mse"] = f.mse;
           row["mse_stderr"] = f.stderr_;
+          // A-priori skewness of one draw of the error and of its square (iid values; `favorlab compare` gates on them).
+          row["mean_skewness"] = std::isfinite(em.error_skewness) ? Json(em.error_skewness) : Json(nullptr);
+          row["mse_skewness"] = std::isfinite(f.skewness) ? Json(f.skewness) : Json(nullptr);
           row["trials"] = f.trials;
           row["nonfinite"] = f.nonfinite;
           if (check) {

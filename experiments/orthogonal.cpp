@@ -41,6 +41,7 @@ class OrthogonalExperiment final : public Experiment {
     return "Theorem 2: orthogonal features lower the MSE of positive (SM) and regularized (SMREG) estimators";
   }
   std::int64_t default_trials(bool quick) const override { return quick ? 10000 : 200000; }
+  Distribution distribution() const override { return Distribution::trial_blocks; }
 
   void add_options(CLI::App& app) override {
     app.add_option("--d", dims_, "Dimensions, comma-separated")->delimiter(',')->capture_default_str();

@@ -45,6 +45,7 @@ constexpr double kLogBin = 0.25;         // histogram bin width of ln(order) and
 template <class Key>
 struct Tally {
   std::map<Key, std::int64_t> counts;
+  auto fields() { return std::tie(counts); }  // for the exchange between MPI ranks (block_codec.hpp)
   void merge(const Tally& other) {
     for (const auto& [k, c] : other.counts) counts[k] += c;
   }
@@ -102,6 +103,7 @@ class PermOrderExperiment final : public Experiment {
     return "PermuteFormer: order of random permutations (exact E[order], Landau, Erdos-Turan) and lcm over heads";
   }
   std::int64_t default_trials(bool quick) const override { return quick ? 20'000 : 1'000'000; }
+  Distribution distribution() const override { return Distribution::trial_blocks; }
 
   void add_options(CLI::App& app) override {
     app.add_option("--n", ns_, "Permutation sizes, comma-separated")->delimiter(',')->capture_default_str();

@@ -99,6 +99,7 @@ class SmregExperiment final : public Experiment {
     return "Theorem 1: SMREG/SM (Bessel form, series, Monte Carlo), SMREG <= SM, and the 1 - 2/d lower bound";
   }
   std::int64_t default_trials(bool quick) const override { return quick ? 20000 : 200000; }
+  Distribution distribution() const override { return Distribution::trial_blocks; }
 
   void add_options(CLI::App& app) override {
     app.add_option("--d", o_.dims, "Dimensions, comma-separated")->delimiter(',')->capture_default_str();

@@ -203,6 +203,7 @@ class SpeedExperiment final : public Experiment {
   }
   // Trials are the timed repeats per point (median reported); 3 keeps the full run within 10 minutes.
   std::int64_t default_trials(bool) const override { return 3; }
+  Distribution distribution() const override { return Distribution::refused; }
 
   void add_options(CLI::App& app) override {
     app.add_option("--max-L", max_l_,

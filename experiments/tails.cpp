@@ -37,6 +37,7 @@ class TailsExperiment final : public Experiment {
     return "Theorem 3: tail bounds exp(-m L_X(a)) (iid) and d/(d+2) exp(-m L_X(a)) (orthogonal) for SMREG estimators";
   }
   std::int64_t default_trials(bool quick) const override { return quick ? 100000 : 2000000; }
+  Distribution distribution() const override { return Distribution::trial_blocks; }
 
   void add_options(CLI::App& app) override {
     app.add_option("--d", ds_, "Dimensions, comma-separated (each uses the --m values <= d)")

@@ -30,6 +30,7 @@ class UnbiasedExperiment final : public EstimatorGridExperiment {
     Result result;
     result.experiment = name();
     result.params = grid_.params();
+    result.params["row_schema"] = estimator_row_schema(false);
 
     std::vector<EstimatorSpec> specs;
     for (Estimator e : estimators) specs.push_back({e, grid_.m});
@@ -67,6 +68,7 @@ class UnbiasedExperiment final : public EstimatorGridExperiment {
           row["truth"] = truth;
           row["mean"] = ev.empirical;
           row["stderr"] = ev.standard_error;
+          row["mean_skewness"] = std::isfinite(ev.skewness) ? Json(ev.skewness) : Json(nullptr);  // for compare
           row["z"] = v.z;
           row["trials"] = cell.error.count();
           row["nonfinite"] = cell.nonfinite;

@@ -1,5 +1,5 @@
 // favorlab — command line entry: `favorlab <experiment> [options]`, `favorlab list`,
-// `favorlab reproduce [--quick] [--backend cpu|cuda]`,
+// `favorlab reproduce [--quick] [--backend cpu|cuda]`, `favorlab compare BASELINE.json NEW.json`,
 // `favorlab --version`. Bad input: one line on stderr, exit status 2, no result file written.
 #include <CLI/CLI.hpp>
 #include <Eigen/Core>
@@ -10,8 +10,10 @@
 
 #include "attention/backend.hpp"
 #include "cli/attend_command.hpp"
+#include "cli/compare_command.hpp"
 #include "cli/run_experiment.hpp"
 #include "io/atomic_file.hpp"
+#include "mc/distribution.hpp"
 #include "stats/check.hpp"
 
 namespace fl = favorlab;
@@ -55,6 +57,8 @@ int main(int argc, char** argv) {
   // Every parallel loop in favorlab is an explicit OpenMP loop over fixed blocks (so numbers never depend on the
   // thread count); Eigen's own GEMM threads would nest inside them and oversubscribe the cores.
   Eigen::setNbThreads(1);
+  fl::DistributedSession mpi(argc, argv);  // MPI only when started by mpirun/srun (mc/distribution.hpp)
+  const fl::RankInfo ranks = fl::process_ranks();
   auto experiments = fl::make_experiments();
 
   CLI::App app{"favorlab: random-feature attention (Performers / FAVOR+, PermuteFormer) — estimators, theory checks, "
@@ -86,6 +90,11 @@ int main(int argc, char** argv) {
   auto* attend = app.add_subcommand("attend", "Run one attention mechanism on .npy Q, K, V; write the output as .npy");
   fl::add_attend_options(*attend, attend_options);
 
+  fl::CompareOptions compare_options;
+  auto* compare = app.add_subcommand(
+      "compare", "Did the statistics change? Two result files of one experiment; exit 1 if a figure moved significantly");
+  fl::add_compare_options(*compare, compare_options);
+
   std::vector<fl::CommonOptions> common(experiments.size());
   std::vector<CLI::App*> subs;
   for (std::size_t i = 0; i < experiments.size(); ++i) {
@@ -97,7 +106,8 @@ int main(int argc, char** argv) {
 
   if (argc > 1 && argv[1][0] != '-') {
     const std::string first = argv[1];
-    bool known = first == "list" || first == "families" || first == "reproduce" || first == "attend";
+    bool known = first == "list" || first == "families" || first == "reproduce" || first == "attend" ||
+                 first == "compare";
     for (const auto& e : experiments) known = known || e->name() == first;
     if (!known) {
       std::fprintf(stderr, "favorlab: error: unknown experiment '%s' (see favorlab list)\n", first.c_str());
@@ -135,11 +145,17 @@ int main(int argc, char** argv) {
       fl::run_attend(attend_options);
       return 0;
     }
+    if (compare->parsed()) return fl::run_compare(compare_options);
     if (reproduce->parsed()) {
       fl::require_backend(fl::parse_backend(reproduce_backend));  // before any work
       std::filesystem::create_directories(out_dir);
-      if (!reproduce_options.quiet) std::fputs(fl::verdict_legend(), stderr);
+      if (!reproduce_options.quiet && ranks.rank == 0) std::fputs(fl::verdict_legend(), stderr);
       for (auto& e : fl::make_experiments()) {  // fresh objects: every option at its default, but --backend
+        if (ranks.size > 1 && e->distribution() == fl::Distribution::refused) {
+          if (ranks.rank == 0)
+            std::fprintf(stderr, "favorlab: note: %s skipped under MPI (it measures time)\n", e->name().c_str());
+          continue;
+        }
         CLI::App options;
         e->add_options(options);
         if (options.get_option_no_throw("--backend") != nullptr) options.parse({reproduce_backend, "--backend"});
@@ -147,7 +163,7 @@ int main(int argc, char** argv) {
         o.out = (std::filesystem::path(out_dir) / (e->name() + ".json")).string();
         fl::run_experiment(*e, o);
       }
-      return no_figures ? 0 : make_figures(out_dir, reproduce_options.quiet);
+      return no_figures || ranks.rank != 0 ? 0 : make_figures(out_dir, reproduce_options.quiet);
     }
     for (std::size_t i = 0; i < experiments.size(); ++i)
       if (subs[i]->parsed()) {
@@ -155,13 +171,17 @@ int main(int argc, char** argv) {
         return 0;
       }
   } catch (const std::invalid_argument& e) {
-    std::fprintf(stderr, "favorlab: error: %s\n", e.what());
+    // Bad input is seen alike by every rank of an MPI job: rank 0 says it once.
+    if (ranks.rank == 0) std::fprintf(stderr, "favorlab: error: %s\n", e.what());
     return 2;
   } catch (const fl::OutputError& e) {
-    std::fprintf(stderr, "favorlab: error: %s\n", e.what());
+    if (ranks.rank == 0) std::fprintf(stderr, "favorlab: error: %s\n", e.what());
     return 2;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "favorlab: internal error: %s\n", e.what());
+    if (ranks.size > 1)
+      std::fprintf(stderr, "favorlab: internal error on rank %d of %d: %s\n", ranks.rank, ranks.size, e.what());
+    else
+      std::fprintf(stderr, "favorlab: internal error: %s\n", e.what());
     return 1;
   }
   return 0;

@@ -4,9 +4,11 @@
 
 #include <chrono>
 #include <cstdio>
+#include <optional>
 
 #include "cli/progress.hpp"
 #include "io/atomic_file.hpp"
+#include "mc/distribution.hpp"
 
 namespace favorlab {
 
@@ -37,20 +39,35 @@ std::filesystem::path run_experiment(Experiment& experiment, const CommonOptions
     std::error_code ec;
     std::filesystem::create_directories(out.parent_path(), ec);  // failure surfaces as an unwritable path below
   }
-  AtomicFileWriter writer(out);
+  // Under MPI (mc/distribution.hpp): rank 0 alone opens and writes the result, prints progress and the report.
+  const RankInfo ranks = process_ranks();
+  const Distribution mode = experiment.distribution();
+  if (ranks.size > 1 && mode == Distribution::refused)
+    throw std::invalid_argument(experiment.name() + " measures time, which the other ranks on the machine would distort: "
+                                "run it without mpirun");
+  if (ranks.size > 1 && mode == Distribution::rank0 && ranks.rank != 0) return out;  // rank 0 runs it alone
+  const bool lead = ranks.rank == 0;
+  std::optional<AtomicFileWriter> writer;
+  if (lead) writer.emplace(out);
 
-  Progress progress(experiment.name(), o.quiet);
+  Progress progress(experiment.name(), o.quiet || !lead);
   RunContext ctx{o.seed, trials, threads, o.quick,
                  [&](std::int64_t done, std::int64_t total) { progress.update(done, total); }};
+  std::optional<TrialDistributionScope> scope;
+  if (mode == Distribution::trial_blocks) scope.emplace();
   const auto start = std::chrono::steady_clock::now();
   Result result = experiment.run(ctx);
   progress.finish();
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (!lead) return out;
 
   Json params{{"seed", o.seed}, {"trials", trials}, {"threads", threads}, {"quick", o.quick}};
   for (const auto& [key, value] : result.params.items()) params[key] = value;
   result.params = params;
-  writer.commit(result_json(result, {threads, wall}).dump(1) + "\n");
+  RunInfo info{threads, wall, ranks.size, ""};
+  if (ranks.size > 1)
+    info.distribution = mode == Distribution::trial_blocks ? "trial blocks split over the ranks" : "rank 0 alone";
+  writer->commit(result_json(result, info).dump(1) + "\n");
   if (!result.text.empty()) std::fputs(result.text.c_str(), stdout);
 
   if (!o.quiet) {

@@ -2,6 +2,9 @@
 // Writes a file so that readers see either the old file or the complete new one, never a half-written one:
 // the content goes to a temporary file in the same directory, which is renamed over the target on commit.
 // Constructing the writer creates the temporary file at once, so an unwritable path is reported before any work.
+// The temporary file is removed on every way out that leaves the target alone: an exception (the destructor), and
+// SIGINT, SIGTERM or SIGHUP (a handler installed with the first writer, where no other handler is set, removes every
+// live temporary file and re-raises the signal). The target keeps its old content in all of them.
 #include <filesystem>
 #include <stdexcept>
 #include <string>
@@ -25,6 +28,7 @@ class AtomicFileWriter {
  private:
   std::filesystem::path target_, temp_;
   int fd_ = -1;
+  int slot_ = -1;  // in the signal handler's table of temporary files
   bool committed_ = false;
 };
 

@@ -53,6 +53,8 @@ Json provenance_json(const RunInfo& info) {
   p["build_type"] = FAVORLAB_BUILD_TYPE;
   p["backend"] = "cpu-openmp";
   p["omp_threads"] = info.threads;
+  p["mpi_ranks"] = info.mpi_ranks;
+  if (!info.distribution.empty()) p["mpi_distribution"] = info.distribution;
   p["eigen_simd"] = Eigen::SimdInstructionSetsInUse();
   p["utc"] = utc_now();
   p["wall_seconds"] = info.wall_seconds;

@@ -30,6 +30,8 @@ struct Result {
 struct RunInfo {
   int threads = 1;
   double wall_seconds = 0;
+  int mpi_ranks = 1;              // ranks of the MPI job (1: a single process)
+  std::string distribution;       // under MPI: how the work was split ("trial blocks over ranks", "rank 0 alone")
 };
 
 const char* git_commit();  // generated at build time

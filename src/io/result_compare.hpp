@@ -116,7 +116,11 @@ struct CompareReport {
 
 CompareReport compare_results(const Json& base, const Json& fresh, double alpha = 1e-3, double tolerance = 1e-9);
 
-// The report as a document for --out (schema "favorlab.compare/1"); non-finite numbers are written as null.
+// The report as a document for --out: {schema: "favorlab.compare/1", experiment, changed, alpha, tolerance,
+// bonferroni_tests, point_alpha, z_critical, rows {baseline, new, paired}, statistics {compared, absent,
+// skipped_heavy_tailed, skipped_nonfinite}, largest_abs_z, largest_at, changes, exact_mismatches, only_in_baseline,
+// only_in_new, skipped, verdict_changes, check_changes}; non-finite numbers (a deterministic change's z, an unknown
+// skewness's trials_needed) are written as null.
 Json compare_report_json(const CompareReport& report);
 
 // For a terminal: one line per exact mismatch, then per statistic change (worst first), per row present in one file

@@ -23,6 +23,7 @@ namespace {
 struct Accumulator {
   std::vector<SweepCell> cells;
   std::vector<RunningCovariance> pairs;
+  auto fields() { return std::tie(cells, pairs); }  // for the exchange between MPI ranks (block_codec.hpp)
   void merge(const Accumulator& other) {
     for (std::size_t i = 0; i < cells.size(); ++i) {
       cells[i].error.merge(other.cells[i].error);

@@ -3,8 +3,11 @@
 // thread count: trials are cut into fixed blocks of kBlock, each block is accumulated sequentially into its own
 // accumulator, and blocks are merged in index order, a wave of kWave blocks at a time (bounded memory).
 // Together with counter-based streams (a trial's randomness depends on its index only) this makes results
-// bit-identical for any --threads.
-//   Acc:  copyable, with merge(const Acc&)
+// bit-identical for any --threads — and, inside a TrialDistributionScope of an MPI job of N ranks, for any N: block b
+// of a wave is computed by rank b mod N, the blocks are exchanged (block_codec.hpp) and every rank merges all of them
+// in the same index order (distribution.hpp). A failure on any rank makes every rank throw: the rank that failed its
+// own exception, the others std::runtime_error "another rank of the MPI job failed".
+//   Acc:  copyable, with merge(const Acc&); encodable by block_codec.hpp when run under MPI
 //   body: void(std::int64_t trial, Acc& acc)     must not depend on anything but the trial index and acc
 #include <omp.h>
 
@@ -12,7 +15,13 @@
 #include <cstdint>
 #include <exception>
 #include <functional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
 #include <vector>
+
+#include "mc/block_codec.hpp"
+#include "mc/distribution.hpp"
 
 namespace favorlab {
 
@@ -31,19 +40,46 @@ Acc run_parallel_trials(std::int64_t trials, int threads, const Acc& zero, Body&
                         const ProgressFn& progress = {}) {
   constexpr std::int64_t kBlock = 32, kWave = 512;
   const std::int64_t blocks = (trials + kBlock - 1) / kBlock;
+  // An accumulator block_codec.hpp cannot encode is computed whole on every rank (correct, not faster).
+  RankInfo ranks;
+  if constexpr (BlockEncodable<Acc>) ranks = active_trial_distribution();
   Acc total = zero;
   std::exception_ptr failure;
   for (std::int64_t wave = 0; wave < blocks; wave += kWave) {
     const std::int64_t count = std::min(kWave, blocks - wave);
     std::vector<Acc> parts(static_cast<std::size_t>(count), zero);
+    // This rank's blocks of the wave: those with (wave + i) mod N = rank (all of them in a single process).
+    std::vector<std::int64_t> mine;
+    for (std::int64_t i = 0; i < count; ++i)
+      if ((wave + i) % ranks.size == ranks.rank) mine.push_back(i);
+    const auto n_mine = static_cast<std::int64_t>(mine.size());
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
-    for (std::int64_t i = 0; i < count; ++i) {
+    for (std::int64_t j = 0; j < n_mine; ++j) {
+      const std::int64_t i = mine[static_cast<std::size_t>(j)];
       try {
         const std::int64_t first = (wave + i) * kBlock, last = std::min(trials, first + kBlock);
         for (std::int64_t t = first; t < last; ++t) body(t, parts[static_cast<std::size_t>(i)]);
       } catch (...) {
 #pragma omp critical(favorlab_trial_failure)
         if (!failure) failure = std::current_exception();
+      }
+    }
+    if (ranks.size > 1) {
+      if (any_rank_failed(failure != nullptr)) {
+        if (failure) std::rethrow_exception(failure);
+        throw std::runtime_error("another rank of the MPI job failed");
+      }
+      if constexpr (BlockEncodable<Acc>) {
+        std::string bytes;
+        for (std::int64_t i : mine) encode_block(parts[static_cast<std::size_t>(i)], bytes);
+        const std::vector<std::string> all = all_gather_bytes(bytes);
+        for (int r = 0; r < ranks.size; ++r) {
+          if (r == ranks.rank) continue;
+          std::string_view in = all[static_cast<std::size_t>(r)];
+          for (std::int64_t i = 0; i < count; ++i)
+            if ((wave + i) % ranks.size == r) decode_block(in, parts[static_cast<std::size_t>(i)]);
+          if (!in.empty()) throw std::runtime_error("block codec: bytes left over from rank " + std::to_string(r));
+        }
       }
     }
     if (failure) std::rethrow_exception(failure);

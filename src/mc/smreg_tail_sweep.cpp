@@ -32,6 +32,7 @@ void validate(const TailSweepConfig& c) {
 
 struct Counts {
   std::vector<std::int64_t> exceed, nonfinite;
+  auto fields() { return std::tie(exceed, nonfinite); }  // for the exchange between MPI ranks (block_codec.hpp)
   void merge(const Counts& o) {
     for (std::size_t i = 0; i < exceed.size(); ++i) exceed[i] += o.exceed[i];
     for (std::size_t i = 0; i < nonfinite.size(); ++i) nonfinite[i] += o.nonfinite[i];

@@ -14,6 +14,7 @@ namespace {
 
 struct PowerMoments {
   std::vector<RunningMoments> by_power;
+  auto fields() { return std::tie(by_power); }  // for the exchange between MPI ranks (block_codec.hpp)
   void merge(const PowerMoments& other) {
     for (std::size_t i = 0; i < by_power.size(); ++i) by_power[i].merge(other.by_power[i]);
   }

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# favorlab under MPI (mpirun from Open MPI): the rows and checks of unbiased, mse, orthogonal and tails are identical
+# to a single process with the same seed for 2 and 3 ranks (and 1 or 2 threads per rank); speed refuses to run under
+# MPI; an experiment that runs on rank 0 alone still writes its result; a rank killed mid-run ends the job with a
+# non-zero exit, no result file and no temporary file.
+set -euo pipefail
+favorlab="$1"
+dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
+mpi=(mpirun --allow-run-as-root --oversubscribe)
+
+same_rows() {  # file file: rows and checks equal
+  /usr/bin/python3 - "$1" "$2" <<'PY'
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+if a["rows"] != b["rows"] or a["checks"] != b["checks"]:
+    sys.exit(f"{sys.argv[2]}: rows or checks differ from the single-process run {sys.argv[1]}")
+PY
+}
+
+grid=(--x-norm 0.5,1 --y-norm 0.5 --cos -0.5,0.5 --quiet)
+cases=(
+  "unbiased ${grid[*]} --trials 40000"
+  "mse ${grid[*]} --trials 40000"
+  "orthogonal --d 4 --m 1,4 --trials 3000 --quiet"
+  "tails --d 2 --trials 3000 --quiet"
+)
+for c in "${cases[@]}"; do
+  read -r -a args <<< "$c"
+  name=${args[0]}
+  "$favorlab" "${args[@]}" --threads 1 --out "$dir/$name-1.json"
+  "${mpi[@]}" -np 2 "$favorlab" "${args[@]}" --threads 1 --out "$dir/$name-2.json"
+  "${mpi[@]}" -np 3 "$favorlab" "${args[@]}" --threads 2 --out "$dir/$name-3.json"
+  same_rows "$dir/$name-1.json" "$dir/$name-2.json"
+  same_rows "$dir/$name-1.json" "$dir/$name-3.json"
+  /usr/bin/python3 -c "import json,sys; p=json.load(open(sys.argv[1]))['provenance']; assert p['mpi_ranks']==3 and 'trial blocks' in p['mpi_distribution'], p" "$dir/$name-3.json"
+done
+
+# speed measures time: refused under MPI, exit 2, one line, no file.
+if "${mpi[@]}" -np 2 "$favorlab" speed --quiet --out "$dir/speed.json" 2> "$dir/speed.err"; then
+  echo "speed ran under MPI" >&2; exit 1
+fi
+grep -q "measures time" "$dir/speed.err" || { cat "$dir/speed.err" >&2; exit 1; }
+[ ! -e "$dir/speed.json" ] || { echo "speed wrote a file under MPI" >&2; exit 1; }
+
+# An experiment of rank 0 alone: written once, with the same rows.
+"$favorlab" attention-matrix --L 8 --d 4 --m 8 --quiet --out "$dir/am-1.json"
+"${mpi[@]}" -np 2 "$favorlab" attention-matrix --L 8 --d 4 --m 8 --quiet --out "$dir/am-2.json"
+same_rows "$dir/am-1.json" "$dir/am-2.json"
+
+# A rank killed mid-run: non-zero exit, no result file, no temporary file.
+"${mpi[@]}" -np 2 "$favorlab" mse "${grid[@]}" --trials 400000000 --threads 1 --out "$dir/killed.json" \
+  > /dev/null 2>&1 &
+job=$!
+victim=""
+for _ in $(seq 100); do
+  for p in $(pgrep -f "favorlab mse" || true); do
+    if tr '\0' '\n' < "/proc/$p/environ" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=1"; then victim=$p; fi
+  done
+  [ -n "$victim" ] && [ -n "$(ls -A "$dir" | grep killed || true)" ] && break
+  sleep 0.1
+done
+[ -n "$victim" ] || { echo "rank 1 never started" >&2; kill "$job" || true; exit 1; }
+sleep 0.5
+kill -9 "$victim"
+if wait "$job"; then echo "the job survived a killed rank" >&2; exit 1; fi
+if ls -A "$dir" | grep -q killed; then echo "a killed job left: $(ls -A "$dir" | grep killed)" >&2; exit 1; fi
+echo "mpi_check: all cases passed"
