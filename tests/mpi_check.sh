@@ -20,7 +20,7 @@ PY
 grid=(--x-norm 0.5,1 --y-norm 0.5 --cos -0.5,0.5 --quiet)
 cases=(
   "unbiased ${grid[*]} --trials 40000"
-  "mse ${grid[*]} --trials 40000"
+  "mse ${grid[*]} --trials 40000 --importance-trials 20000"
   "orthogonal --d 4 --m 1,4 --trials 3000 --quiet"
   "tails --d 2 --trials 3000 --quiet"
 )

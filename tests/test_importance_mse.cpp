@@ -23,6 +23,11 @@
 #include <tuple>
 #include <vector>
 
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "cli_runner.hpp"
 #include "kernels/error_moments.hpp"
 #include "kernels/lemma2.hpp"
 #include "kernels/softmax_kernel.hpp"
@@ -345,4 +350,32 @@ TEST_CASE("IS MSE rejects bad input", "[importance]") {
   } catch (const std::invalid_argument& ex) {
     CHECK(std::string(ex.what()).find("m must be positive") != std::string::npos);
   }
+}
+
+TEST_CASE("favorlab mse: the importance-sampled checks hold where plain Monte Carlo is out of reach",
+          "[importance][cli]") {
+  const auto dir = favorlab::testing::scratch_dir("mse-importance");
+  // ‖x + y‖² up to 8: plain MC of Lemma 2 is inconclusive there at any feasible trial count (skewness gate).
+  const auto run = favorlab::testing::run_cli(
+      "mse --estimators positive,hyperbolic --x-norm 1,1.5 --y-norm 1 --cos 0,0.9 --trials 2000 "
+      "--importance-trials 20000 --quiet --out r.json",
+      dir);
+  REQUIRE(run.status == 0);
+  const auto doc = nlohmann::json::parse(favorlab::testing::read_text(dir / "r.json"));
+  int importance_checks = 0;
+  for (const auto& c : doc["checks"]) {
+    const std::string claim = c["claim"];
+    if (claim.find("closed form, importance-sampled") != std::string::npos) {
+      ++importance_checks;
+      CHECK(c["status"] == "holds");
+    } else if (claim.find("closed form") != std::string::npos) {
+      CHECK(c["status"] == "inconclusive");  // the plain route cannot settle these points
+    }
+  }
+  CHECK(importance_checks == 2);
+  for (const auto& r : doc["rows"])
+    if (r["coupling"] == "iid" && r["m"] == 16 && r["estimator"] != "trig") CHECK(r.contains("is_mse"));
+  const auto bad = favorlab::testing::run_cli("mse --importance-trials 1 --quiet --out bad.json", dir);
+  CHECK(bad.status == 2);
+  std::filesystem::remove_all(dir);
 }

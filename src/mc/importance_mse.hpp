@@ -18,25 +18,31 @@
 //   Unbiased: for any f, E_q[w f] = ∫ f (p/q) q = E_p[f] wherever q > 0 where p f ≠ 0 — q is positive on all of R.
 //   With f = g:            a = w g,           E_q[a] = SM                         (Lemma 1, importance sampled)
 //   with f = (g − SM)²:    y = w (g − SM)²,   E_q[y] = Var_p(g) = m · MSE         (Lemma 2, importance sampled)
-//   Only along ẑ: any proposal that also changed the law of ω_⊥ to some q⊥ (given s) multiplies every moment
-//   E_q[y^k] = ∫ F(s)^k φ(s)^k q(s)^{1−k} ds · ∫ φ⊥^k q⊥^{1−k} by a factor ≥ 1 (Jensen: ∫ φ⊥ (φ⊥/q⊥)^{k−1} ≥ 1,
-//   equality iff q⊥ = φ⊥): the integrand does not depend on ω_⊥, so tilting it only adds weight variance.
+//   Only along ẑ: a proposal that also changed the law of ω_⊥ to some q⊥ (given s) multiplies the integrand of every
+//   moment E_q[y^k] = ∫ F(s)^k φ(s)^k q(s)^{1−k} · [∫ φ⊥^k q⊥^{1−k} dω_⊥] ds, pointwise in s, by the bracket, which
+//   is ≥ 1 for k ≥ 2 (Jensen, then Cauchy–Schwarz: E_φ⊥[(φ⊥/q⊥)^{k−1}] ≥ (∫ φ⊥²/q⊥)^{k−1} ≥ 1, equality iff
+//   q⊥ = φ⊥): the integrand does not depend on ω_⊥, so tilting it only adds weight variance.
 //   Symmetric mixture for hyperbolic: q = ½N(μ, σ²) + ½N(−μ, σ²) (sample N(μ, σ²), flip the sign with probability ½;
-//   log q = log N(μ, σ²)(s) + log((1 + e^{−2μs/σ²})/2)). The hyperbolic integrand is even in s, with its mass at both
-//   ±s. For an even F and any q, the symmetrised q̄(s) = (q(s) + q(−s))/2 has E_q̄[y^k] ≤ E_q[y^k] for k ≥ 2, because
-//   t ↦ t^{1−k} is convex: q̄^{1−k} ≤ (q(s)^{1−k} + q(−s)^{1−k})/2, and the two halves integrate to the same value.
+//   log q = log N(μ, σ²)(s) + log((1 + e^{−2μs/σ²})/2)). The hyperbolic integrand is even in s, with its mass near
+//   both s ≈ ±2r (±O(1) for small r). For an even F and any q, the symmetrised q̄(s) = (q(s) + q(−s))/2 has
+//   E_q̄[y^k] ≤ E_q[y^k] for k ≥ 2, because t ↦ t^{1−k} is convex: q̄^{1−k} ≤ (q(s)^{1−k} + q(−s)^{1−k})/2, and the
+//   two halves integrate to the same value.
 //   One Gaussian at +μ leaves the mirror mode at −μ with weights ~exp(2μ|s|/σ²).
 //   The positive integrand is not even (its mass sits at s ≈ 2r): one Gaussian N(μ, σ²).
 //
 // Where moments exist (derived, both estimators, both proposal kinds). E_q[y^k] = SM^{2k} ∫ (h − 1)^{2k} φ^k q^{1−k}
 // and E_q[a^k] = SM^k ∫ h^k φ^k q^{1−k}. For q = N(μ, σ²):
 //   φ^k q^{1−k} = σ^{k−1}(2π)^{−1/2} exp(−A_k s²/2 − (k−1)μ s/σ² + (k−1)μ²/(2σ²)),   A_k = k − (k−1)/σ².
-// (h − 1)^{2k} and h^k grow at most like e^{2kr|s|} (linear exponents) and stay above a positive constant on a half
-// line; so the integral is finite iff A_k > 0, i.e.
-//   E_q[y^k] < ∞  ⇔  E_q[a^k] < ∞  ⇔  k = 1  or  σ² > (k − 1)/k        (for any μ, any r > 0),
-// and at σ² = (k−1)/k it diverges (the exponent is linear, or constant, on a half line where the rest does not
-// vanish). The mixture obeys the same condition: ½N(μ, σ²) ≤ q ≤ ½N(μ, σ²) + ½N(−μ, σ²) and one component dominates
-// each tail. Hence: the mean always exists; the variance (the SE) needs σ² > 1/2; the skewness — which the project's
+// (h − 1)^{2k} and h^k grow at most like e^{2kr|s|} (linear exponents), so A_k > 0 makes the integral finite. At
+// A_k = 0 the weight is e^{−(k−1)μs/σ²} up to a constant, and the integrands behave like
+//   y:  e^{−(k−1)μs/σ²} as s → −∞ (h → 0 for positive),  e^{(2kr − (k−1)μ/σ²)s} as s → +∞;
+//   a:  e^{(kr − (k−1)μ/σ²)s} (positive; hyperbolic grows at both ends);
+// one end always has a non-negative exponent (μ ≥ 0: the left end of y; μ < 0: its right end; a: the end matching
+// the sign of the coefficient), so the integral diverges; A_k < 0 adds a growing Gaussian factor. (Hyperbolic: h ≥
+// e^{r|s| − r²/2}/2 at both ends, so the same holds.) Hence, for any μ and any r > 0,
+//   E_q[y^k] < ∞  ⇔  E_q[a^k] < ∞  ⇔  k = 1  or  σ² > (k − 1)/k.
+// The mixture obeys the same condition: ½N(μ, σ²) ≤ q ≤ ½N(μ, σ²) + ½N(−μ, σ²) and one component dominates each
+// tail. So: the mean always exists; the variance (the SE) needs σ² > 1/2; the skewness — which the project's
 // reliability gate needs (stats/edgeworth.hpp) — σ² > 2/3 (σ > 0.8165); the variance of the sample variance (the SE
 // of the SE) σ² > 3/4 (σ > 0.866). The search below keeps σ ∈ [0.9, 3], where the moments up to the 4th exist.
 //
@@ -47,13 +53,13 @@
 // (j = 2, 3; the third split at the sign changes of Y − 1), not by differences of raw moments.
 // The default criterion minimises the relative THIRD moment E_q[y³]/(E_q y)³ over μ ∈ [0, 3r + 3], σ ∈ [0.9, 3]
 // (nested Brent, after a coarse scan). Measured reason (positive estimator, r = ‖z‖): minimising the relative SECOND
-// moment, as one would for the SE alone, leaves a left tail of enormous weights (s ≪ 0, where g ≈ 0 and y = w·SM²):
+// moment, as one would for the SE alone, leaves a left tail of enormous weights (s ≪ 0, where g ≈ 0 and y ≈ w·SM²):
 //   r = 2: Var(y)/(Ey)² 0.22, skewness 5.5;  r = 3: 0.13, 3.7e3;  r = 4: 0.10, 1.6e8
 // so the z interval is unreliable at any feasible trial count (γ = 1.6e8 needs ~5e18 trials at α = 1e-3);
 // minimising the third moment costs a little variance and bounds the skewness:
 //   r = 2: 0.25, −0.20;  r = 3: 0.19, −0.29;  r = 4: 0.18, −0.50;  r = 6: 0.17, −0.67
-// (hyperbolic: relative variance 0.04–0.34, |γ| < 0.9)
-// (plain MC at r = 3: relative variance 4.3e15, skewness 2.8e23). By Lyapunov, E Y³ ≥ (E Y²)², so a small third
+// (hyperbolic, r = 0.3–6: relative variance 0.04–0.34, |γ| < 0.9; plain MC at r = 3: relative variance 4.3e15,
+// skewness 2.8e23). By Cauchy–Schwarz (E Y² = E[Y^{1/2} Y^{3/2}]), E Y³ ≥ (E Y²)² for Y = y/E y ≥ 0, so a small third
 // moment bounds the variance too. μ reaches beyond 3r because the hyperbolic optimum stays near μ ≈ 1.9 as r → 0.
 // The measured optima have σ ∈ [1.1, 1.75] for r ∈ [0.3, 6]: the bounds [0.9, 3] never bind.
 // Measured on the `mse` default grid (208 points, d = m = 16, α = 1e-3 Bonferroni, ±2 % equivalence margin): with 1e5
