@@ -6,7 +6,8 @@
 set -euo pipefail
 favorlab="$1"
 dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
-mpi=(mpirun --allow-run-as-root --oversubscribe)
+# Containers often forbid the cross-memory attach Open MPI uses for large shared-memory messages: copy instead.
+mpi=(mpirun --allow-run-as-root --oversubscribe --mca btl_vader_single_copy_mechanism none)
 
 same_rows() {  # file file: rows and checks equal
   /usr/bin/python3 - "$1" "$2" <<'PY'

@@ -15,6 +15,11 @@
 #include <string>
 #include <vector>
 
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "cli_runner.hpp"
 #include "io/result_compare.hpp"
 #include "stats/edgeworth.hpp"
 #include "stats/normal_quantiles.hpp"
@@ -444,4 +449,33 @@ TEST_CASE("inputs that cannot be compared are rejected with one line", "[compare
   rejects(base, base, "tolerance must be finite and non-negative", 1e-3, -1e-9);
   rejects(base, base, "tolerance must be finite and non-negative", 1e-3, std::numeric_limits<double>::infinity());
   rejects(Json::array(), base, "baseline is not a favorlab result document");
+}
+
+TEST_CASE("favorlab compare: exit 0 unchanged, 1 changed with the change named, 2 on bad input", "[compare][cli]") {
+  const auto dir = favorlab::testing::scratch_dir("compare-cli");
+  const std::string grid = "--estimators positive --x-norm 0.5 --y-norm 0.5 --cos 0,0.5 --trials 4000 --quiet";
+  REQUIRE(favorlab::testing::run_cli("unbiased " + grid + " --out a.json", dir).status == 0);
+  REQUIRE(favorlab::testing::run_cli("unbiased " + grid + " --seed 5 --out b.json", dir).status == 0);
+  REQUIRE(favorlab::testing::run_cli("tails --d 2 --trials 100 --quiet --out t.json", dir).status == 0);
+  const auto same = favorlab::testing::run_cli("compare a.json b.json --out report.json", dir);
+  CHECK(same.status == 0);
+  CHECK(same.out.find("unbiased: unchanged") != std::string::npos);
+  CHECK(std::filesystem::exists(dir / "report.json"));
+  // The same file with one mean moved by 20 standard errors.
+  auto doc = nlohmann::json::parse(favorlab::testing::read_text(dir / "b.json"));
+  doc["rows"][1]["mean"] = doc["rows"][1]["mean"].get<double>() + 20 * doc["rows"][1]["stderr"].get<double>();
+  std::ofstream(dir / "c.json") << doc.dump();
+  const auto moved = favorlab::testing::run_cli("compare a.json c.json", dir);
+  CHECK(moved.status == 1);
+  CHECK(moved.out.find("mean changed at estimator=positive") != std::string::npos);
+  // Bad input: another experiment, a missing file, not JSON, a bad alpha — one line on stderr, exit 2.
+  std::ofstream(dir / "junk.json") << "{ not json";
+  for (const std::string args : {"compare a.json t.json", "compare a.json missing.json", "compare a.json junk.json",
+                                 "compare a.json b.json --alpha 2"}) {
+    const auto bad = favorlab::testing::run_cli(args, dir);
+    INFO(args << "\n" << bad.err);
+    CHECK(bad.status == 2);
+    CHECK(favorlab::testing::line_count(bad.err) == 1);
+  }
+  std::filesystem::remove_all(dir);
 }
