@@ -198,6 +198,21 @@ TEST_CASE("synthetic heads give their known answers", "[attention-report]") {
     CHECK(r.modes[0].uniform_relative == Approx(1).epsilon(1e-6));
     CHECK(r.diagnostics.row_entropy_mean < 1e-6);
   }
+  SECTION("cross-attention (Lq != L) runs bidirectionally; a causal arm refuses it") {
+    AttentionInput head = synthetic_heads(SyntheticHeads::gaussian, 1, L, d, d, 1, 0).front();
+    head.q = head.q.topRows(L / 2).eval();
+    ReportSettings bi;
+    bi.arms = {{FeatureKind::positive, Coupling::orthogonal, false}};
+    bi.ms = {8};
+    bi.draws = 2;
+    const HeadReport r = report_head(head, bi, 0);
+    CHECK(r.Lq == L / 2);
+    CHECK(std::isfinite(r.modes[0].uniform_relative));
+    CHECK(rank_floor(r.truncation, 8) >= 0);
+    ReportSettings causal = bi;
+    causal.arms.push_back({FeatureKind::positive, Coupling::orthogonal, true});
+    CHECK_THROWS_AS(report_head(head, causal, 0), std::invalid_argument);
+  }
   SECTION("gaussian: Eckart-Young holds for every draw, and the numbers do not depend on the thread count") {
     const auto head = synthetic_heads(SyntheticHeads::gaussian, 3, L, d, d, 1, 0).back();
     const HeadReport r = report_head(head, s, 5);

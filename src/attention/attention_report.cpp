@@ -47,8 +47,11 @@ void validate(const AttentionInput& head, const ReportSettings& s) {
   if (head.q.rows() == 0 || head.k.rows() == 0 || head.q.cols() == 0 || head.v.cols() == 0)
     throw std::invalid_argument("attention report: an empty head");
   const int d = static_cast<int>(head.q.cols());
-  for (bool causal : {false, true})
-    check_attention_inputs<double>({head.q}, {head.k}, {head.v}, Eigen::MatrixXd(0, d), exact_config(causal));
+  // Causal masking needs as many queries as keys; check it only where some arm is causal (cross-attention heads,
+  // Lq ≠ L, are fine bidirectionally).
+  bool any_causal = false;
+  for (const auto& arm : s.arms) any_causal = any_causal || arm.causal;
+  check_attention_inputs<double>({head.q}, {head.k}, {head.v}, Eigen::MatrixXd(0, d), exact_config(any_causal));
   for (const auto& arm : s.arms)
     for (int m : s.ms) {
       const AttentionConfig c = favor_config(arm, m);
