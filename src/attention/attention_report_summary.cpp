@@ -74,13 +74,13 @@ Json combine(const std::vector<Json>& statuses) {
   return verdict_name(verdict_from_counts(held, violated, open));
 }
 
-
 std::string cell_text(const std::string& text) {
   char buffer[64];
   std::snprintf(buffer, sizeof buffer, " %8s", text.c_str());
   return buffer;
 }
 std::string json_cell(const Json& v) { return v.is_null() ? "-" : cell(v.get<double>()); }
+
 }  // namespace
 
 double rank_floor_of(const HeadReport& r, int rank) {
@@ -88,7 +88,6 @@ double rank_floor_of(const HeadReport& r, int rank) {
   const std::size_t i = std::min(static_cast<std::size_t>(rank), r.truncation.size() - 1);
   return r.truncation[i];
 }
-
 
 void summarize_report(const std::vector<ReportedHead>& heads, std::size_t layers, const ReportSettings& s,
                       const ReportClaims& claims, Json& rows, std::vector<Check>& checks) {
@@ -338,6 +337,5 @@ std::string report_table(const Json& rows, const std::vector<Check>& checks, con
       << "\n";
   return out.str();
 }
-
 
 }  // namespace favorlab
