@@ -24,6 +24,7 @@
 #include "io/npy_heads.hpp"
 #include "experiments/backend_option.hpp"
 #include "experiments/experiment.hpp"
+#include "experiments/memory_estimate.hpp"
 #include "experiments/softmax_estimator_options.hpp"
 #include "stats/paired_check.hpp"
 #include "stats/running_moments.hpp"
@@ -49,6 +50,44 @@ class AttentionErrorExperiment final : public Experiment {
   // Trials are independent inputs (15, as in Fig. 4).
   std::int64_t default_trials(bool) const override { return 15; }
 
+  std::vector<std::pair<std::string, std::string>> input_files() const override {
+    return {{"--q", q_path_}, {"--k", k_path_}, {"--v", v_path_}};
+  }
+
+  // All inputs are held at once (--trials Gaussian inputs, or every head of the files: read, then copied), with their
+  // exact outputs per mode; per concurrent (configuration, input) task its braced copies of Q, K, V, its W (m×d, d×d
+  // blocks) and one forward — FAVOR at the largest m and widest features, or exact attention (128 × L logits).
+  MemoryEstimate memory_estimate(const RunContext& ctx) const override {
+    using namespace memory;
+    double inputs = static_cast<double>(ctx.trials), lq = resolved_L(ctx.quick), lk = lq, d = d_, dv = d_;
+    double held = 1;  // copies of the inputs at their peak
+    if (!q_path_.empty() && !k_path_.empty() && !v_path_.empty()) {
+      const auto q = npy_heads(q_path_), k = npy_heads(k_path_), v = npy_heads(v_path_);
+      if (q && k && v) inputs = q->heads, lq = q->rows, lk = k->rows, d = q->cols, dv = v->cols, held = 2;
+    }
+    double max_m = 0;
+    for (int m : resolved_ms(ctx.quick)) max_m = std::max<double>(max_m, m);
+    const double columns = widest_columns_per_row(features_) * max_m;
+    const double one_input = (lq * d + lk * d + lk * dv) * kDouble;
+    double modes = 0, forward = 0;
+    for (const std::string& mode : modes_) {
+      ++modes;
+      AttendShape favor{1, lq, lk, d, dv, max_m, columns};
+      favor.causal = mode == "causal";
+      forward = std::max(forward, attend_bytes(favor, 1));
+    }
+    AttendShape exact{1, lq, lk, d, dv};
+    exact.exact = true;
+    const double task = braced_heads_bytes(exact) + widest_projection_bytes(couplings_, max_m, d) +
+                        std::max(forward, attend_bytes(exact, 1)) + lq * dv * kDouble;
+    const double tasks = inputs * static_cast<double>(features_.size() * couplings_.size()) * modes *
+                         std::max<double>(1, static_cast<double>(resolved_ms(ctx.quick).size()));
+    const double baseline = braced_heads_bytes(exact) + attend_bytes(exact, ctx.threads);
+    return estimate(held * inputs * one_input + inputs * modes * lq * dv * kDouble +
+                        std::max(task_workers(tasks, ctx.threads) * task, baseline) + tasks * kDouble,
+                    "--L, --m-values, --d or --trials");
+  }
+
   void add_options(CLI::App& app) override {
     l_option_ = app.add_option("--L", L_, "Sequence length (default: 4096, quick 1024)");
     app.add_option("--d", d_, "Query/key dimension (and value dimension)")->capture_default_str();
@@ -73,9 +112,8 @@ class AttentionErrorExperiment final : public Experiment {
   }
 
   Result run(const RunContext& ctx) override {
-    const int L = l_option_ && l_option_->count() > 0 ? L_ : (ctx.quick ? 1024 : 4096);
-    const std::vector<int> ms = !ms_.empty() ? ms_ : (ctx.quick ? std::vector<int>{16, 64, 256}
-                                                               : std::vector<int>{16, 32, 64, 128, 256});
+    const int L = resolved_L(ctx.quick);
+    const std::vector<int> ms = resolved_ms(ctx.quick);
     validate(L, ms);
     const Backend backend = backend_.checked();
     const std::vector<FeatureKind> features = parse_softmax_features(features_, name());
@@ -198,13 +236,13 @@ class AttentionErrorExperiment final : public Experiment {
                {"L", L_used},
                {"d", d_used},
                {"qk_scale", from_files ? Json(nullptr) : Json(scale_)},
-               {"mse_mean", finite_or_null(moments.count() > 0 ? moments.mean() : NAN)},
-               {"mse_std", finite_or_null(moments.count() > 1 ? std::sqrt(moments.variance()) : NAN)},
-               {"mse_stderr", finite_or_null(moments.count() > 1 ? moments.standard_error() : NAN)},
+               {"mse_mean", number_or_null(moments.count() > 0 ? moments.mean() : NAN)},
+               {"mse_std", number_or_null(moments.count() > 1 ? std::sqrt(moments.variance()) : NAN)},
+               {"mse_stderr", number_or_null(moments.count() > 1 ? moments.standard_error() : NAN)},
                {"inputs", static_cast<std::int64_t>(mse[a].size())},
                {"nonfinite", nonfinite}};
       Json per_input = Json::array();
-      for (double v : mse[a]) per_input.push_back(finite_or_null(v));
+      for (double v : mse[a]) per_input.push_back(number_or_null(v));
       row["mse_per_input"] = per_input;
       // Relative error mse/variance of the exact output (1: no better than predicting the mean row) and uniform
       // attention's, averaged over the inputs where the exact output varies.
@@ -217,10 +255,10 @@ class AttentionErrorExperiment final : public Experiment {
           uniform_relative.add(b.uniform_mse / b.variance);
         }
       }
-      row["rel_error_mean"] = finite_or_null(relative.count() > 0 ? relative.mean() : NAN);
-      row["rel_error_stderr"] = finite_or_null(relative.count() > 1 ? relative.standard_error() : NAN);
-      row["uniform_mse_mean"] = finite_or_null(uniform_mse.mean());
-      row["uniform_rel_error_mean"] = finite_or_null(uniform_relative.count() > 0 ? uniform_relative.mean() : NAN);
+      row["rel_error_mean"] = number_or_null(relative.count() > 0 ? relative.mean() : NAN);
+      row["rel_error_stderr"] = number_or_null(relative.count() > 1 ? relative.standard_error() : NAN);
+      row["uniform_mse_mean"] = number_or_null(uniform_mse.mean());
+      row["uniform_rel_error_mean"] = number_or_null(uniform_relative.count() > 0 ? uniform_relative.mean() : NAN);
       rows.push_back(row);
     }
 
@@ -276,18 +314,22 @@ class AttentionErrorExperiment final : public Experiment {
     if (!(alpha_ > 0 && alpha_ < 1)) throw std::invalid_argument("--alpha must lie in (0, 1)");
   }
 
+  int resolved_L(bool quick) const { return l_option_ && l_option_->count() > 0 ? L_ : (quick ? 1024 : 4096); }
+  std::vector<int> resolved_ms(bool quick) const {
+    return !ms_.empty() ? ms_ : (quick ? std::vector<int>{16, 64, 256} : std::vector<int>{16, 32, 64, 128, 256});
+  }
+
   static bool find_coupling(const std::vector<Coupling>& cs, Coupling c) {
     return std::find(cs.begin(), cs.end(), c) != cs.end();
   }
-  static Json finite_or_null(double v) { return std::isfinite(v) ? Json(v) : Json(nullptr); }
   static std::string join(const std::vector<int>& v) {
     std::string s;
     for (std::size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + std::to_string(v[i]);
     return s;
   }
   static void annotate(Json& row, const std::string& prefix, const PairedVerdict& v) {
-    row[prefix + "_ratio"] = finite_or_null(v.ratio);
-    row[prefix + "_median_ratio"] = finite_or_null(v.median_ratio);
+    row[prefix + "_ratio"] = number_or_null(v.ratio);
+    row[prefix + "_median_ratio"] = number_or_null(v.median_ratio);
     row[prefix + "_pairs"] = v.n;
     row[prefix + "_above"] = v.above;
     row[prefix + "_p_violated"] = v.p_violated;

@@ -20,6 +20,7 @@
 #include "attention/attention_projection.hpp"
 #include "attention/favor_error_sweep.hpp"
 #include "experiments/experiment.hpp"
+#include "experiments/memory_estimate.hpp"
 #include "experiments/softmax_estimator_options.hpp"
 #include "io/format_number.hpp"
 
@@ -71,6 +72,23 @@ class AttentionMatrixExperiment final : public Experiment {
     return "Attention matrices of one input: exact vs FAVOR (positive/trig x iid/orthogonal), errors, row sums, signs";
   }
   std::int64_t default_trials(bool) const override { return 2; }  // unused: one input, one draw
+
+  // One input; per matrix the one-hot V = I_L and the L×L output (exact: 128 × L logits per thread; FAVOR: W of m×d
+  // with d×d blocks, and states of columns × (L+1) per 512 keys), and a row holding the L×L entries as JSON.
+  MemoryEstimate memory_estimate(const RunContext& ctx) const override {
+    using namespace memory;
+    const double L = L_, d = d_, m = m_, matrices = static_cast<double>(features_.size() * couplings_.size()) + 1;
+    AttendShape favor{1, L, L, d, L, m, widest_columns_per_row(features_) * m};
+    favor.causal = causal_;
+    AttendShape exact{1, L, L, d, L};
+    exact.exact = true;
+    const double forward = std::max(attend_bytes(exact, ctx.threads),
+                                    widest_projection_bytes(couplings_, m, d) + attend_bytes(favor, ctx.threads));
+    const double entry = 100;  // a matrix entry as JSON: in memory, copied, as text
+    return estimate(3 * L * d * kDouble + braced_heads_bytes(favor) + forward + 2 * L * L * kDouble +
+                        rows_bytes(matrices, 12) + matrices * L * L * entry,
+                    "--m or --d");
+  }
 
   void add_options(CLI::App& app) override {
     app.add_option("--L", L_, "Sequence length (at most 128: the matrices go into the result file)")
@@ -194,7 +212,6 @@ class AttentionMatrixExperiment final : public Experiment {
  private:
   Json row(const std::string& features, const std::string& coupling, const Eigen::MatrixXd& a,
            const MatrixSummary& s) const {
-    auto finite = [](double v) { return std::isfinite(v) ? Json(v) : Json(nullptr); };
     return Json{{"features", features},
                 {"estimator", features},
                 {"coupling", coupling},
@@ -202,10 +219,10 @@ class AttentionMatrixExperiment final : public Experiment {
                 {"m", features == "exact" ? 0 : m_},
                 {"L", L_},
                 {"d", d_},
-                {"max_abs_error", finite(s.max_error)},
-                {"mean_abs_error", finite(s.mean_error)},
-                {"row_sum_deviation", finite(s.row_sum_deviation)},
-                {"min_entry", finite(s.min_entry)},
+                {"max_abs_error", number_or_null(s.max_error)},
+                {"mean_abs_error", number_or_null(s.mean_error)},
+                {"row_sum_deviation", number_or_null(s.row_sum_deviation)},
+                {"min_entry", number_or_null(s.min_entry)},
                 {"negative_entries", s.negative},
                 {"matrix", matrix_json(a)}};
   }

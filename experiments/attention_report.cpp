@@ -15,6 +15,7 @@
 #include "attention/attention_report_summary.hpp"
 #include "attention/synthetic_heads.hpp"
 #include "experiments/experiment.hpp"
+#include "experiments/memory_estimate.hpp"
 #include "experiments/softmax_estimator_options.hpp"
 #include "io/format_number.hpp"
 #include "io/input_layers.hpp"
@@ -46,6 +47,85 @@ class AttentionReportExperiment final : public Experiment {
   }
   // Trials are projection draws per head.
   std::int64_t default_trials(bool quick) const override { return quick ? 4 : 10; }
+
+  std::vector<std::pair<std::string, std::string>> input_files() const override {
+    std::vector<std::pair<std::string, std::string>> files;
+    for (const std::string& p : inputs_) files.emplace_back("--inputs", p);
+    if (!input_dir_.empty())
+      for (const LayerFiles& layer : layers_from_directory(input_dir_, "--input-dir"))
+        for (const auto& p : {layer.q, layer.k, layer.v}) files.emplace_back("--input-dir", p.string());
+    return files;
+  }
+
+  // One layer at a time (read and copied into heads; a synthetic layer may form an L×L cosine matrix), one head at a
+  // time (attention/attention_report.hpp): float32 copies, the exact outputs, for L ≤ --matrix-max-L the Lq×L matrix
+  // A with one-hot V = I_L and its SVD; per concurrent (arm, m, draw) task W (m×d, d×d blocks) and a FAVOR forward,
+  // and with the matrix Â from a forward whose states are columns × (L+1). Every head's per-draw errors and a row per
+  // (head, arm, m) stay to the end.
+  MemoryEstimate memory_estimate(const RunContext& ctx) const override {
+    using namespace memory;
+    struct Shape {
+      double heads, lq, lk, d, dv;
+    };
+    std::vector<Shape> layers;
+    double synthetic_square = 0;  // the one-hot layer's L×L cosines
+    if (inputs_.empty() && input_dir_.empty()) {
+      const double heads = resolved_heads(ctx.quick), L = L_;
+      layers.assign(all_synthetic_heads().size(), Shape{heads, L, L, static_cast<double>(d_), static_cast<double>(d_)});
+      synthetic_square = L * L * kDouble;
+    } else {
+      try {
+        for (const LayerFiles& f : !inputs_.empty() ? layers_from_triples(inputs_, "--inputs")
+                                                    : layers_from_directory(input_dir_, "--input-dir")) {
+          const auto q = npy_heads(f.q.string()), k = npy_heads(f.k.string()), v = npy_heads(f.v.string());
+          if (q && k && v) layers.push_back({q->heads, q->rows, k->rows, q->cols, v->cols});
+        }
+      } catch (const std::exception&) {  // run() names the problem
+      }
+    }
+    double max_m = 0, n_ms = 0;
+    for (int m : resolved_ms(ctx.quick)) max_m = std::max<double>(max_m, m), ++n_ms;
+    const double columns = (features_.empty() ? 2 : widest_columns_per_row(features_)) * max_m;
+    double features = static_cast<double>(features_.size());
+    if (features_.empty())  // chosen_features(): every softmax family
+      for (const FamilyInfo& info : families()) features += estimates_softmax(info.family) ? 1 : 0;
+    const double arms = features * static_cast<double>(couplings_.size() * modes_.size());
+    const double draws = static_cast<double>(ctx.trials), tasks = arms * n_ms * draws;
+    double peak = 0, heads_total = 0, kept = 0;
+    for (const Shape& l : layers) {
+      heads_total += l.heads;
+      kept += l.heads * (arms * n_ms * (3 * draws * kDouble + 64) + std::min(l.lq, l.lk) * kDouble);
+      const double head = (l.lq * l.d + l.lk * l.d + l.lk * l.dv) * kDouble;
+      const bool matrix = l.lk <= matrix_max_L_;
+      AttendShape favor{1, l.lq, l.lk, l.d, l.dv, max_m, columns};
+      double forward = attend_bytes(favor, 1);
+      favor.causal = true;
+      for (const std::string& mode : modes_)
+        if (mode == "causal") forward = std::max(forward, attend_bytes(favor, 1));
+      AttendShape favor_matrix{1, l.lq, l.lk, l.d, l.lk, max_m, columns};
+      AttendShape exact{1, l.lq, l.lk, l.d, l.dv};
+      exact.exact = true;
+      AttendShape exact_matrix = exact;
+      exact_matrix.dv = l.lk;
+      const double projection = widest_projection_bytes(couplings_, max_m, l.d);
+      const double one_hot = 2 * l.lk * l.lk * kDouble;  // I_L: an initializer list's copy and the vector's
+      const double a = matrix ? l.lq * l.lk * kDouble : 0;
+      double task = projection + braced_heads_bytes(favor) + forward + l.lq * l.dv * kDouble;
+      if (matrix)  // Â: the one-hot V, a FAVOR forward with dv = L (Â is its output)
+        task = std::max(task, projection + one_hot + braced_heads_bytes(favor) + attend_bytes(favor_matrix, 1));
+      // One after another: the exact outputs, A (one-hot V, exact attention with dv = L), A's BDCSVD (a copy, the
+      // bidiagonal form and an L × L work matrix), the tasks (A kept).
+      const double exact_outputs = braced_heads_bytes(exact) + attend_bytes(exact, ctx.threads);
+      const double exact_matrix_bytes =
+          matrix ? one_hot + braced_heads_bytes(exact) + attend_bytes(exact_matrix, ctx.threads) : 0;
+      const double phases =
+          std::max({exact_outputs, exact_matrix_bytes, 5 * a, a + task_workers(tasks, ctx.threads) * task});
+      const double per_head = head / 2 + 4 * l.lq * l.dv * kDouble + phases;
+      peak = std::max(peak, 2 * l.heads * head + std::max(synthetic_square, per_head));
+    }
+    return estimate(peak + kept + rows_bytes(heads_total * arms * n_ms, 50 + 2 * draws),
+                    "--m-values, --matrix-max-L, --trials or the inputs' L");
+  }
 
   void add_options(CLI::App& app) override {
     app.add_option("--inputs", inputs_,
@@ -83,9 +163,7 @@ class AttentionReportExperiment final : public Experiment {
 
   Result run(const RunContext& ctx) override {
     validate_options();
-    const std::vector<int> ms = !ms_.empty() ? ms_
-                                             : (ctx.quick ? std::vector<int>{16, 64, 256}
-                                                          : std::vector<int>{16, 32, 64, 128, 256, 512, 1024});
+    const std::vector<int> ms = resolved_ms(ctx.quick);
     for (int m : ms)
       if (m < 1 || m > 1 << 20)
         throw std::invalid_argument("--m-values must lie in [1, 1048576], got " + std::to_string(m));
@@ -124,7 +202,7 @@ class AttentionReportExperiment final : public Experiment {
       throw std::invalid_argument("--inputs and --input-dir: give one or the other");
     if (!inputs_.empty()) files = layers_from_triples(inputs_, "--inputs");
     if (!input_dir_.empty()) files = layers_from_directory(input_dir_, "--input-dir");
-    const int L_synth = L_, H_synth = heads_ > 0 ? heads_ : (ctx.quick ? 2 : 4);
+    const int L_synth = L_, H_synth = resolved_heads(ctx.quick);
     if (!from_files) check_synthetic(L_synth, H_synth);
     const std::size_t n_layers = from_files ? files.size() : all_synthetic_heads().size();
     auto load = [&](std::size_t i) {
@@ -228,6 +306,12 @@ class AttentionReportExperiment final : public Experiment {
     if (heads < 1 || heads > 1024)
       throw std::invalid_argument("--heads must lie in [1, 1024], got " + std::to_string(heads));
   }
+
+  std::vector<int> resolved_ms(bool quick) const {
+    return !ms_.empty() ? ms_
+                        : (quick ? std::vector<int>{16, 64, 256} : std::vector<int>{16, 32, 64, 128, 256, 512, 1024});
+  }
+  int resolved_heads(bool quick) const { return heads_ > 0 ? heads_ : (quick ? 2 : 4); }
 
   std::vector<FeatureKind> chosen_features() const {
     if (!features_.empty()) return parse_softmax_features(features_, name());

@@ -1,7 +1,10 @@
 #include "experiments/estimator_grid.hpp"
 
+#include <algorithm>
 #include <sstream>
 #include <stdexcept>
+
+#include "experiments/memory_estimate.hpp"
 
 namespace favorlab {
 
@@ -33,8 +36,11 @@ void EstimatorGridOptions::add_to(CLI::App& app) {
 }
 
 std::vector<Geometry> EstimatorGridOptions::points() const {
-  if (d <= 0) throw std::invalid_argument("--d must be positive, got " + std::to_string(d));
-  if (m <= 0) throw std::invalid_argument("--m must be positive, got " + std::to_string(m));
+  // Upper bounds far beyond any memory (an m×d projection of doubles at 2^26 is 2^29 bytes per unit of the other)
+  // keep derived counts such as 2m inside int.
+  constexpr int kMaxSize = 1 << 26;
+  if (d <= 0 || d > kMaxSize) throw std::invalid_argument("--d must be between 1 and 2^26, got " + std::to_string(d));
+  if (m <= 0 || m > kMaxSize) throw std::invalid_argument("--m must be between 1 and 2^26, got " + std::to_string(m));
   if (!(alpha > 0 && alpha < 1)) throw std::invalid_argument("--alpha must lie in (0, 1)");
   if (x_norms.empty() || y_norms.empty() || cosines.empty())
     throw std::invalid_argument("--x-norm, --y-norm and --cos each need at least one value");
@@ -93,6 +99,57 @@ Json estimator_row_schema(bool with_mse) {
               {"statistics", statistics},
               {"exact", exact},
               {"verdict", "status"}};
+}
+
+double estimator_sweep_bytes(const SweepSize& s, std::int64_t trials, int threads) {
+  using namespace memory;
+  const double cells = s.specs * s.points;
+  // Per block: drawing W of max_m rows, then W and a spec's copy of its rows; φ(X) and φ(Y) with a projection
+  // temporary; the errors.
+  const double per_block = std::max(projection_bytes(s.coupling, s.max_m, s.d), 2 * s.max_m * s.d * kDouble) +
+                           3 * s.points * s.max_columns * kDouble + cells * kDouble;
+  const double accumulator = cells * 48 + s.pairs * 32;
+  return block_workers(static_cast<double>(trials), threads) * per_block +
+         wave_accumulators(static_cast<double>(trials), accumulator) + 2 * s.points * s.d * kDouble + 2 * accumulator;
+}
+
+MemoryEstimate EstimatorGridExperiment::memory_estimate(const RunContext& ctx) const {
+  std::vector<Estimator> estimators;
+  std::vector<Coupling> couplings;
+  try {
+    estimators = grid_.parsed_estimators();
+    couplings = grid_.parsed_couplings();
+  } catch (const std::invalid_argument&) {
+    return {};  // run() names the bad value
+  }
+  const bool double_m = adds_positive_at_double_m(estimators);
+  const double points = static_cast<double>(grid_.x_norms.size()) * static_cast<double>(grid_.y_norms.size()) *
+                        static_cast<double>(grid_.cosines.size());
+  double peak = 0, rows = 0;
+  const std::vector<int> dims = grid_.dims.empty() ? std::vector<int>{grid_.d} : grid_.dims;
+  for (int d : dims) {
+    const double m = grid_.dims.empty() ? grid_.m : d;
+    SweepSize size{static_cast<double>(d), m, 0, static_cast<double>(estimators.size()) + (double_m ? 1 : 0), points};
+    for (Estimator e : estimators)
+      size.max_columns = std::max(size.max_columns, memory::feature_columns_of(e, m, d));
+    if (double_m) {
+      size.max_m = 2 * m;
+      size.max_columns = std::max(size.max_columns, 2 * m);
+    }
+    // mse: 6 pairs per step of check 2's paths (points with x_norm = y_norm), 1 a point for check 3.
+    size.pairs = 6 * static_cast<double>(std::min(grid_.x_norms.size(), grid_.y_norms.size())) *
+                     static_cast<double>(grid_.cosines.size()) +
+                 points;
+    for (Coupling c : couplings) {
+      size.coupling = c;
+      peak = std::max(peak, estimator_sweep_bytes(size, ctx.trials, ctx.threads));
+      rows += size.specs * points;
+    }
+  }
+  constexpr double kRowFields = 26;  // estimator_row's 7, the figures, the verdict and mse's is_* fields
+  return memory::estimate(peak + memory::rows_bytes(rows, kRowFields),
+                          grid_.dims.empty() ? "--m, --d or the grid (--x-norm, --y-norm, --cos)"
+                                             : "--d or the grid (--x-norm, --y-norm, --cos)");
 }
 
 std::string point_label(const Geometry& g) {

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "io/result.hpp"
@@ -28,6 +29,14 @@ struct RunContext {
 //   refused       it measures time, which other ranks on the same machine would distort: exit 2 under N > 1.
 enum class Distribution { trial_blocks, rank0, refused };
 
+// The peak memory run(ctx) will need, predicted from the options alone before anything is allocated
+// (perf/memory_budget.hpp refuses a run whose prediction exceeds the memory available or --max-memory).
+struct MemoryEstimate {
+  double bytes = 0;    // working set beyond the process's baseline; a double, so absurd options give a huge number,
+                       // never an overflow (options that are invalid anyway may give any non-negative value)
+  std::string lower;   // the options that drive it, for the refusal message: "--m or --L"
+};
+
 class Experiment {
  public:
   virtual ~Experiment() = default;
@@ -37,6 +46,14 @@ class Experiment {
   virtual void add_options(CLI::App& app) = 0;
   virtual Result run(const RunContext& ctx) = 0;
   virtual Distribution distribution() const { return Distribution::rank0; }
+  // Called after the options are parsed and before run(); the default is for experiments whose memory no option
+  // can make large.
+  virtual MemoryEstimate memory_estimate(const RunContext& ctx) const {
+    (void)ctx;
+    return {};
+  }
+  // The files the run reads, as (option, path): the result file may not be one of them.
+  virtual std::vector<std::pair<std::string, std::string>> input_files() const { return {}; }
 };
 
 // Every experiment, in the order `favorlab list` and `favorlab reproduce` use.

@@ -23,6 +23,7 @@
 #include "attention/random_inputs.hpp"
 #include "experiments/backend_option.hpp"
 #include "experiments/experiment.hpp"
+#include "experiments/memory_estimate.hpp"
 #include "io/format_number.hpp"
 #include "mc/indexed_trials.hpp"
 #include "stats/running_moments.hpp"
@@ -70,6 +71,28 @@ class KernelsExperiment final : public Experiment {
   }
   std::int64_t default_trials(bool quick) const override { return quick ? 5 : 50; }
 
+  // Per scale Q, K, V and the exact output; per concurrent draw W (m×d, d×d blocks), the denominators (a FAVOR
+  // forward with V = 1) and the output (a FAVOR forward), each with its braced copies of the inputs; a KernelStats per
+  // draw.
+  MemoryEstimate memory_estimate(const RunContext& ctx) const override {
+    using namespace memory;
+    const double L = resolved_length(ctx.quick), d = d_, m = m_, draws = static_cast<double>(ctx.trials);
+    AttendShape favor{1, L, L, d, d, m, std::max(widest_columns_per_row(kernels_) * m, d)};
+    favor.generalized = any_generalized(kernels_);
+    AttendShape exact{1, L, L, d, d};
+    exact.exact = true;
+    AttendShape denominators = favor;
+    denominators.dv = 1;
+    const double worker = projection_bytes(Coupling::orthogonal, m, d) +
+                          std::max(braced_heads_bytes(denominators) + attend_bytes(denominators, 1),
+                                   braced_heads_bytes(favor) + attend_bytes(favor, 1)) +
+                          L * d * kDouble;
+    return estimate(5 * L * d * kDouble + std::max(task_workers(draws, ctx.threads) * worker,
+                                                   braced_heads_bytes(exact) + attend_bytes(exact, 1)) +
+                        draws * sizeof(KernelStats),
+                    "--L, --m or --d");
+  }
+
   void add_options(CLI::App& app) override {
     app.add_option("--kernels", kernels_, "Feature kinds: generalized kernels and softmax estimators")
         ->delimiter(',')
@@ -92,7 +115,7 @@ class KernelsExperiment final : public Experiment {
       cases.push_back({kind, true});
       if (!estimates_softmax(kind)) cases.push_back({kind, false});
     }
-    if (length_option_ == nullptr || length_option_->count() == 0) length_ = ctx.quick ? 512 : 1024;
+    length_ = resolved_length(ctx.quick);
     validate();
     const Backend backend = backend_.checked();
     const int threads = host_threads_for(backend, ctx.threads);  // one host thread drives a GPU
@@ -287,6 +310,10 @@ class KernelsExperiment final : public Experiment {
     for (std::size_t i = 0; i < v.size(); ++i) out += (i ? "," : "") + format_number(v[i]);
     return out;
   }
+  int resolved_length(bool quick) const {
+    return length_option_ != nullptr && length_option_->count() > 0 ? length_ : (quick ? 512 : 1024);
+  }
+
   void validate() const {
     if (kernels_.empty()) throw std::invalid_argument("--kernels needs at least one kernel");
     if (scales_.empty()) throw std::invalid_argument("--scales needs at least one scale");

@@ -23,6 +23,7 @@
 #include "attention/transformer_layer.hpp"
 #include "experiments/backend_option.hpp"
 #include "experiments/experiment.hpp"
+#include "experiments/memory_estimate.hpp"
 #include "mc/indexed_trials.hpp"
 #include "stats/running_moments.hpp"
 
@@ -62,6 +63,32 @@ class LayersExperiment final : public Experiment {
   }
   std::int64_t default_trials(bool quick) const override { return quick ? 6 : 20; }
 
+  // The layers' weights (12 width² each) and the exact output after every layer (L × width each); a layer
+  // (attention/transformer_layer.cpp) holds about 18 L × width matrices (Q, K, V and their heads, the MLP's 4·width
+  // hidden layer, residuals) beside its attention; per concurrent draw the running output, W (m × head size) and one
+  // FAVOR layer at a time.
+  MemoryEstimate memory_estimate(const RunContext& ctx) const override {
+    using namespace memory;
+    const double L = resolved_length(ctx.quick), width = width_, heads = std::max(1, heads_), layers = layers_;
+    const double size = width / heads, m = m_, activations = L * width * kDouble;
+    double columns = 2 * m, coupling = projection_bytes(Coupling::simplex, m, size);
+    try {
+      columns = feature_columns_of(parse_feature_kind(features_), m, size);
+      coupling = projection_bytes(parse_coupling(coupling_), m, size);
+    } catch (const std::exception&) {  // run() names the bad value
+    }
+    AttendShape favor{heads, L, L, size, size, m, columns};
+    favor.generalized = any_generalized({features_});
+    AttendShape exact{heads, L, L, size, size};
+    exact.exact = true;
+    const double draw = 2 * activations + coupling + 18 * activations + attend_bytes(favor, 1);
+    return estimate(layers * (12 * width * width + 5 * width) * kDouble + (layers + 2) * activations +
+                        std::max(18 * activations + attend_bytes(exact, ctx.threads),
+                                 task_workers(static_cast<double>(ctx.trials), ctx.threads) * draw) +
+                        static_cast<double>(ctx.trials) * layers * 2 * kDouble,
+                    "--L, --width, --layers or --m");
+  }
+
   void add_options(CLI::App& app) override {
     app.add_option("--layers", layers_, "Largest number of layers n")->capture_default_str();
     app.add_option("--width", width_, "Model width")->capture_default_str();
@@ -82,7 +109,7 @@ class LayersExperiment final : public Experiment {
     favor.features = parse_option("--features", [&] { return parse_feature_kind(features_); });
     favor.coupling = parse_option("--coupling", [&] { return parse_coupling(coupling_); });
     favor.m = m_;
-    if (length_option_ == nullptr || length_option_->count() == 0) length_ = ctx.quick ? 256 : 512;
+    length_ = resolved_length(ctx.quick);
     validate();
     const int head_size = width_ / heads_;
     validate_attention_config(favor, head_size);
@@ -204,6 +231,10 @@ class LayersExperiment final : public Experiment {
   }
 
  private:
+  int resolved_length(bool quick) const {
+    return length_option_ != nullptr && length_option_->count() > 0 ? length_ : (quick ? 256 : 512);
+  }
+
   void validate() const {
     if (layers_ < 1 || layers_ > 100) throw std::invalid_argument("--layers must lie in [1, 100], got " + std::to_string(layers_));
     if (width_ < 1 || width_ > 4096) throw std::invalid_argument("--width must lie in [1, 4096]");

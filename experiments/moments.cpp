@@ -15,6 +15,7 @@
 #include <string>
 
 #include "experiments/experiment.hpp"
+#include "experiments/memory_estimate.hpp"
 #include "kernels/chi_moments.hpp"
 #include "kernels/sphere_moments.hpp"
 #include "kernels/tau_maximum.hpp"
@@ -49,6 +50,16 @@ class MomentsExperiment final : public Experiment {
   }
   std::int64_t default_trials(bool quick) const override { return quick ? 1'000'000 : 50'000'000; }
   Distribution distribution() const override { return Distribution::trial_blocks; }
+
+  // Rows: one per (d, power) and one per dimension of the Lemma 6 search (--tau-d-min..--tau-d-max, up to 1e5);
+  // the Monte Carlo keeps a wave of 2·max-k moments per block, the search a few vectors of its degree.
+  MemoryEstimate memory_estimate(const RunContext& ctx) const override {
+    using namespace memory;
+    const double powers = 2.0 * max_k_;
+    const double rows = static_cast<double>(dims_.size()) * powers + std::max(0.0, 1.0 + tau_d_max_ - tau_d_min_);
+    return estimate(rows_bytes(rows, 24) + wave_accumulators(static_cast<double>(ctx.trials), powers * 40),
+                    "--tau-d-max, --d or --max-k");
+  }
 
   void add_options(CLI::App& app) override {
     app.add_option("--d", dims_, "Dimensions of the Monte Carlo of Lemma 3, comma-separated")

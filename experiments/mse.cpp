@@ -7,7 +7,8 @@
 //      falls as r grows) the empirical ratio must not fall significantly between consecutive r;
 //   3. hyperbolic with m beats positive with 2m: MSE_hyp(m) − MSE_pos(2m) must not be significantly positive;
 //   4. Lemma 1 and Lemma 2 for positive and hyperbolic (iid) again, by importance sampling along x + y
-//      (mc/importance_mse.hpp): light-tailed, so conclusive where the plain Monte Carlo of check 1 is not.
+//      (mc/importance_mse.hpp): light-tailed, so conclusive where the plain Monte Carlo of check 1 is not; the same
+//      for gerf, oprf and sderf's exact variances (mc/importance_gerf.hpp: also scaled across x + y).
 // Checks 2 and 3 combine MSEs of one sweep, which share ω trial by trial: their standard errors come from the delta
 // method with the covariances of the squared errors (mc/estimator_sweep.hpp), not from treating them as independent.
 #include <algorithm>
@@ -20,6 +21,7 @@
 #include "kernels/error_moments.hpp"
 #include "kernels/lemma2.hpp"
 #include "mc/estimator_sweep.hpp"
+#include "mc/importance_gerf.hpp"
 #include "mc/importance_mse.hpp"
 
 namespace favorlab {
@@ -42,6 +44,9 @@ class MseExperiment final : public EstimatorGridExperiment {
     return "Lemma 2 and Fig. 2: MSE of trig/positive/hyperbolic estimators against the closed forms";
   }
   std::int64_t default_trials(bool quick) const override { return quick ? 100000 : 1000000; }
+  bool adds_positive_at_double_m(const std::vector<Estimator>& estimators) const override {
+    return std::find(estimators.begin(), estimators.end(), Estimator::hyperbolic) != estimators.end();
+  }
 
   void add_options(CLI::App& app) override {
     EstimatorGridExperiment::add_options(app);
@@ -65,8 +70,7 @@ class MseExperiment final : public EstimatorGridExperiment {
 
     std::vector<EstimatorSpec> specs;
     for (Estimator e : estimators) specs.push_back({e, m});
-    const bool hyperbolic = std::find(estimators.begin(), estimators.end(), Estimator::hyperbolic) != estimators.end();
-    if (hyperbolic) specs.push_back({Estimator::positive, 2 * m});  // for check 3
+    if (adds_positive_at_double_m(estimators)) specs.push_back({Estimator::positive, 2 * m});  // for check 3
 
     std::int64_t evaluations = 0;
     double seconds = 0;
@@ -107,8 +111,8 @@ class MseExperiment final : public EstimatorGridExperiment {
           row["mse"] = f.mse;
           row["mse_stderr"] = f.stderr_;
           // A-priori skewness of one draw of the error and of its square (iid values; `favorlab compare` gates on them).
-          row["mean_skewness"] = std::isfinite(em.error_skewness) ? Json(em.error_skewness) : Json(nullptr);
-          row["mse_skewness"] = std::isfinite(f.skewness) ? Json(f.skewness) : Json(nullptr);
+          row["mean_skewness"] = number_or_null(em.error_skewness);
+          row["mse_skewness"] = number_or_null(f.skewness);
           row["trials"] = f.trials;
           row["nonfinite"] = f.nonfinite;
           if (check) {
@@ -127,10 +131,11 @@ class MseExperiment final : public EstimatorGridExperiment {
           result.rows.push_back(row);
         }
         if (check) result.checks.push_back(check->result());
-        // The closed forms again by importance sampling (mc/importance_mse.hpp): light-tailed where the plain
-        // Monte Carlo above is not, so its verdicts are conclusive where plain MC cannot be (iid positive and
-        // hyperbolic at the grid's m; the rows of those points get the is_* fields).
-        if (iid && ms == m && importance_trials_ > 0 && (e == Estimator::positive || e == Estimator::hyperbolic))
+        // The closed forms again by importance sampling (mc/importance_mse.hpp; gerf, oprf, sderf:
+        // mc/importance_gerf.hpp): light-tailed where the plain Monte Carlo above is not, so its verdicts are
+        // conclusive where plain MC cannot be (iid, at the grid's m; the rows of those points get the is_* fields).
+        if (iid && ms == m && importance_trials_ > 0 &&
+            (e == Estimator::positive || e == Estimator::hyperbolic || has_gerf_importance(e)))
           importance_checks(result, e, points, ctx, s * points.size(), result.rows.size() - points.size());
       }
       if (!iid) continue;
@@ -152,17 +157,30 @@ class MseExperiment final : public EstimatorGridExperiment {
                          std::size_t stream_base, std::size_t first_row) const {
     const int m = grid_.m, d = grid_.d;
     const std::string name(estimator_name(e));
-    const std::string where = "iid projections, d=" + std::to_string(d) + ", m=" + std::to_string(m) + ", " +
-                              std::to_string(points.size()) + " points, tilted Gaussian proposal along x+y";
-    ClaimCheck mean_check("Lemma 1: E[" + name + " estimate] = SM, importance-sampled", where, grid_.alpha,
-                          points.size());
-    ClaimCheck mse_check("Lemma 2: MSE(" + name + ") closed form, importance-sampled", where, grid_.alpha,
-                         points.size());
     const FamilyInfo& family = family_info(e);
+    // positive and hyperbolic: the proposal along x + y of mc/importance_mse.hpp (Lemma 1 and 2 of the paper);
+    // gerf, oprf, sderf: mc/importance_gerf.hpp, which also scales ω across x + y (their features see ‖ω‖²).
+    const bool lemma = e == Estimator::positive || e == Estimator::hyperbolic;
+    const std::string where = "iid projections, d=" + std::to_string(d) + ", m=" + std::to_string(m) + ", " +
+                              std::to_string(points.size()) + " points, tilted Gaussian proposal along x+y" +
+                              (lemma ? "" : ", scaled across it");
+    ClaimCheck mean_check(std::string(lemma ? "Lemma 1" : family.mse_source) + ": E[" + name +
+                              " estimate] = SM, importance-sampled",
+                          where, grid_.alpha, points.size());
+    ClaimCheck mse_check(std::string(family.mse_source) + ": MSE(" + name + ") closed form, importance-sampled", where,
+                         grid_.alpha, points.size());
     for (std::size_t p = 0; p < points.size(); ++p) {
-      const ImportanceSampledMse is =
-          importance_sampled_mse(e, points[p], d, m, importance_trials_, ctx.seed,
-                                 kImportanceStream + stream_base + p, ctx.threads);
+      const std::uint64_t stream = kImportanceStream + stream_base + p;
+      ImportanceSampledMse is;
+      double perp_sd = 1;  // the proposal's sd across x + y (gerf and oprf scale it; 1 elsewhere)
+      if (lemma) {
+        is = importance_sampled_mse(e, points[p], d, m, importance_trials_, ctx.seed, stream, ctx.threads);
+      } else {
+        const GerfImportanceSampledMse g = importance_sampled_gerf_mse(e, points[p], d, m, importance_trials_,
+                                                                       ctx.seed, stream, ctx.threads, grid_.parameters);
+        is = g;
+        perp_sd = g.gerf_proposal.perp_sd;
+      }
       const double truth = estimator_truth(e, points[p], d);
       const double theory = family.iid_mse(points[p], d, m, grid_.parameters);
       const std::string label = point_label(points[p]);
@@ -182,9 +200,9 @@ class MseExperiment final : public EstimatorGridExperiment {
       row["is_trials_needed"] = v.trials_needed;
       row["is_proposal_mean"] = is.proposal.mean;
       row["is_proposal_sd"] = is.proposal.sd;
+      row["is_proposal_perp_sd"] = perp_sd;
       row["is_relative_variance"] = is.relative_variance;
-      row["plain_relative_variance"] =
-          std::isfinite(is.plain_relative_variance) ? Json(is.plain_relative_variance) : Json(nullptr);
+      row["plain_relative_variance"] = number_or_null(is.plain_relative_variance);
     }
     result.checks.push_back(mean_check.result());
     result.checks.push_back(mse_check.result());

@@ -20,6 +20,7 @@
 
 #include "experiments/estimator_grid.hpp"
 #include "experiments/experiment.hpp"
+#include "experiments/memory_estimate.hpp"
 #include "kernels/error_moments.hpp"
 #include "kernels/orthogonal_mse.hpp"
 #include "kernels/simplex_moments.hpp"
@@ -42,6 +43,38 @@ class OrthogonalExperiment final : public Experiment {
   }
   std::int64_t default_trials(bool quick) const override { return quick ? 10000 : 200000; }
   Distribution distribution() const override { return Distribution::trial_blocks; }
+
+  // Per d, sweeps one after another (iid, orthogonal, --structured, simplex), each over estimators × the m ≤ d; every
+  // orthogonal or simplex draw holds d×d blocks even for m = 1. Two rows per cell (iid, orthogonal), one more per
+  // structured or simplex cell.
+  MemoryEstimate memory_estimate(const RunContext& ctx) const override {
+    const double points = static_cast<double>(x_norms_.size()) * static_cast<double>(y_norms_.size()) *
+                          static_cast<double>(cosines_.size());
+    const double estimators = static_cast<double>(estimators_.size());
+    double peak = 0, rows = 0;
+    for (int d : dims_) {
+      // features_for(d) in double: the --m values ≤ d, or 1, 2, 4, …, d.
+      double ms = 0, max_m = 0;
+      if (ms_.empty()) {
+        for (double m = 1; m < d; m *= 2) ++ms;
+        ms += 1, max_m = d;
+      } else {
+        for (int m : ms_)
+          if (m <= d) ++ms, max_m = std::max<double>(max_m, m);  // repeats are dropped by run(): an upper bound
+      }
+      SweepSize size{static_cast<double>(d), max_m, max_m, estimators * ms, points};
+      const double structured = static_cast<double>(structured_.size());
+      std::vector<Coupling> couplings{Coupling::iid, Coupling::orthogonal};
+      if (!no_simplex_) couplings.push_back(Coupling::simplex);
+      if (structured > 0) couplings.insert(couplings.end(), {Coupling::hadamard, Coupling::givens});
+      for (Coupling c : couplings) {
+        size.coupling = c;
+        peak = std::max(peak, estimator_sweep_bytes(size, ctx.trials, ctx.threads));
+      }
+      rows += (2 + structured + (no_simplex_ ? 0 : 1)) * size.specs * points;
+    }
+    return memory::estimate(peak + memory::rows_bytes(rows, 26), "--d, --m or the grid (--x-norm, --y-norm, --cos)");
+  }
 
   void add_options(CLI::App& app) override {
     app.add_option("--d", dims_, "Dimensions, comma-separated")->delimiter(',')->capture_default_str();
@@ -386,7 +419,7 @@ class OrthogonalExperiment final : public Experiment {
   std::vector<int> features_for(int d) const {
     std::vector<int> ms;
     if (ms_.empty()) {
-      for (int m = 1; m < d; m *= 2) ms.push_back(m);
+      for (long long m = 1; m < d; m *= 2) ms.push_back(static_cast<int>(m));
       ms.push_back(d);
     } else {
       for (int m : ms_)

@@ -21,6 +21,7 @@
 #include <string>
 
 #include "experiments/experiment.hpp"
+#include "experiments/memory_estimate.hpp"
 #include "perm/heads_lcm.hpp"
 #include "perm/landau.hpp"
 #include "perm/max_heads_lcm.hpp"
@@ -105,6 +106,46 @@ class PermOrderExperiment final : public Experiment {
   std::int64_t default_trials(bool quick) const override { return quick ? 20'000 : 1'000'000; }
   Distribution distribution() const override { return Distribution::trial_blocks; }
 
+  // The exact order distribution of the largest n ≤ --exact-max-n (perm/order_distribution.cpp): its DP keeps, for
+  // every s ≤ n, one 1728-bit count per distinct order of S_s (≈ 350 B with its hash node; 1.4 million entries at
+  // n = 128, 26 million at n = 200). The Monte Carlo tallies: one map node per distinct order (64 B), all --heads
+  // tallies of --head-trials draws kept to the end.
+  MemoryEstimate memory_estimate(const RunContext& ctx) const override {
+    using namespace memory;
+    const int exact_max_n = resolved_exact_max_n(ctx.quick);
+    int largest = 0;
+    for (int n : ns_)
+      if (n <= std::min(exact_max_n, 256)) largest = std::max(largest, n);
+    // Distinct orders of S_s for s ≤ largest: sets of prime powers of distinct primes with sum ≤ s, by a knapsack over
+    // the primes counting the sets of each exact sum.
+    std::vector<double> exact_sum(static_cast<std::size_t>(largest) + 1, 0.0);
+    exact_sum[0] = 1;
+    for (int p = 2; p <= largest; ++p) {
+      bool prime = true;
+      for (int q = 2; q * q <= p && prime; ++q) prime = p % q != 0;
+      if (!prime) continue;
+      std::vector<double> with = exact_sum;
+      for (int power = p; power <= largest; power *= p)
+        for (int sum = power; sum <= largest; ++sum)
+          with[static_cast<std::size_t>(sum)] += exact_sum[static_cast<std::size_t>(sum - power)];
+      exact_sum = with;
+    }
+    double distinct = 0, states = 0;  // distinct orders of S_s, and their total over s ≤ largest
+    for (double count : exact_sum) {
+      distinct += count;
+      states += distinct;
+    }
+    const double trials = static_cast<double>(ctx.trials);
+    const double head_trials = static_cast<double>(resolved_head_trials(ctx.trials));
+    const double tallies = std::min(trials, distinct) * 64 + wave_accumulators(trials, 32 * 64) +
+                           static_cast<double>(heads_.size()) * head_trials * 64;
+    double heads_max = 0;
+    for (int h : heads_) heads_max = std::max<double>(heads_max, h);
+    return estimate(states * 350 + tallies + 60 * heads_max * head_size_ * kDouble +
+                        rows_bytes(2 * static_cast<double>(ns_.size() + heads_.size()), 30),
+                    "--exact-max-n, --n or --head-trials");
+  }
+
   void add_options(CLI::App& app) override {
     app.add_option("--n", ns_, "Permutation sizes, comma-separated")->delimiter(',')->capture_default_str();
     app.add_option("--heads", heads_, "Numbers of heads H for the lcm over heads, comma-separated")
@@ -124,8 +165,8 @@ class PermOrderExperiment final : public Experiment {
 
   Result run(const RunContext& ctx) override {
     validate();
-    exact_max_n_ = exact_max_n_option_ >= 0 ? exact_max_n_option_ : (ctx.quick ? 64 : 128);
-    const std::int64_t head_trials = head_trials_ > 0 ? head_trials_ : std::min<std::int64_t>(ctx.trials, 200'000);
+    exact_max_n_ = resolved_exact_max_n(ctx.quick);
+    const std::int64_t head_trials = resolved_head_trials(ctx.trials);
     Result result;
     result.experiment = name();
     result.params = Json{{"n", ns_},         {"heads", heads_},           {"head_size", head_size_},
@@ -137,6 +178,13 @@ class PermOrderExperiment final : public Experiment {
   }
 
  private:
+  int resolved_exact_max_n(bool quick) const {
+    return exact_max_n_option_ >= 0 ? exact_max_n_option_ : (quick ? 64 : 128);
+  }
+  std::int64_t resolved_head_trials(std::int64_t trials) const {
+    return head_trials_ > 0 ? head_trials_ : std::min<std::int64_t>(trials, 200'000);
+  }
+
   void validate() const {
     if (ns_.empty()) throw std::invalid_argument("--n needs at least one size");
     for (int n : ns_)

@@ -39,6 +39,7 @@
 #include "attention/permute_similarity.hpp"
 #include "attention/random_inputs.hpp"
 #include "experiments/experiment.hpp"
+#include "experiments/memory_estimate.hpp"
 #include "io/format_number.hpp"
 #include "io/npy.hpp"
 #include "io/npy_heads.hpp"
@@ -85,6 +86,82 @@ class PermutePropertiesExperiment final : public Experiment {
     return "PermuteFormer: shift invariance, boundedness, positivity, period = order(pi), 2-D wrap, overhead vs FAVOR";
   }
   std::int64_t default_trials(bool quick) const override { return quick ? 3 : 12; }
+
+  // Properties (per feature map): a row per grid cell W×H, the sims of up to min(--offsets, 2³⁰) offsets. Long runs
+  // (per --lengths L): Q and K in double and float32, the L × m' power table of π (int32, at most 2³¹ entries), the
+  // causal float32 PermuteFormer forward and the feature norms. Overhead (per --overhead-L × --overhead-m): float32
+  // Q, K, V and the FAVOR and PermuteFormer forwards. --q/--k contents: every row of the files, stacked.
+  MemoryEstimate memory_estimate(const RunContext& ctx) const override {
+    using namespace memory;
+    Sizes s;
+    try {
+      s = resolve(ctx.quick);
+    } catch (const std::exception&) {
+      return {};  // run() names the bad value
+    }
+    double d = d_, contents = 0;
+    if (!q_file_.empty() && !k_file_.empty()) {
+      const auto q = npy_heads(q_file_), k = npy_heads(k_file_);
+      if (q && k) {
+        d = q->cols;
+        contents = 24 * q->values() + 8 * k->values() + npy_read_bytes(k->values());  // read, stacked, kept
+      }
+    }
+    const double m = m_, columns = widest_columns_per_row(features_) * m;
+    const double features = static_cast<double>(features_.size());
+    const double cells = static_cast<double>(s.width) * static_cast<double>(s.height);
+    const double properties = projection_bytes(Coupling::orthogonal, m, d) +
+                              16 * std::min(static_cast<double>(offsets_), 1073741824.0);
+    // The long runs' power table repeats with the order of their π, drawn here as long_runs draws it.
+    double period = std::numeric_limits<double>::infinity();
+    if (columns >= 1 && columns <= (1 << 20)) {
+      try {
+        period = static_cast<double>(
+            random_permutation(static_cast<int>(columns), ctx.seed, kPermStream, 0).order_u64());
+      } catch (const std::exception&) {  // an order beyond 2⁶⁴: the table is L rows
+      }
+    }
+    double long_runs = 0;
+    for (std::int64_t length : s.lengths) {
+      const double L = static_cast<double>(length);
+      AttendShape a{1, L, L, d, 1, m, columns};
+      a.causal = a.permute = true;
+      a.generalized = any_generalized(features_);
+      a.period = period;
+      a.chunk = chunk_;
+      a.scalar = kFloat;
+      const double inputs = L * d * (2 * kDouble + 2 * kFloat) + L * (kFloat + 2 * kDouble);  // Q, K; 1, norms
+      long_runs = std::max(long_runs, projection_bytes(Coupling::orthogonal, m, d) + inputs + attend_bytes(a, 1) +
+                                          3 * 4096 * columns * kDouble);
+    }
+    double overhead = 0;
+    for (std::int64_t length : s.overhead_lengths)
+      for (int mo : overhead_m_) {
+        const double L = static_cast<double>(length);
+        const double d_o = overhead_d_, m_o = mo;
+        AttendShape a{1, L, L, d_o, d_o, m_o, m_o};
+        a.scalar = kFloat;
+        double forward = 0;
+        for (bool causal : {false, true}) {
+          a.causal = causal;
+          a.permute = false;
+          forward = std::max(forward, attend_bytes(a, 1));
+          a.permute = true;
+          forward = std::max(forward, attend_bytes(a, 1));
+        }
+        overhead = std::max(overhead, projection_bytes(Coupling::orthogonal, mo, overhead_d_) +
+                                          L * overhead_d_ * (5 * kFloat + kDouble) + forward);
+      }
+    const double rows = features * (cells + 360 + static_cast<double>(ctx.trials) + 5 +
+                                    static_cast<double>(s.lengths.size())) +
+                        2 * static_cast<double>(overhead_m_.size() * s.overhead_lengths.size());
+    return estimate(contents + rows_bytes(rows, 12) + std::max({properties, long_runs, overhead}),
+                    "--lengths, --grid, --m or --overhead-L");
+  }
+
+  std::vector<std::pair<std::string, std::string>> input_files() const override {
+    return {{"--q", q_file_}, {"--k", k_file_}};
+  }
 
   void add_options(CLI::App& app) override {
     app.add_option("--d", d_, "Input dimension d of the property runs")->capture_default_str();

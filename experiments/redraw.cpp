@@ -27,6 +27,7 @@
 #include "attention/favor_error_sweep.hpp"
 #include "experiments/backend_option.hpp"
 #include "experiments/experiment.hpp"
+#include "experiments/memory_estimate.hpp"
 #include "experiments/softmax_estimator_options.hpp"
 #include "io/format_number.hpp"
 #include "stats/bias_variance.hpp"
@@ -82,6 +83,26 @@ class RedrawExperiment final : public Experiment {
   }
   std::int64_t default_trials(bool quick) const override { return quick ? 200 : 2000; }
 
+  // One input and its exact output, 20 jackknife blocks of two L×dv sums, every draw's MSE per feature map; per
+  // concurrent draw or group its braced copies of Q, K, V, W (m×d, d×d blocks), one FAVOR forward, the error and the
+  // group's sum.
+  MemoryEstimate memory_estimate(const RunContext& ctx) const override {
+    using namespace memory;
+    const double L = resolved_L(ctx.quick), d = d_, m = m_, draws = static_cast<double>(ctx.trials);
+    const double groups = resolved_groups(ctx.quick), matrix = L * d * kDouble;
+    AttendShape favor{1, L, L, d, d, m, widest_columns_per_row(features_) * m};
+    favor.causal = causal_;
+    AttendShape exact{1, L, L, d, d};
+    exact.exact = true;
+    const double worker = braced_heads_bytes(favor) + widest_projection_bytes({coupling_}, m, d) +
+                          attend_bytes(favor, 1) + 3 * matrix;
+    const double fixed = 4 * matrix + 2 * kJackknifeBlocks * matrix +
+                         (static_cast<double>(features_.size()) + 3) * draws * kDouble + groups * kDouble;
+    return estimate(fixed + std::max(task_workers(std::max<double>(kJackknifeBlocks, groups), ctx.threads) * worker,
+                                     braced_heads_bytes(exact) + attend_bytes(exact, ctx.threads)),
+                    "--L, --m, --d or --trials");
+  }
+
   void add_options(CLI::App& app) override {
     l_option_ = app.add_option("--L", L_, "Sequence length (default: 1024, quick 512)");
     app.add_option("--d", d_, "Query/key dimension (and value dimension)")->capture_default_str();
@@ -105,8 +126,8 @@ class RedrawExperiment final : public Experiment {
   }
 
   Result run(const RunContext& ctx) override {
-    const int groups = groups_ > 0 ? groups_ : (ctx.quick ? 30 : 200);
-    if (!l_option_ || l_option_->count() == 0) L_ = ctx.quick ? 512 : 1024;
+    const int groups = resolved_groups(ctx.quick);
+    L_ = resolved_L(ctx.quick);
     validate(groups, ctx.trials);
     const Backend backend = backend_.checked();
     const int threads = host_threads_for(backend, ctx.threads);  // loops of forwards: one host thread drives a GPU
@@ -337,6 +358,9 @@ class RedrawExperiment final : public Experiment {
   }
 
  private:
+  int resolved_L(bool quick) const { return l_option_ && l_option_->count() > 0 ? L_ : (quick ? 512 : 1024); }
+  int resolved_groups(bool quick) const { return groups_ > 0 ? groups_ : (quick ? 30 : 200); }
+
   void validate(int groups, std::int64_t trials) const {
     if (L_ < 1) throw std::invalid_argument("--L must be at least 1, got " + std::to_string(L_));
     if (d_ < 1) throw std::invalid_argument("--d must be at least 1, got " + std::to_string(d_));

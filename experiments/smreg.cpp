@@ -19,6 +19,7 @@
 
 #include "experiments/estimator_grid.hpp"
 #include "experiments/experiment.hpp"
+#include "experiments/memory_estimate.hpp"
 #include "io/format_number.hpp"
 #include "kernels/error_moments.hpp"
 #include "kernels/smreg_ratio.hpp"
@@ -90,7 +91,6 @@ struct Tally {
   std::string unavailable_where;
 };
 
-Json finite_or_null(double v) { return std::isfinite(v) ? Json(v) : Json(nullptr); }
 
 class SmregExperiment final : public Experiment {
  public:
@@ -100,6 +100,21 @@ class SmregExperiment final : public Experiment {
   }
   std::int64_t default_trials(bool quick) const override { return quick ? 20000 : 200000; }
   Distribution distribution() const override { return Distribution::trial_blocks; }
+
+  // One estimator sweep per --d (smreg at m, iid rows of norm √d, x = y = z/2 at every --z-norm), one after another;
+  // a ratio row per (d, |z|) and a bound row per (C, d) over --d and --asymptote-d.
+  MemoryEstimate memory_estimate(const RunContext& ctx) const override {
+    const double points = static_cast<double>(o_.z_norms.size());
+    double peak = 0;
+    for (int d : o_.dims)
+      peak = std::max(peak, estimator_sweep_bytes({static_cast<double>(d), static_cast<double>(o_.m),
+                                                   static_cast<double>(o_.m), 1, points},
+                                                  ctx.trials, ctx.threads));
+    const double rows = static_cast<double>(o_.dims.size()) * points +
+                        static_cast<double>(o_.bounds.size()) *
+                            static_cast<double>(o_.dims.size() + o_.asymptote_dims.size());
+    return memory::estimate(peak + memory::rows_bytes(rows, 28), "--m, --d, --z-norm or --C");
+  }
 
   void add_options(CLI::App& app) override {
     app.add_option("--d", o_.dims, "Dimensions, comma-separated")->delimiter(',')->capture_default_str();
@@ -175,7 +190,7 @@ class SmregExperiment final : public Experiment {
         row["w"] = z * z / 2;
         row["ratio_exact"] = std::isfinite(log_exact) ? Json(std::exp(log_exact)) : Json(nullptr);
         row["ratio_series"] = std::exp(log_series);
-        row["log_ratio_exact"] = finite_or_null(log_exact);
+        row["log_ratio_exact"] = number_or_null(log_exact);
         row["log_ratio_series"] = log_series;
         row["ratio_gap"] = gap;
         row["truth"] = truth;

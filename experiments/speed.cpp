@@ -45,6 +45,7 @@
 #include "attention/random_inputs.hpp"
 #include "experiments/backend_option.hpp"
 #include "experiments/experiment.hpp"
+#include "experiments/memory_estimate.hpp"
 #include "io/format_number.hpp"
 #include "perf/favor_products.hpp"
 #include "perf/peak_memory.hpp"
@@ -205,6 +206,42 @@ class SpeedExperiment final : public Experiment {
   std::int64_t default_trials(bool) const override { return 3; }
   Distribution distribution() const override { return Distribution::refused; }
 
+  // At the largest L: the inputs of the widest shape (float32 Q, K, V per head, drawn in double), W (m×d, d×d blocks)
+  // and on the CPU the largest forward at the most threads — exact (128 × L logits per thread), FAVOR bidirectional,
+  // causal or PermuteFormer (its L × m power tables per head) — which the drop rule keeps under --memory-cap-gb once
+  // it measures memory (the peak-memory child forks a one-thread copy of a forward, never more).
+  MemoryEstimate memory_estimate(const RunContext& ctx) const override {
+    using namespace memory;
+    bool gpu = false;
+    try {
+      gpu = backend_.parsed() == Backend::cuda;
+    } catch (const std::exception&) {  // run() names the bad value
+    }
+    const double L = resolved_max_l(ctx.quick, gpu), d = d_, m = m_;
+    double heads = 1, threads = 1;
+    for (const std::string& shape : shapes_) heads = std::max(heads, shape == "small" ? 1.0 : 8.0);
+    if (!gpu)
+      for (int t : thread_counts_) threads = std::max<double>(threads, t);
+    const double inputs = 3 * heads * L * d * kFloat + L * d * kDouble + projection_bytes(Coupling::orthogonal, m, d);
+    double forward = 0;
+    if (!gpu) {
+      AttendShape a{heads, L, L, d, d, m, m};
+      a.scalar = kFloat;
+      a.exact = true;
+      forward = std::max(forward, attend_bytes(a, threads));
+      a.exact = false;
+      forward = std::max(forward, attend_bytes(a, threads));
+      a.permute = true;
+      forward = std::max(forward, attend_bytes(a, threads));
+      a.permute = false;
+      a.causal = true;
+      a.chunk = chunk_;
+      forward = std::max(forward, attend_bytes(a, threads));
+      if (!no_memory_) forward = std::min(forward, memory_cap_gb_ * 1073741824.0);
+    }
+    return estimate(inputs + forward, "--max-L, --m or --d");
+  }
+
   void add_options(CLI::App& app) override {
     app.add_option("--max-L", max_l_,
                    "Largest sequence length (powers of 2 from 512; default 65536, quick 4096; cuda: 262144, quick "
@@ -234,7 +271,7 @@ class SpeedExperiment final : public Experiment {
   Result run(const RunContext& ctx) override {
     const Backend backend = backend_.parsed();
     const bool gpu = backend == Backend::cuda;
-    const int max_l = max_l_ > 0 ? max_l_ : gpu ? (ctx.quick ? 65536 : 262144) : (ctx.quick ? 4096 : 65536);
+    const int max_l = resolved_max_l(ctx.quick, gpu);
     const double time_cap = time_cap_ > 0 ? time_cap_ : gpu ? (ctx.quick ? 5.0 : 30.0) : (ctx.quick ? 1.0 : 10.0);
     validate(max_l, time_cap, ctx);
     if (gpu && thread_counts_option_->count() > 0)
@@ -408,9 +445,10 @@ class SpeedExperiment final : public Experiment {
                  const std::map<std::string, std::map<std::string, std::string>>& dropped, bool gpu) const {
     for (const Shape& shape : shapes) {
       for (const auto& [threads, by_method] : points.at(shape.name)) {
-        auto at = [&](const std::string& method, int l) -> const Point* {
-          const auto it = by_method.find(method);
-          if (it == by_method.end()) return nullptr;
+        // The binding goes in by name: clang before 16 cannot capture a structured binding implicitly.
+        auto at = [&methods = by_method](const std::string& method, int l) -> const Point* {
+          const auto it = methods.find(method);
+          if (it == methods.end()) return nullptr;
           const auto p = it->second.find(l);
           return p == it->second.end() ? nullptr : &p->second;
         };
@@ -641,6 +679,10 @@ class SpeedExperiment final : public Experiment {
                      std::to_string(m_) + ", float32, largest L measured (target L=65536; this run's --max-L " +
                      std::to_string(max_l) + ")" + (gpu ? ", on the device" : ", one thread"),
                  mem, 3.0, false, false, "");
+  }
+
+  int resolved_max_l(bool quick, bool gpu) const {
+    return max_l_ > 0 ? max_l_ : gpu ? (quick ? 65536 : 262144) : (quick ? 4096 : 65536);
   }
 
   void validate(int max_l, double time_cap, const RunContext& ctx) const {

@@ -23,6 +23,7 @@
 
 #include "experiments/estimator_grid.hpp"
 #include "experiments/experiment.hpp"
+#include "experiments/memory_estimate.hpp"
 #include "features/structured_projection.hpp"
 #include "features/walsh_hadamard.hpp"
 #include "kernels/error_moments.hpp"
@@ -52,6 +53,27 @@ class StructuredExperiment final : public Experiment {
   }
   std::int64_t default_trials(bool quick) const override { return quick ? 400 : 4000; }
 
+  // Per d (m = d) four sweeps one after another (iid, orthogonal, hadamard, givens; d×d blocks), a row per cell; then
+  // per --speed-d the dense d×d W, a d × batch input and the outputs of the three methods.
+  MemoryEstimate memory_estimate(const RunContext& ctx) const override {
+    using namespace memory;
+    const double points = static_cast<double>(x_norms_.size()) * static_cast<double>(y_norms_.size()) *
+                          static_cast<double>(cosines_.size());
+    const double ne = static_cast<double>(estimators_.size()), columns = widest_columns_per_row(estimators_);
+    double peak = 0;
+    for (int d : dims_)
+      for (Coupling c : kCouplings)
+        peak = std::max(peak, estimator_sweep_bytes({static_cast<double>(d), static_cast<double>(d), columns * d, ne,
+                                                     points, 0, c},
+                                                    ctx.trials, ctx.threads));
+    const double batch = std::max(0, resolved_batch(ctx.quick));
+    for (int d : speed_dims_)
+      peak = std::max(peak, (static_cast<double>(d) * d + 6.0 * d * batch) * kDouble +
+                                projection_bytes(Coupling::givens, d, d));
+    const double cells = static_cast<double>(dims_.size()) * std::size(kCouplings) * ne * points;
+    return estimate(peak + rows_bytes(cells, 26) + cells * sizeof(PointFigures), "--d, --speed-d, --batch or the grid");
+  }
+
   void add_options(CLI::App& app) override {
     app.add_option("--d", dims_, "Dimensions (m = d; hadamard needs powers of 2), comma-separated")
         ->delimiter(',')
@@ -75,7 +97,7 @@ class StructuredExperiment final : public Experiment {
 
   Result run(const RunContext& ctx) override {
     validate();
-    const int batch = batch_ > 0 ? batch_ : (ctx.quick ? 1024 : 4096);
+    const int batch = resolved_batch(ctx.quick);
     std::vector<Geometry> points;
     for (double xn : x_norms_)
       for (double yn : y_norms_)
@@ -264,6 +286,8 @@ class StructuredExperiment final : public Experiment {
     for (int x : v) s += (s.empty() ? "" : ",") + std::to_string(x);
     return s;
   }
+
+  int resolved_batch(bool quick) const { return batch_ > 0 ? batch_ : (quick ? 1024 : 4096); }
 
   std::vector<int> dims_{4, 16, 64, 256};
   std::vector<double> x_norms_{0.5, 1.0};

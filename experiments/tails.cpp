@@ -12,6 +12,7 @@
 #include <stdexcept>
 
 #include "experiments/experiment.hpp"
+#include "experiments/memory_estimate.hpp"
 #include "io/format_number.hpp"
 #include "kernels/regularized_tail_bound.hpp"
 #include "kernels/smreg.hpp"
@@ -38,6 +39,34 @@ class TailsExperiment final : public Experiment {
   }
   std::int64_t default_trials(bool quick) const override { return quick ? 100000 : 2000000; }
   Distribution distribution() const override { return Distribution::trial_blocks; }
+
+  // Per (d, coupling) one run_smreg_tail_sweep (mc/smreg_tail_sweep.cpp), one after another: per concurrent trial
+  // block W of max m rows (orthogonal: d×d blocks) and exp(Wz) for every geometry; a wave of block counts (m values ×
+  // geometries × thresholds). Every count is a row, with its bound.
+  MemoryEstimate memory_estimate(const RunContext& ctx) const override {
+    using namespace memory;
+    const double points = static_cast<double>(x_norms_.size()) * static_cast<double>(y_norms_.size()) *
+                          static_cast<double>(cosines_.size());
+    const double thresholds = static_cast<double>(deltas_.size());
+    const double trials = static_cast<double>(ctx.trials);
+    double peak = 0, rows = 0;
+    for (int d : ds_) {
+      double ms = 0, max_m = 0;
+      for (int m : ms_)
+        if (m <= d) ++ms, max_m = std::max<double>(max_m, m);
+      if (ms == 0) continue;
+      const double counts = ms * points * (thresholds + 1) * 8;
+      for (const std::string& c : couplings_) {
+        const Coupling coupling = c == "orthogonal" ? Coupling::orthogonal : Coupling::iid;  // others are refused
+        const double per_block = projection_bytes(coupling, max_m, d) + 2 * max_m * points * kDouble;
+        peak = std::max(peak, block_workers(trials, ctx.threads) * per_block + wave_accumulators(trials, counts) +
+                                  points * (d + thresholds) * kDouble);
+        rows += ms * points * thresholds;
+      }
+    }
+    return estimate(peak + rows_bytes(rows, 28) + rows * 160,  // 160 B: a TailPoint per (m, geometry, threshold)
+                    "--d, --m, --delta or the grid (--x-norm, --y-norm, --cos)");
+  }
 
   void add_options(CLI::App& app) override {
     app.add_option("--d", ds_, "Dimensions, comma-separated (each uses the --m values <= d)")
@@ -132,7 +161,7 @@ class TailsExperiment final : public Experiment {
                    {"max_estimate", tp.bound.max_feature}, {"above_support", tp.a >= tp.bound.max_feature},
                    {"exceed_count", ev.exceed}, {"trials", ev.trials}, {"nonfinite", nonfinite},
                    {"p_hat", v.p_hat}, {"p_lower", v.interval.lower}, {"p_upper", v.interval.upper},
-                   {"legendre", finite_or_null(tp.bound.legendre)}, {"theta", finite_or_null(tp.bound.theta)},
+                   {"legendre", number_or_null(tp.bound.legendre)}, {"theta", number_or_null(tp.bound.theta)},
                    {"bound", ev.bound}, {"chernoff_bound", tp.bound.iid}, {"margin", v.margin},
                    {"confirmed", v.confirmed}, {"status", v.status}};
           if (!iid) {
@@ -192,7 +221,6 @@ class TailsExperiment final : public Experiment {
     return out;
   }
 
-  static Json finite_or_null(double v) { return std::isfinite(v) ? Json(v) : Json(nullptr); }
   static std::string geometry_label(const Geometry& g) {
     return "x_norm=" + format_number(g.x_norm) + ", y_norm=" + format_number(g.y_norm) + ", cos=" + format_number(g.cos_angle);
   }

@@ -21,6 +21,7 @@
 #include "attention/attention_projection.hpp"
 #include "attention/random_inputs.hpp"
 #include "experiments/experiment.hpp"
+#include "experiments/memory_estimate.hpp"
 #include "io/format_number.hpp"
 #include "mc/indexed_trials.hpp"
 #include "stats/normal_quantiles.hpp"
@@ -68,6 +69,27 @@ class UniformExperiment final : public Experiment {
   // α_point = 0.05/72): the full run has enough; the quick run's brackets stay open and its checks inconclusive.
   std::int64_t default_trials(bool quick) const override { return quick ? 20 : 80; }
 
+  // Per d (one after another) Q and K of the longest L; per concurrent draw W (m×d, d×d blocks) and
+  // attention_max_errors at each L: copies of Q and K, the keys' trig features (L × 2m and the L × m projection) and
+  // per 128-row block seven 128 × L matrices (exact, normalized, sum, approximation and temporaries); every draw's
+  // errors at every (L, m).
+  MemoryEstimate memory_estimate(const RunContext& ctx) const override {
+    using namespace memory;
+    const Grid grid = resolved(ctx.quick);
+    if (grid.ls.empty() || grid.ds.empty() || grid.ms.empty()) return {};
+    const double L = grid.ls.back(), m = grid.ms.back(), trials = static_cast<double>(ctx.trials);
+    const double points = static_cast<double>(grid.ls.size() * grid.ms.size());
+    double peak = 0;
+    for (int di : grid.ds) {
+      const double d = di;
+      const double worker = projection_bytes(Coupling::orthogonal, m, d) +
+                            (3 * L * d + L * 3 * m + 128 * (d + 3 * m) + 7 * 128 * L) * kDouble;
+      peak = std::max(peak,
+                      2 * L * d * kDouble + task_workers(trials, ctx.threads) * worker + trials * (points * 16 + 64));
+    }
+    return estimate(peak + rows_bytes(points * static_cast<double>(grid.ds.size()) * 1.5, 20), "--L, --m or --d");
+  }
+
   void add_options(CLI::App& app) override {
     app.add_option("--L", ls_, "Sequence lengths, comma-separated (default 256,1024,4096; quick 256,1024)")
         ->delimiter(',');
@@ -84,10 +106,10 @@ class UniformExperiment final : public Experiment {
   }
 
   Result run(const RunContext& ctx) override {
-    const std::vector<int> ls = pick(ls_, ctx.quick ? std::vector<int>{256, 1024} : std::vector<int>{256, 1024, 4096});
-    const std::vector<int> ds = pick(ds_, ctx.quick ? std::vector<int>{8, 16} : std::vector<int>{8, 16, 32, 64});
-    const std::vector<int> ms = pick(ms_, ctx.quick ? std::vector<int>{8, 16, 32, 64, 128}
-                                                    : std::vector<int>{8, 16, 32, 64, 128, 256});
+    const Grid grid = resolved(ctx.quick);
+    const std::vector<int>& ls = grid.ls;
+    const std::vector<int>& ds = grid.ds;
+    const std::vector<int>& ms = grid.ms;
     validate(ls, ds, ms);
     Result result;
     result.experiment = name();
@@ -214,6 +236,15 @@ class UniformExperiment final : public Experiment {
   }
 
  private:
+  struct Grid {
+    std::vector<int> ls, ds, ms;  // sorted, without repeats
+  };
+  Grid resolved(bool quick) const {
+    return {pick(ls_, quick ? std::vector<int>{256, 1024} : std::vector<int>{256, 1024, 4096}),
+            pick(ds_, quick ? std::vector<int>{8, 16} : std::vector<int>{8, 16, 32, 64}),
+            pick(ms_, quick ? std::vector<int>{8, 16, 32, 64, 128} : std::vector<int>{8, 16, 32, 64, 128, 256})};
+  }
+
   static std::vector<int> pick(const std::vector<int>& given, std::vector<int> fallback) {
     std::vector<int> v = given.empty() ? std::move(fallback) : given;
     std::sort(v.begin(), v.end());

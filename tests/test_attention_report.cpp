@@ -13,6 +13,7 @@
 #include "attention/attend.hpp"
 #include "attention/attention_baselines.hpp"
 #include "attention/attention_report.hpp"
+#include "attention/attention_report_summary.hpp"
 #include "attention/head_diagnostics.hpp"
 #include "attention/synthetic_heads.hpp"
 #include "cli_runner.hpp"
@@ -231,6 +232,35 @@ TEST_CASE("synthetic heads give their known answers", "[attention-report]") {
     CHECK(r.points[1][0].columns == 16);
     CHECK(r.points[0][0].columns == 8);
   }
+}
+
+TEST_CASE("the Eckart-Young check: holds with the true floor, violated against a floor of a smaller rank",
+          "[attention-report]") {
+  // Eckart-Young is a theorem, so its check is exact (no sampling): the power case feeds it a wrong theory, the
+  // rank-0 floor ‖A‖_F in place of every rank's ("no rank-r matrix beats the zero matrix"). FAVOR's Â beats the
+  // zero matrix here (measured: errors 0.14-0.17 against ‖A‖_F = 1.01, true floor at r = 32: 0.0015), so the check
+  // must say violated; with the true floor every draw is at or above it. (A floor of rank r/2, 0.0067, is still far
+  // below FAVOR's error: too weak a wrong theory to show anything.)
+  const int L = 64, d = 8;
+  const ReportSettings s = small_settings({FeatureKind::positive}, {32}, 4);
+  const auto head = synthetic_heads(SyntheticHeads::gaussian, 1, L, d, d, 1, 0).front();
+  const std::vector<ReportedHead> heads{{"layer0", 0, 0, report_head(head, s, 0)}};
+  const auto eckart_young = [&](const std::vector<ReportedHead>& hs) {
+    Json rows = Json::array();
+    std::vector<Check> checks;
+    summarize_report(hs, 1, s, ReportClaims{}, rows, checks);
+    for (const Check& c : checks)
+      if (c.claim.find("(Eckart-Young)") != std::string::npos) return c;
+    FAIL("no Eckart-Young check");
+    return Check{};
+  };
+  CHECK(eckart_young(heads).status == Verdict::holds);
+  std::vector<ReportedHead> wrong = heads;
+  auto& t = wrong[0].report.truncation;
+  for (double& floor : t) floor = t[0];
+  const Check c = eckart_young(wrong);
+  INFO(c.detail);
+  CHECK(c.status == Verdict::violated);
 }
 
 TEST_CASE("error slopes and draw evidence: exact laws, power against a rising error or a wrong baseline",

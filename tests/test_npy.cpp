@@ -303,6 +303,7 @@ TEST_CASE("npy reader names the file and the problem", "[npy]") {
     check("{'descr': '<f8', 'fortran_order': False, 'shape': [6]}", "key 'shape': expected a tuple");
     check("{'descr': '<f8', 'fortran_order': False, 'shape': (6)}", "key 'shape': (6) is not a tuple");
     check("{'descr': '<f8', 'fortran_order': False, 'shape': (2, x)}", "key 'shape': expected a non-negative integer");
+    check("{'descr': '<f8', 'fortran_order': False, 'shape': (01, 6)}", "key 'shape': dimension 01 has a leading zero");
     check("{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3}", "key 'shape': expected ',' or ')'");
     check("{'descr': '<f8', 'fortran_order': False, 'shape': (6,), 'extra': 1}", "unexpected key 'extra'");
     check("{'descr': '<f8', 'descr': '<f8', 'fortran_order': False, 'shape': (6,)}", "key 'descr' appears twice");
@@ -319,6 +320,17 @@ TEST_CASE("npy reader names the file and the problem", "[npy]") {
     REQUIRE_NPY_ERROR(read_npy(p), p, "too many elements");
     write_bytes(p, npy_bytes(1, 0, dict("<f8", false, "(99999999999999999999,)"), good_data));
     REQUIRE_NPY_ERROR(read_npy(p), p, "key 'shape': dimension 99999999999999999999 is too large");
+  }
+  SECTION("headers alone; endless and non-.npy sources refused after their first bytes") {
+    write_bytes(p, npy_bytes(1, 0, dict("<f8", false, "(2, 3)"), good_data));
+    const NpyHeader h = read_npy_header(p);
+    CHECK(h.shape == std::vector<std::int64_t>{2, 3});
+    CHECK(h.dtype == NpyDtype::float64);
+    CHECK(h.data_offset == static_cast<std::int64_t>(fs::file_size(p)) - 48);
+    write_bytes(p, npy_bytes(1, 0, dict("<f8", false, "(3, 3)"), good_data));  // 48 bytes for 72 promised
+    REQUIRE_NPY_ERROR(read_npy_header(p), p, "truncated data");
+    REQUIRE_NPY_ERROR(read_npy(fs::path("/dev/zero")), fs::path("/dev/zero"), "not a .npy file (bad magic");
+    REQUIRE_NPY_ERROR(read_npy_header(fs::path("/dev/zero")), fs::path("/dev/zero"), "not a .npy file");
   }
   SECTION("unsupported dtype, named") {
     for (const std::string descr : {"<i4", "<f2", "<c16", "|u1", "<f16", "float64", "O"}) {

@@ -17,12 +17,14 @@
 #include "cli_runner.hpp"
 #include "perf/favor_products.hpp"
 #include "perf/peak_memory.hpp"
+#include "sanitizers.hpp"
 
 using namespace favorlab;
 using namespace favorlab::testing;
 namespace fs = std::filesystem;
 
 TEST_CASE("peak memory: allocating and touching N bytes reports about N", "[speed][memory]") {
+  FAVORLAB_SKIP_UNDER_ASAN();
   Eigen::setNbThreads(1);
   for (std::size_t mib : {16, 64, 128}) {
     const std::size_t n = mib << 20;
@@ -65,6 +67,7 @@ TEST_CASE("peak memory: a failing work is reported, not hidden", "[speed][memory
 
 TEST_CASE("causal FAVOR at L = 65536, d = 64, m = 256, float32: peak memory < 3x (inputs + outputs)",
           "[speed][memory]") {
+  FAVORLAB_SKIP_UNDER_ASAN();
   Eigen::setNbThreads(1);
   const int L = 65536, d = 64;
   const Heads<float> q{gaussian_input(L, d, 1.0, 5, 1, 0).cast<float>()};

@@ -21,7 +21,6 @@ double log_of(double x) {
   return x > 0 ? (std::isfinite(x) ? std::log(x) : kHugeLog) : -std::numeric_limits<double>::infinity();
 }
 
-Json number_or_null(double v) { return std::isfinite(v) ? Json(v) : Json(nullptr); }
 
 Json numbers(const std::vector<double>& v) {
   Json a = Json::array();

@@ -9,9 +9,11 @@
 #include "attention/attention_projection.hpp"
 #include "attention/backend.hpp"
 #include "cli/run_experiment.hpp"
+#include "experiments/memory_estimate.hpp"
 #include "io/atomic_file.hpp"
 #include "io/npy.hpp"
 #include "io/npy_heads.hpp"
+#include "perf/memory_budget.hpp"
 
 namespace favorlab {
 
@@ -67,21 +69,18 @@ std::int64_t nonfinite_count(const auto& heads) {
 
 template <class T>
 void run_typed(const AttendOptions& o, const NpyArray& qa, const NpyArray& ka, const NpyArray& va,
-               AttentionConfig config, NpyDtype out_dtype) {
-  const Heads<T> q = npy_to_heads<T>(qa, o.q), k = npy_to_heads<T>(ka, o.k), v = npy_to_heads<T>(va, o.v);
+               AttentionConfig config, NpyDtype out_dtype, int threads) {
+  const Heads<T> q = npy_to_heads<T>(qa, "--q " + o.q), k = npy_to_heads<T>(ka, "--k " + o.k),
+                 v = npy_to_heads<T>(va, "--v " + o.v);
   const int d = static_cast<int>(q.front().cols());
-  validate_attention_config(config, d);
-  Eigen::MatrixXd w = o.w.empty() ? Eigen::MatrixXd() : read_projection(o.w, config, d);
-  if (o.w.empty()) w = draw_attention_projection(config, d, o.seed, o.draw);
-  const bool head_axis = qa.shape.size() == 3;
-  if (!o.matrix.empty() && k.front().rows() > kMatrixMaxLength)
-    throw std::invalid_argument("--matrix: L = " + std::to_string(k.front().rows()) + " keys would give an L×L matrix "
-                                "per head; the limit is L = " + std::to_string(kMatrixMaxLength));
   // Every output path is checked before any work, so a typo in the last one does not waste the run.
   for (const std::string& path : {o.out, o.matrix, o.save_w})
     if (!path.empty()) AtomicFileWriter probe(path);
+  // The inputs (shapes: checked from the headers; values: by read_npy) before W is read or drawn.
+  Eigen::MatrixXd w = o.w.empty() ? Eigen::MatrixXd() : read_projection(o.w, config, d);
+  if (o.w.empty()) w = draw_attention_projection(config, d, o.seed, o.draw);
+  const bool head_axis = qa.shape.size() == 3;
 
-  const int threads = resolve_threads(o.threads);
   const auto start = std::chrono::steady_clock::now();
   try {
     check_attention_inputs(q, k, v, w, config);
@@ -144,18 +143,67 @@ void add_attend_options(CLI::App& app, AttendOptions& o) {
   app.add_option("--seed", o.seed, "Seed of the projection draw")->capture_default_str();
   app.add_option("--draw", o.draw, "Draw number (feature redraw: 0, 1, 2, …)")->capture_default_str();
   app.add_option("--threads", o.threads, "OpenMP threads (default: all processors)");
+  app.add_option("--max-memory", o.max_memory,
+                 "Refuse to start when the predicted peak memory exceeds this (e.g. 8G; default: the memory available)");
   app.add_option("--backend", o.backend, "cpu, or cuda (float32; needs a CUDA build and a GPU)")->capture_default_str();
   app.add_flag("--quiet", o.quiet, "No summary line");
 }
 
+namespace {
+
+// One input's (heads, rows, columns) from its header, refusing a rank other than 2 or 3 and an empty shape.
+struct InputShape {
+  double heads = 1, rows = 0, cols = 0;
+  std::size_t rank = 2;
+};
+
+InputShape input_shape(const NpyHeader& h, const std::string& what) {
+  const auto& s = h.shape;
+  if (s.size() != 2 && s.size() != 3)
+    throw std::invalid_argument(what + ": expected shape (L, d) or (H, L, d), got " + npy_shape_string(s));
+  for (const std::int64_t dim : s)
+    if (dim == 0)
+      throw std::invalid_argument(what + ": shape " + npy_shape_string(s) +
+                                  " is empty: at least one head, one row and one column are needed");
+  const std::size_t r = s.size();
+  return {r == 3 ? static_cast<double>(s[0]) : 1.0, static_cast<double>(s[r - 2]), static_cast<double>(s[r - 1]), r};
+}
+
+std::string dims(const InputShape& s) {
+  return "(" + std::to_string(static_cast<long long>(s.rows)) + ", " + std::to_string(static_cast<long long>(s.cols)) +
+         ")";
+}
+
+}  // namespace
+
 void run_attend(const AttendOptions& o) {
-  const AttentionConfig config = config_from(o);
-  const NpyArray q = read_npy(o.q), k = read_npy(o.k), v = read_npy(o.v);
-  if (q.shape.size() != k.shape.size() || q.shape.size() != v.shape.size())
-    throw std::invalid_argument("--q " + o.q + " is " + npy_shape_string(q.shape) + ", --k " + o.k + " is " +
-                                npy_shape_string(k.shape) + ", --v " + o.v + " is " + npy_shape_string(v.shape) +
+  AttentionConfig config = config_from(o);
+  const int threads = resolve_threads(o.threads);
+  check_distinct_paths({{"--q", o.q}, {"--k", o.k}, {"--v", o.v}, {"--w", o.w}},
+                       {{"--out", o.out}, {"--matrix", o.matrix}, {"--save-w", o.save_w}});
+  // The headers first: shapes are checked and the memory predicted before any data is read or any W drawn.
+  const NpyHeader qh = read_npy_header(o.q), kh = read_npy_header(o.k), vh = read_npy_header(o.v);
+  const InputShape q = input_shape(qh, "--q " + o.q), k = input_shape(kh, "--k " + o.k), v = input_shape(vh, "--v " + o.v);
+  if (q.rank != k.rank || q.rank != v.rank)
+    throw std::invalid_argument("--q " + o.q + ", --k " + o.k + ", --v " + o.v +
                                 ": all three need a head axis, or none");
-  NpyDtype dtype = (q.dtype == NpyDtype::float64 || k.dtype == NpyDtype::float64 || v.dtype == NpyDtype::float64)
+  const std::string inputs = o.q + ", " + o.k + ", " + o.v + ": ";
+  if (q.heads != k.heads || q.heads != v.heads)
+    throw std::invalid_argument(inputs + "Q, K and V have different numbers of heads");
+  if (q.cols != k.cols)
+    throw std::invalid_argument(inputs + "Q is " + dims(q) + " but K is " + dims(k) +
+                                ": Q and K need the same dimension d");
+  if (k.rows != v.rows)
+    throw std::invalid_argument(inputs + "K is " + dims(k) + " but V is " + dims(v) +
+                                ": K and V need the same length L");
+  if (config.causal && q.rows != k.rows)
+    throw std::invalid_argument(inputs + "causal attention needs as many queries as keys");
+  if (q.cols > 1e6)
+    throw std::invalid_argument(inputs + "d = " + std::to_string(static_cast<long long>(q.cols)) +
+                                " is beyond the supported 1e6");
+  validate_attention_config(config, static_cast<int>(q.cols));
+
+  NpyDtype dtype = (qh.dtype == NpyDtype::float64 || kh.dtype == NpyDtype::float64 || vh.dtype == NpyDtype::float64)
                        ? NpyDtype::float64
                        : NpyDtype::float32;
   if (o.dtype == "float32") dtype = NpyDtype::float32;
@@ -168,8 +216,41 @@ void run_attend(const AttendOptions& o) {
   }
   if (backend == Backend::cuda && !o.matrix.empty())
     throw std::invalid_argument("--matrix is computed on the CPU only; drop --backend cuda or --matrix");
-  if (dtype == NpyDtype::float32) run_typed<float>(o, q, k, v, config, dtype);
-  else run_typed<double>(o, q, k, v, config, dtype);
+  if (!o.matrix.empty() && k.rows > kMatrixMaxLength)
+    throw std::invalid_argument("--matrix: L = " + std::to_string(static_cast<long long>(k.rows)) +
+                                " keys would give an L×L matrix per head; the limit is L = " +
+                                std::to_string(kMatrixMaxLength));
+
+  // Memory (bytes per value): the inputs as read (raw ≤ 8, float64 values, converted heads); the outputs kept, as
+  // float64 for the writer and encoded (scalar each); per head in turn, an attention matrix's one-hot values and
+  // output; the engine and the projection (experiments/memory_estimate.hpp, the model the experiments use).
+  const double scalar = dtype == NpyDtype::float32 ? memory::kFloat : memory::kDouble;
+  const double in_values = q.heads * (q.rows * q.cols + k.rows * k.cols + v.rows * v.cols);
+  const double out_values = q.heads * q.rows * v.cols;
+  const double matrix_values = o.matrix.empty() ? 0 : q.heads * q.rows * k.rows;
+  memory::AttendShape engine;
+  engine.heads = q.heads;
+  engine.lq = q.rows;
+  engine.lk = k.rows;
+  engine.d = q.cols;
+  engine.dv = v.cols;
+  engine.m = projection_rows(config) > 0 ? config.m : 0;
+  engine.columns = memory::feature_columns_of(config.features, engine.m, q.cols, config.project);
+  engine.exact = config.mechanism == Mechanism::exact;
+  engine.causal = config.causal;
+  engine.generalized = !estimates_softmax(config.features);
+  engine.chunk = config.chunk;
+  engine.scalar = scalar;
+  const double projection = o.w.empty() ? memory::projection_bytes(config.coupling, engine.m, q.cols)
+                                        : memory::kDouble * 2 * engine.m * q.cols;  // a file's W (m from --m)
+  const double bytes = in_values * (8 + 8 + scalar) + (out_values + matrix_values) * (2 * scalar + 8) +
+                       (o.matrix.empty() ? 0 : 2 * scalar * q.rows * k.rows) + memory::attend_bytes(engine, threads) +
+                       projection;
+  check_memory_budget("attend", bytes, "--m, --threads or the input sizes", o.max_memory);
+
+  const NpyArray qa = read_npy(o.q), ka = read_npy(o.k), va = read_npy(o.v);
+  if (dtype == NpyDtype::float32) run_typed<float>(o, qa, ka, va, config, dtype, threads);
+  else run_typed<double>(o, qa, ka, va, config, dtype, threads);
 }
 
 }  // namespace favorlab

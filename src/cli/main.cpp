@@ -11,6 +11,7 @@
 #include "attention/backend.hpp"
 #include "cli/attend_command.hpp"
 #include "cli/compare_command.hpp"
+#include "cli/option_checks.hpp"
 #include "cli/run_experiment.hpp"
 #include "io/atomic_file.hpp"
 #include "mc/distribution.hpp"
@@ -78,6 +79,8 @@ int main(int argc, char** argv) {
   reproduce->add_flag("--quick", reproduce_options.quick, "CI-sized runs (fewer trials)");
   reproduce->add_option("--seed", reproduce_options.seed, "Random seed")->capture_default_str();
   reproduce->add_option("--threads", reproduce_options.threads, "OpenMP threads (default: all processors)");
+  reproduce->add_option("--max-memory", reproduce_options.max_memory,
+                        "Refuse an experiment whose predicted peak memory exceeds this (default: the memory available)");
   reproduce->add_option("--out-dir", out_dir, "Directory for the result files and figures/")->capture_default_str();
   reproduce->add_flag("--no-figures", no_figures, "Skip the PNG figures");
   reproduce->add_flag("--quiet", reproduce_options.quiet, "No progress output");
@@ -103,6 +106,8 @@ int main(int argc, char** argv) {
     experiments[i]->add_options(*sub);
     subs.push_back(sub);
   }
+
+  fl::add_strict_number_checks(app);
 
   if (argc > 1 && argv[1][0] != '-') {
     const std::string first = argv[1];
@@ -148,7 +153,12 @@ int main(int argc, char** argv) {
     if (compare->parsed()) return fl::run_compare(compare_options);
     if (reproduce->parsed()) {
       fl::require_backend(fl::parse_backend(reproduce_backend));  // before any work
-      std::filesystem::create_directories(out_dir);
+      fl::resolve_threads(reproduce_options.threads);
+      std::error_code ec;
+      std::filesystem::create_directories(out_dir, ec);
+      if (ec || !std::filesystem::is_directory(out_dir))
+        throw std::invalid_argument("--out-dir " + out_dir + ": cannot create the directory" +
+                                    (ec ? ": " + ec.message() : std::string(": a file of that name exists")));
       if (!reproduce_options.quiet && ranks.rank == 0) std::fputs(fl::verdict_legend(), stderr);
       for (auto& e : fl::make_experiments()) {  // fresh objects: every option at its default, but --backend
         if (ranks.size > 1 && e->distribution() == fl::Distribution::refused) {
@@ -176,6 +186,16 @@ int main(int argc, char** argv) {
     return 2;
   } catch (const fl::OutputError& e) {
     if (ranks.rank == 0) std::fprintf(stderr, "favorlab: error: %s\n", e.what());
+    return 2;
+  } catch (const std::filesystem::filesystem_error& e) {
+    // A path the user gave that cannot be created or read: bad input.
+    if (ranks.rank == 0) std::fprintf(stderr, "favorlab: error: %s\n", e.what());
+    return 2;
+  } catch (const std::bad_alloc&) {
+    // Every command predicts its memory and refuses runs beyond the budget before allocating (perf/memory_budget.hpp);
+    // this is what is left: the machine's memory taken by something else meanwhile, or a prediction too low.
+    std::fprintf(stderr, "favorlab: error: out of memory%s: lower the sizes or --threads, or free memory\n",
+                 ranks.size > 1 ? (" on rank " + std::to_string(ranks.rank)).c_str() : "");
     return 2;
   } catch (const std::exception& e) {
     if (ranks.size > 1)

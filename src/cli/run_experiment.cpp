@@ -9,6 +9,8 @@
 #include "cli/progress.hpp"
 #include "io/atomic_file.hpp"
 #include "mc/distribution.hpp"
+#include "perf/memory_budget.hpp"
+#include "perf/peak_memory.hpp"
 
 namespace favorlab {
 
@@ -17,28 +19,33 @@ void add_common_options(CLI::App& app, CommonOptions& o) {
       ->capture_default_str();
   app.add_option("--trials", o.trials, "Monte Carlo trials per point (default: the experiment's; less with --quick)");
   app.add_option("--threads", o.threads, "OpenMP threads (default: all processors)");
-  app.add_option("--out", o.out, "Result file (default: results/<experiment>.json)");
+  app.add_option("--out", o.out, "Result file (default: results/<experiment>.json; - writes the JSON to stdout)");
+  app.add_option("--max-memory", o.max_memory,
+                 "Refuse to start when the predicted peak memory exceeds this (e.g. 8G; default: the memory available)");
   app.add_flag("--quick", o.quick, "CI-sized run: fewer trials");
   app.add_flag("--quiet", o.quiet, "No progress output");
 }
 
 int resolve_threads(int requested) {
   if (requested < 0) throw std::invalid_argument("--threads must be at least 1, got " + std::to_string(requested));
-  return requested == 0 ? omp_get_num_procs() : requested;
+  const int processors = omp_get_num_procs();
+  if (requested > kMaxThreadsPerProcessor * processors)
+    throw std::invalid_argument("--threads must be at most " + std::to_string(kMaxThreadsPerProcessor * processors) +
+                                " (" + std::to_string(kMaxThreadsPerProcessor) + " per processor, " +
+                                std::to_string(processors) + " here), got " + std::to_string(requested));
+  return requested == 0 ? processors : requested;
 }
 
 std::filesystem::path run_experiment(Experiment& experiment, const CommonOptions& o) {
   const int threads = resolve_threads(o.threads);
-  if (o.trials < 0 || o.trials == 1)
-    throw std::invalid_argument("--trials must be at least 2, got " + std::to_string(o.trials));
+  if (o.trials < 0 || o.trials == 1 || o.trials > kMaxTrials)
+    throw std::invalid_argument("--trials must be between 2 and 1e15, got " + std::to_string(o.trials));
   const std::int64_t trials = o.trials > 0 ? o.trials : experiment.default_trials(o.quick);
 
-  std::filesystem::path out = o.out;
-  if (out.empty()) {
-    out = std::filesystem::path("results") / (experiment.name() + ".json");
-    std::error_code ec;
-    std::filesystem::create_directories(out.parent_path(), ec);  // failure surfaces as an unwritable path below
-  }
+  const bool default_out = o.out.empty();
+  const std::filesystem::path out = default_out ? std::filesystem::path("results") / (experiment.name() + ".json")
+                                                : std::filesystem::path(o.out);
+  check_distinct_paths(experiment.input_files(), {{"--out", out.string()}});
   // Under MPI (mc/distribution.hpp): rank 0 alone opens and writes the result, prints progress and the report.
   const RankInfo ranks = process_ranks();
   const Distribution mode = experiment.distribution();
@@ -47,12 +54,19 @@ std::filesystem::path run_experiment(Experiment& experiment, const CommonOptions
                                 "run it without mpirun");
   if (ranks.size > 1 && mode == Distribution::rank0 && ranks.rank != 0) return out;  // rank 0 runs it alone
   const bool lead = ranks.rank == 0;
-  std::optional<AtomicFileWriter> writer;
-  if (lead) writer.emplace(out);
-
   Progress progress(experiment.name(), o.quiet || !lead);
   RunContext ctx{o.seed, trials, threads, o.quick,
                  [&](std::int64_t done, std::int64_t total) { progress.update(done, total); }};
+  // Before anything sized by the options is allocated, and before the output is opened (no file on a refusal).
+  const MemoryEstimate memory = experiment.memory_estimate(ctx);
+  check_memory_budget(experiment.name(), memory.bytes, memory.lower, o.max_memory);
+  std::optional<AtomicFileWriter> writer;
+  if (lead && default_out) {
+    std::error_code ec;
+    std::filesystem::create_directories(out.parent_path(), ec);  // a failure surfaces as an unwritable path below
+  }
+  if (lead) writer.emplace(out);
+
   std::optional<TrialDistributionScope> scope;
   if (mode == Distribution::trial_blocks) scope.emplace();
   const auto start = std::chrono::steady_clock::now();
@@ -65,10 +79,12 @@ std::filesystem::path run_experiment(Experiment& experiment, const CommonOptions
   for (const auto& [key, value] : result.params.items()) params[key] = value;
   result.params = params;
   RunInfo info{threads, wall, ranks.size, ""};
+  info.memory_estimate_bytes = memory.bytes;
+  info.peak_memory_bytes = static_cast<double>(resident_high_water_bytes());
   if (ranks.size > 1)
     info.distribution = mode == Distribution::trial_blocks ? "trial blocks split over the ranks" : "rank 0 alone";
   writer->commit(result_json(result, info).dump(1) + "\n");
-  if (!result.text.empty()) std::fputs(result.text.c_str(), stdout);
+  if (!result.text.empty() && !writer->to_stdout()) std::fputs(result.text.c_str(), stdout);
 
   if (!o.quiet) {
     for (const Check& c : result.checks) {

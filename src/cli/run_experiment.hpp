@@ -15,7 +15,8 @@ struct CommonOptions {
   std::uint64_t seed = 2021;
   std::int64_t trials = 0;  // 0: the experiment's default (smaller with --quick)
   int threads = 0;          // 0: all processors
-  std::string out;          // empty: results/<experiment>.json
+  std::string out;          // empty: results/<experiment>.json; "-": the JSON on stdout
+  std::string max_memory;   // empty: the memory available (perf/memory_budget.hpp)
   bool quick = false;
   bool quiet = false;
 };
@@ -27,6 +28,13 @@ void add_common_options(CLI::App& app, CommonOptions& options);
 // Throws std::invalid_argument or OutputError for bad input.
 std::filesystem::path run_experiment(Experiment& experiment, const CommonOptions& options);
 
+// 0 → all processors; refuses a negative count or more than kMaxThreadsPerProcessor × the processors (OpenMP
+// would start them all, each with its own stack, for nothing: a team that large only slows the run).
+constexpr int kMaxThreadsPerProcessor = 16;
 int resolve_threads(int requested);
+
+// The largest --trials: 1e15 trials of the cheapest experiment take years on any machine, and trial indices,
+// block counts and progress totals (trials × points) stay far from std::int64_t's limit.
+constexpr std::int64_t kMaxTrials = 1'000'000'000'000'000;
 
 }  // namespace favorlab

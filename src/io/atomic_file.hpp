@@ -4,10 +4,16 @@
 // Constructing the writer creates the temporary file at once, so an unwritable path is reported before any work.
 // The temporary file is removed on every way out that leaves the target alone: an exception (the destructor), and
 // SIGINT, SIGTERM or SIGHUP (a handler installed with the first writer, where no other handler is set, removes every
-// live temporary file and re-raises the signal). The target keeps its old content in all of them.
+// live temporary file and re-raises the signal), and SIGSEGV, SIGBUS, SIGFPE, SIGILL or SIGABRT (a crash: the same).
+// The target keeps its old content in all of them.
+// The target: a symbolic link is followed (the file it points to is replaced, the link stays); an existing target
+// that is not a regular file (a FIFO, a device, a socket, a directory) is refused with OutputError rather than
+// replaced by a regular file. "-" is standard output: commit writes the content there (no temporary file).
 #include <filesystem>
 #include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace favorlab {
 
@@ -24,12 +30,23 @@ class AtomicFileWriter {
 
   void commit(const std::string& content);  // write, flush to disk, rename over the target
   const std::filesystem::path& target() const { return target_; }
+  bool to_stdout() const { return stdout_; }
 
  private:
   std::filesystem::path target_, temp_;
   int fd_ = -1;
   int slot_ = -1;  // in the signal handler's table of temporary files
   bool committed_ = false;
+  bool stdout_ = false;
 };
+
+// The file a path names once symbolic links are followed (a path that does not exist yet: its absolute, normalised
+// form), for comparing paths: two arguments naming one file are the same file however they are spelled.
+std::filesystem::path resolved_path(const std::filesystem::path& p);
+
+// Refuses (std::invalid_argument) an output path that names the same file as an input or as another output, e.g.
+// "--out o.npy is the same file as --q o.npy". Each entry is (option, path); empty paths and "-" are skipped.
+using NamedPath = std::pair<std::string, std::string>;
+void check_distinct_paths(const std::vector<NamedPath>& inputs, const std::vector<NamedPath>& outputs);
 
 }  // namespace favorlab

@@ -190,6 +190,8 @@ class HeaderParser {
         dim = dim * 10 + digit;
         ++pos_;
       }
+      if (pos_ - start > 1 && text_[start] == '0')  // Python refuses "01" (numpy: "Cannot parse header")
+        bad("dimension " + printable(text_.substr(start, pos_ - start)) + " has a leading zero");
       consume('L');  // Python 2 wrote long integers as 3L
       shape.push_back(dim);
       skip_space();
@@ -296,7 +298,22 @@ std::string npy_shape_string(const std::vector<std::int64_t>& shape) {
   return s + ")";
 }
 
-NpyArray decode_npy(std::string_view bytes, const std::string& source) {
+namespace {
+
+// The preamble and header of a .npy file, parsed and checked.
+struct Layout {
+  Header header;
+  Dtype dtype{};
+  std::size_t data_offset = 0;  // where the data starts
+  std::size_t data_bytes = 0;   // how many data bytes the header promises
+};
+
+std::size_t preamble_length(std::string_view bytes) { return static_cast<unsigned char>(bytes[6]) == 1 ? 10 : 12; }
+
+// The length of preamble + header from the file's first bytes (at most 12 are looked at): checks the magic, the
+// version and that `bytes` holds the header length. The magic is checked first, on whatever bytes there are, so a
+// file that is not a .npy is refused after reading a few bytes.
+std::size_t header_end(std::string_view bytes, const std::string& source) {
   if (bytes.size() < kMagic.size() || bytes.substr(0, kMagic.size()) != kMagic)
     fail(source, "not a .npy file (bad magic string: expected \\x93NUMPY, found '" +
                      printable(bytes.substr(0, kMagic.size())) + "')");
@@ -305,36 +322,50 @@ NpyArray decode_npy(std::string_view bytes, const std::string& source) {
   if ((major != 1 && major != 2 && major != 3) || minor != 0)
     fail(source, "unsupported .npy version " + std::to_string(major) + "." + std::to_string(minor) +
                      " (supported: 1.0, 2.0, 3.0)");
-  const std::size_t length_width = major == 1 ? 2 : 4;
-  const std::size_t preamble = 8 + length_width;
+  const std::size_t preamble = preamble_length(bytes);
   if (bytes.size() < preamble) fail(source, "truncated header: the file ends inside the header length");
-  const std::size_t header_length = little_endian_uint(bytes, 8, length_width);
-  if (bytes.size() - preamble < header_length)
-    fail(source, "truncated header: the header declares " + std::to_string(header_length) + " bytes, the file has " +
+  return preamble + little_endian_uint(bytes, 8, preamble - 8);
+}
+
+// `bytes` starts with the file and holds at least its whole header (or all the file has, if it ends earlier).
+Layout parse_layout(std::string_view bytes, const std::string& source) {
+  const std::size_t end = header_end(bytes, source);
+  const std::size_t preamble = preamble_length(bytes);
+  if (bytes.size() < end)
+    fail(source, "truncated header: the header declares " + std::to_string(end - preamble) + " bytes, the file has " +
                      std::to_string(bytes.size() - preamble) + " after the preamble");
-
-  const Header header = HeaderParser(bytes.substr(preamble, header_length), source).parse();
-  const Dtype dtype = parse_dtype(header.descr, source);
-  const auto count = element_count(header.shape, dtype.item_size);
+  Layout layout;
+  layout.header = HeaderParser(bytes.substr(preamble, end - preamble), source).parse();
+  layout.dtype = parse_dtype(layout.header.descr, source);
+  layout.data_offset = end;
+  const auto count = element_count(layout.header.shape, layout.dtype.item_size);
   if (!count)
-    fail(source, "shape " + npy_shape_string(header.shape) + " has too many elements (the byte count overflows)");
+    fail(source,
+         "shape " + npy_shape_string(layout.header.shape) + " has too many elements (the byte count overflows)");
+  layout.data_bytes = static_cast<std::size_t>(*count) * layout.dtype.item_size;
+  return layout;
+}
 
-  const std::size_t data_offset = preamble + header_length;
-  const std::size_t expected = static_cast<std::size_t>(*count) * dtype.item_size;
-  const std::size_t found = bytes.size() - data_offset;
+// Compares the data bytes found with the header's promise.
+void check_data_size(const Layout& layout, std::size_t found, const std::string& source) {
+  const std::size_t expected = layout.data_bytes;
   if (found < expected)
     fail(source, "truncated data: expected " + std::to_string(expected) + " bytes for shape " +
-                     npy_shape_string(header.shape) + " of '" + header.descr + "', found " + std::to_string(found));
+                     npy_shape_string(layout.header.shape) + " of '" + layout.header.descr + "', found " +
+                     std::to_string(found));
   if (found > expected)
     fail(source, "trailing bytes: expected " + std::to_string(expected) + " bytes of data, found " +
                      std::to_string(found) + " (" + std::to_string(found - expected) + " extra)");
+}
 
-  const auto n = static_cast<std::size_t>(*count);
+// The values of `data` (exactly layout.data_bytes bytes) in C order, refusing NaN and ±∞.
+NpyArray convert(const Layout& layout, std::string_view data, const std::string& source) {
+  const Dtype& dtype = layout.dtype;
+  const std::size_t n = layout.data_bytes / dtype.item_size;
   std::vector<double> file_order(n);
-  const char* data = bytes.data() + data_offset;
   unsigned char raw[8];
   for (std::size_t i = 0; i < n; ++i) {
-    std::memcpy(raw, data + i * dtype.item_size, dtype.item_size);
+    std::memcpy(raw, data.data() + i * dtype.item_size, dtype.item_size);
     if (dtype.swap) std::reverse(raw, raw + dtype.item_size);
     if (dtype.type == NpyDtype::float32) {
       float f;
@@ -346,12 +377,12 @@ NpyArray decode_npy(std::string_view bytes, const std::string& source) {
   }
 
   NpyArray out;
-  out.shape = header.shape;
+  out.shape = layout.header.shape;
   out.dtype = dtype.type;
-  if (!header.fortran_order || header.shape.size() < 2) {
+  if (!layout.header.fortran_order || layout.header.shape.size() < 2) {
     out.values = std::move(file_order);
   } else {
-    out.values = fortran_to_c_order(file_order, header.shape);
+    out.values = fortran_to_c_order(file_order, layout.header.shape);
   }
 
   std::size_t bad = 0, first_bad = 0;
@@ -364,16 +395,80 @@ NpyArray decode_npy(std::string_view bytes, const std::string& source) {
   return out;
 }
 
-NpyArray read_npy(const std::filesystem::path& path) {
-  const std::string source = path.string();
+// Appends up to `n` more bytes of `in` to `bytes`, a few KiB at a time: what is held follows what the file really
+// contains, never a size a header claims.
+void read_up_to(std::istream& in, std::size_t n, std::string& bytes) {
+  char buf[65536];
+  while (n > 0 && in) {
+    const std::size_t want = std::min(n, sizeof buf);
+    in.read(buf, static_cast<std::streamsize>(want));
+    const auto got = static_cast<std::size_t>(in.gcount());
+    bytes.append(buf, got);
+    n -= got;
+    if (got < want) break;
+  }
+}
+
+struct OpenedNpy {
+  std::ifstream in;
+  Layout layout;
+  bool regular = true;  // a regular file (its size is known); else a pipe or a device
+};
+
+// Opens `path` and reads its header only (12 bytes, then the header length): a file that is not a .npy is refused
+// after its first bytes, whatever its size (/dev/zero included). A regular file's size settles the data size before
+// anything is allocated for the data.
+void open_npy(const std::filesystem::path& path, const std::string& source, OpenedNpy& f) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) fail(source, "cannot open: it is a directory");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) fail(source, std::string("cannot open: ") + std::strerror(errno));
-  std::ostringstream content;
-  content << in.rdbuf();
-  if (in.bad()) fail(source, std::string("cannot read: ") + std::strerror(errno));
-  return decode_npy(content.str(), source);
+  f.in.open(path, std::ios::binary);
+  if (!f.in) fail(source, std::string("cannot open: ") + std::strerror(errno));
+  std::string head;
+  read_up_to(f.in, 12, head);
+  if (f.in.bad()) fail(source, std::string("cannot read: ") + std::strerror(errno));
+  const std::size_t end = header_end(head, source);
+  read_up_to(f.in, end - std::min(end, head.size()), head);
+  if (f.in.bad()) fail(source, std::string("cannot read: ") + std::strerror(errno));
+  f.layout = parse_layout(head, source);
+  f.regular = std::filesystem::is_regular_file(path, ec);
+  if (f.regular) {
+    const auto bytes = static_cast<std::size_t>(std::filesystem::file_size(path, ec));
+    if (ec) fail(source, "cannot read its size: " + ec.message());
+    check_data_size(f.layout, bytes - std::min(bytes, f.layout.data_offset), source);
+  }
+}
+
+}  // namespace
+
+NpyArray decode_npy(std::string_view bytes, const std::string& source) {
+  const Layout layout = parse_layout(bytes, source);
+  check_data_size(layout, bytes.size() - layout.data_offset, source);
+  return convert(layout, bytes.substr(layout.data_offset), source);
+}
+
+NpyHeader read_npy_header(const std::filesystem::path& path) {
+  const std::string source = path.string();
+  OpenedNpy f;
+  open_npy(path, source, f);
+  return {f.layout.header.shape, f.layout.dtype.type, static_cast<std::int64_t>(f.layout.data_offset)};
+}
+
+NpyArray read_npy(const std::filesystem::path& path) {
+  const std::string source = path.string();
+  OpenedNpy f;
+  open_npy(path, source, f);
+  std::string data;
+  if (f.regular) data.reserve(f.layout.data_bytes);  // checked against the file's size
+  read_up_to(f.in, f.layout.data_bytes, data);
+  if (f.in.bad()) fail(source, std::string("cannot read: ") + std::strerror(errno));
+  std::size_t found = data.size();
+  if (found == f.layout.data_bytes) {  // anything after the data? (a pipe or a device has no size to ask)
+    std::string extra;
+    read_up_to(f.in, 1, extra);
+    found += extra.size();
+  }
+  check_data_size(f.layout, found, source);
+  return convert(f.layout, data, source);
 }
 
 std::string encode_npy(const std::vector<std::int64_t>& shape, std::span<const double> values, NpyDtype dtype,

@@ -38,6 +38,16 @@ struct NpyArray {
 };
 
 NpyArray read_npy(const std::filesystem::path& path);
+
+// The shape and dtype of a .npy file from its header alone (and, for a regular file, its size): what a command
+// needs to predict its memory before reading the data. The same errors as read_npy but the data's own (NaN/Inf;
+// truncation of a pipe or a device, which has no size to check). A non-.npy file is refused after a few bytes.
+struct NpyHeader {
+  std::vector<std::int64_t> shape;
+  NpyDtype dtype = NpyDtype::float64;
+  std::int64_t data_offset = 0;
+};
+NpyHeader read_npy_header(const std::filesystem::path& path);
 void write_npy(const std::filesystem::path& path, const std::vector<std::int64_t>& shape,
                std::span<const double> values, NpyDtype dtype);
 

@@ -23,6 +23,9 @@ std::vector<Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>> npy_to_heads(const
     throw std::invalid_argument(what + ": expected shape (L, d) or (H, L, d), got " + npy_shape_string(shape) +
                                 (rank_ok ? " with " + std::to_string(array.values.size()) + " values" : ""));
 
+  if (count == 0)  // before anything is sized by the shape: (10^12, 0, 4) holds no values but would ask for 10^12 heads
+    throw std::invalid_argument(what + ": shape " + npy_shape_string(shape) +
+                                " is empty: at least one head, one row and one column are needed");
   const std::int64_t heads = shape.size() == 3 ? shape[0] : 1;
   const auto rows = static_cast<Eigen::Index>(shape[shape.size() - 2]);
   const auto cols = static_cast<Eigen::Index>(shape[shape.size() - 1]);

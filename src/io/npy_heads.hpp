@@ -3,7 +3,8 @@
 // matrix whose row i is token i (the array's C order, row-major per head).
 //
 // npy_to_heads<T> accepts rank 2 → 1 head and rank 3 → H heads; any other rank, or values that do not match the
-// shape, throws std::invalid_argument "what: expected shape (L, d) or (H, L, d), got (…)". For T = float a float64
+// shape, throws std::invalid_argument "what: expected shape (L, d) or (H, L, d), got (…)", and an empty shape (a zero
+// dimension: no heads, rows or columns) "what: shape (0, 8, 4) is empty: ...". For T = float a float64
 // value beyond float's range throws std::invalid_argument "what: value at [h, i, j] overflows float32".
 // heads_to_npy<T> is the inverse: shape (H, L, d), or (L, d) when drop_head_axis is set (then there must be exactly
 // one head); dtype float32 for T = float, float64 for T = double. Heads of different sizes, or no heads, throw

@@ -7,10 +7,7 @@
 
 namespace favorlab {
 
-namespace {
-// NaN (not defined) and ±∞ become null: JSON has no such numbers.
 Json number_or_null(double v) { return std::isfinite(v) ? Json(v) : Json(nullptr); }
-}  // namespace
 
 Json check_json(const Check& c) {
   Json j{{"claim", c.claim}, {"where", c.where}, {"status", verdict_name(c.status)},
@@ -58,6 +55,8 @@ Json provenance_json(const RunInfo& info) {
   p["eigen_simd"] = Eigen::SimdInstructionSetsInUse();
   p["utc"] = utc_now();
   p["wall_seconds"] = info.wall_seconds;
+  if (info.memory_estimate_bytes >= 0) p["memory_estimate_bytes"] = number_or_null(info.memory_estimate_bytes);
+  if (info.peak_memory_bytes >= 0) p["peak_memory_bytes"] = info.peak_memory_bytes;
   return p;
 }
 

@@ -255,7 +255,6 @@ void compare_checks(const Json& base, const Json& fresh, CompareReport& report) 
     if (!used[j]) report.check_changes.push_back({subject(f[j].first), "(absent)", verdict_text(f[j].second)});
 }
 
-Json number_or_null(double v) { return std::isfinite(v) ? Json(v) : Json(nullptr); }
 
 const char* reason_name(SkippedStatistic::Reason r) {
   return r == SkippedStatistic::Reason::heavy_tailed ? "heavy_tailed" : "nonfinite";

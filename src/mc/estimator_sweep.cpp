@@ -51,6 +51,24 @@ void validate(const SweepConfig& c, const CellPairs& pairs) {
 
 }  // namespace
 
+std::vector<double> estimator_truths(const std::vector<EstimatorSpec>& specs, const std::vector<Geometry>& points,
+                                     int d) {
+  std::vector<double> truth(specs.size() * points.size());
+  for (std::size_t s = 0; s < specs.size(); ++s)
+    for (std::size_t p = 0; p < points.size(); ++p) {
+      const double t = estimator_truth(specs[s].estimator, points[p], d);
+      if (!std::isfinite(t) || t == 0) {
+        std::ostringstream msg;
+        msg << "the kernel value at x_norm=" << points[p].x_norm << ", y_norm=" << points[p].y_norm
+            << ", cos=" << points[p].cos_angle << (t == 0 ? " underflows" : " overflows")
+            << " double precision; use smaller norms";
+        throw std::invalid_argument(msg.str());
+      }
+      truth[s * points.size() + p] = t;
+    }
+  return truth;
+}
+
 SweepResult run_estimator_sweep(const SweepConfig& c, const ProgressFn& progress, const CellPairs& pairs) {
   validate(c, pairs);
   const EigenSingleThread eigen_single_thread;  // the trials loop is the parallelism (perf/eigen_threads.hpp)
@@ -61,19 +79,7 @@ SweepResult run_estimator_sweep(const SweepConfig& c, const ProgressFn& progress
 
   SweepResult result;
   result.truth_stride = points;
-  result.truth.resize(specs * points);
-  for (std::size_t s = 0; s < specs; ++s)
-    for (std::size_t p = 0; p < points; ++p) {
-      const double t = estimator_truth(c.specs[s].estimator, c.points[p], c.d);
-      if (!std::isfinite(t) || t == 0) {
-        std::ostringstream msg;
-        msg << "the kernel value at x_norm=" << c.points[p].x_norm << ", y_norm=" << c.points[p].y_norm
-            << ", cos=" << c.points[p].cos_angle << (t == 0 ? " underflows" : " overflows")
-            << " double precision; use smaller norms";
-        throw std::invalid_argument(msg.str());
-      }
-      result.truth[s * points + p] = t;
-    }
+  result.truth = estimator_truths(c.specs, c.points, c.d);
 
   Eigen::MatrixXd x(points, c.d), y(points, c.d);
   for (std::size_t p = 0; p < points; ++p) {

@@ -67,6 +67,11 @@ double mse_combination_stderr(const SweepResult& r, const std::vector<std::pair<
 // The exact mean of the estimator at g: SM for the Gaussian estimators, SMREG for smreg.
 double estimator_truth(Estimator e, const Geometry& g, int d);
 
+// What each spec estimates at each point (SM, or SMREG for smreg), spec-major; throws std::invalid_argument when a
+// value overflows or underflows double precision. Cheap: callers run it before any expensive per-point theory.
+std::vector<double> estimator_truths(const std::vector<EstimatorSpec>& specs, const std::vector<Geometry>& points,
+                                     int d);
+
 // Throws std::invalid_argument on an empty grid or spec list, m ≤ 0, d ≤ 0, trials < 2, threads < 1, a bad geometry,
 // or a truth that is not finite in double precision.
 SweepResult run_estimator_sweep(const SweepConfig& config, const ProgressFn& progress = {},

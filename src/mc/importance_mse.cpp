@@ -340,18 +340,32 @@ ImportanceProposal optimal_importance_proposal(Estimator e, const Geometry& g, P
 
 namespace {
 
-struct Accumulator {
-  RunningMoments estimate;  // a/SM = w h
-  RunningMoments squared;   // y/SM² = w (h − 1)²
-  std::int64_t nonfinite = 0;
-  void merge(const Accumulator& other) {
-    estimate.merge(other.estimate);
-    squared.merge(other.squared);
-    nonfinite += other.nonfinite;
-  }
-};
-
 }  // namespace
+
+void ImportanceTrials::add(double weight, double ratio) {
+  const double a = weight * ratio, err = ratio - 1, sq = weight * err * err;
+  if (std::isfinite(a) && std::isfinite(sq)) {
+    estimate.add(a);
+    squared.add(sq);
+  } else {
+    ++nonfinite;
+  }
+}
+
+void ImportanceTrials::merge(const ImportanceTrials& other) {
+  estimate.merge(other.estimate);
+  squared.merge(other.squared);
+  nonfinite += other.nonfinite;
+}
+
+void ImportanceTrials::report(double sm, int m, ImportanceSampledMse& out) const {
+  out.trials = squared.count();
+  out.nonfinite = nonfinite;
+  out.estimate_mean = sm * estimate.mean();
+  out.estimate_stderr = sm * estimate.standard_error();
+  out.mse = sm * sm * squared.mean() / m;
+  out.mse_stderr = sm * sm * squared.standard_error() / m;
+}
 
 ImportanceSampledMse importance_sampled_mse(Estimator e, const Geometry& g, int d, int m, std::int64_t trials,
                                             std::uint64_t seed, std::uint64_t stream, int threads,
@@ -390,9 +404,9 @@ ImportanceSampledMse importance_sampled_mse(Estimator e, const Geometry& g, int 
   const Integrands weights(e, z_norm(g), q);
 
   const EigenSingleThread eigen_single_thread;  // the trials loop is the parallelism (perf/eigen_threads.hpp)
-  const Accumulator total = run_parallel_trials(
-      trials, threads, Accumulator{},
-      [&](std::int64_t trial, Accumulator& acc) {
+  const ImportanceTrials total = run_parallel_trials(
+      trials, threads, ImportanceTrials{},
+      [&](std::int64_t trial, ImportanceTrials& acc) {
         PhiloxStream rng(seed, stream, static_cast<std::uint64_t>(trial));
         Eigen::VectorXd xi(d);
         for (int i = 0; i < d; ++i) xi(i) = rng.normal();
@@ -405,23 +419,10 @@ ImportanceSampledMse importance_sampled_mse(Estimator e, const Geometry& g, int 
         const Eigen::MatrixXd fy = e == Estimator::positive ? positive_features<double>(yr, w)
                                                             : hyperbolic_features<double>(yr, w);
         const double ratio = fx.cwiseProduct(fy).sum() / sm;  // g/SM
-        const double weight = std::exp(weights.log_w(s));
-        const double a = weight * ratio, err = ratio - 1, sq = weight * err * err;
-        if (std::isfinite(a) && std::isfinite(sq)) {
-          acc.estimate.add(a);
-          acc.squared.add(sq);
-        } else {
-          ++acc.nonfinite;
-        }
+        acc.add(std::exp(weights.log_w(s)), ratio);
       },
       progress);
-
-  result.trials = total.squared.count();
-  result.nonfinite = total.nonfinite;
-  result.estimate_mean = sm * total.estimate.mean();
-  result.estimate_stderr = sm * total.estimate.standard_error();
-  result.mse = sm * sm * total.squared.mean() / m;
-  result.mse_stderr = sm * sm * total.squared.standard_error() / m;
+  total.report(sm, m, result);
   return result;
 }
 

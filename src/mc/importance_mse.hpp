@@ -77,6 +77,7 @@
 #include "features/estimator.hpp"
 #include "kernels/geometry.hpp"
 #include "mc/parallel_trials.hpp"
+#include "stats/running_moments.hpp"
 
 namespace favorlab {
 
@@ -120,6 +121,19 @@ struct ImportanceSampledMse {
   double plain_relative_variance = 0;              // Var_p((g−SM)²)/(Var_p g)², one plain feature (may be +inf)
   double relative_variance = 0;                    // Var_q(y)/(E_q y)² of the proposal used (a priori)
   std::int64_t trials = 0, nonfinite = 0;          // trials with finite a and y (used), trials with a non-finite one
+};
+
+// The importance-sampled trials of one point, accumulated (here and in mc/importance_gerf.hpp): each trial gives the
+// weight w of its draw and h = g/SM; a = w h and y/SM² = w (h − 1)² are kept where both are finite.
+// Trivially copyable, so MPI ranks exchange its trial blocks as they are (mc/block_codec.hpp).
+struct ImportanceTrials {
+  RunningMoments estimate;  // a/SM = w h
+  RunningMoments squared;   // y/SM² = w (h − 1)²
+  std::int64_t nonfinite = 0;
+  void add(double weight, double ratio);
+  void merge(const ImportanceTrials& other);
+  // The counts, E[estimate] and the MSE with m features (and their standard errors) into `out`, for SM = sm.
+  void report(double sm, int m, ImportanceSampledMse& out) const;
 };
 
 // Runs `trials` importance-sampled trials at g in dimension d with the optimal proposal (third-moment criterion).
