@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Installs the Debian 12 packages favorlab needs (nothing from any other source).
-# As root: apt-get installs what is missing. Otherwise: prints the exact command to run and exits 1.
+# Installs the Debian 12 packages favorlab needs (nothing from any other source), and any packages named as arguments
+# (scripts/fuzz.sh adds clang's). As root: apt-get installs what is missing. Otherwise: prints the exact command to
+# run and exits 1.
 set -euo pipefail
 
 packages=(
@@ -9,6 +10,7 @@ packages=(
   catch2 librandom123-dev libbenchmark-dev
   python3 python3-matplotlib python3-numpy
   libopenmpi-dev openmpi-bin
+  "$@"
 )
 
 missing=()

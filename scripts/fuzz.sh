@@ -28,26 +28,8 @@ for t in "${targets[@]}"; do
   esac
 done
 
-# Prerequisites: favorlab's own packages, then clang with its sanitizer/libFuzzer runtimes and OpenMP (Debian 12).
-bash scripts/deps.sh
-packages=(clang libclang-rt-dev libomp-dev)
-missing=()
-for p in "${packages[@]}"; do
-  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
-    missing+=("$p")
-  fi
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  cmd="apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends ${missing[*]}"
-  if [ "$(id -u)" -ne 0 ]; then
-    echo "favorlab: fuzzing needs Debian packages: ${missing[*]}" >&2
-    echo "favorlab: run as root:  $cmd" >&2
-    exit 1
-  fi
-  echo "favorlab: installing ${missing[*]}" >&2
-  apt-get update -q >&2
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}" >&2
-fi
+# Prerequisites: favorlab's own packages and clang with its sanitizer/libFuzzer runtimes and OpenMP (Debian 12).
+bash scripts/deps.sh clang libclang-rt-dev libomp-dev
 
 build="$PWD/build/fuzz"  # absolute: cli_fuzz handles each input in a directory of its own
 cmake --preset fuzz >/dev/null

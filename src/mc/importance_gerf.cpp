@@ -507,16 +507,9 @@ GerfImportanceSampledMse importance_sampled_gerf_mse(Estimator e, const Geometry
   const GerfProposal q = optimal_gerf_proposal(e, g, d, params);
   result.gerf_proposal = q;
   result.proposal = {q.mean, q.sd, false};
-  const WeightedMoments ym = gerf_weighted_squared_error_moments(e, g, d, params, q);
-  const WeightedMoments am = gerf_weighted_estimate_moments(e, g, d, params, q);
-  const WeightedMoments plain = gerf_weighted_squared_error_moments(e, g, d, params, {0, 1, 1});
-  if (!std::isfinite(sm * sm * ym.mean))
-    throw std::invalid_argument("the MSE at x'y = " + std::to_string(g.dot()) + ", |z|^2 = " +
-                                std::to_string(g.z_sq()) + " overflows double precision; use smaller norms");
-  result.estimate_skewness = am.skewness;
-  result.mse_skewness = ym.skewness;
-  result.relative_variance = ym.relative_variance;
-  result.plain_relative_variance = plain.relative_variance;
+  set_a_priori_moments(result, gerf_weighted_squared_error_moments(e, g, d, params, q),
+                       gerf_weighted_estimate_moments(e, g, d, params, q),
+                       gerf_weighted_squared_error_moments(e, g, d, params, {0, 1, 1}), sm, g);
 
   const Eigen::VectorXd x = geometry_x(g, d), y = geometry_y(g, d);
   const Eigen::VectorXd z = x + y;

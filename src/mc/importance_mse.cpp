@@ -342,6 +342,17 @@ namespace {
 
 }  // namespace
 
+void set_a_priori_moments(ImportanceSampledMse& out, const WeightedMoments& squared_error,
+                          const WeightedMoments& estimate, const WeightedMoments& plain, double sm, const Geometry& g) {
+  if (!std::isfinite(sm * sm * squared_error.mean))
+    throw std::invalid_argument("the MSE at x'y = " + std::to_string(g.dot()) + ", |z|^2 = " +
+                                std::to_string(g.z_sq()) + " overflows double precision; use smaller norms");
+  out.estimate_skewness = estimate.skewness;
+  out.mse_skewness = squared_error.skewness;
+  out.relative_variance = squared_error.relative_variance;
+  out.plain_relative_variance = plain.relative_variance;
+}
+
 void ImportanceTrials::add(double weight, double ratio) {
   const double a = weight * ratio, err = ratio - 1, sq = weight * err * err;
   if (std::isfinite(a) && std::isfinite(sq)) {
@@ -383,16 +394,9 @@ ImportanceSampledMse importance_sampled_mse(Estimator e, const Geometry& g, int 
 
   ImportanceSampledMse result;
   result.proposal = optimal_importance_proposal(e, g);
-  const WeightedMoments ym = weighted_squared_error_moments(e, g, result.proposal);
-  const WeightedMoments am = weighted_estimate_moments(e, g, result.proposal);
-  const WeightedMoments plain = weighted_squared_error_moments(e, g, {0, 1, false});
-  if (!std::isfinite(sm * sm * ym.mean))
-    throw std::invalid_argument("the MSE at x'y = " + std::to_string(g.dot()) + ", |z|^2 = " +
-                                std::to_string(g.z_sq()) + " overflows double precision; use smaller norms");
-  result.estimate_skewness = am.skewness;
-  result.mse_skewness = ym.skewness;
-  result.relative_variance = ym.relative_variance;
-  result.plain_relative_variance = plain.relative_variance;
+  set_a_priori_moments(result, weighted_squared_error_moments(e, g, result.proposal),
+                       weighted_estimate_moments(e, g, result.proposal),
+                       weighted_squared_error_moments(e, g, {0, 1, false}), sm, g);
 
   const Eigen::VectorXd x = geometry_x(g, d), y = geometry_y(g, d);
   const Eigen::VectorXd z = x + y;

@@ -136,6 +136,12 @@ struct ImportanceTrials {
   void report(double sm, int m, ImportanceSampledMse& out) const;
 };
 
+// The a-priori figures of a run into `out` from the moments of the weighted squared error under the proposal used, of
+// the weighted estimate, and of the plain squared error (the proposal N(0, 1)); throws std::invalid_argument when
+// the MSE at g (SM = sm) overflows double precision.
+void set_a_priori_moments(ImportanceSampledMse& out, const WeightedMoments& squared_error,
+                          const WeightedMoments& estimate, const WeightedMoments& plain, double sm, const Geometry& g);
+
 // Runs `trials` importance-sampled trials at g in dimension d with the optimal proposal (third-moment criterion).
 // Throws std::invalid_argument for an estimator other than positive or hyperbolic, d < 1, m < 1, trials < 2,
 // threads < 1, an invalid geometry, an SM = exp(xᵀy) that overflows or underflows double precision, or an MSE that
