@@ -43,7 +43,7 @@ void get(std::string_view& in, std::vector<T>& v) requires std::is_trivially_cop
   get(in, n);
   if (n > in.size() / (sizeof(T) > 0 ? sizeof(T) : 1)) throw std::runtime_error("block codec: the bytes ran out");
   v.resize(static_cast<std::size_t>(n));
-  std::memcpy(v.data(), in.data(), v.size() * sizeof(T));
+  if (n > 0) std::memcpy(v.data(), in.data(), v.size() * sizeof(T));  // an empty vector's data() may be null
   in.remove_prefix(v.size() * sizeof(T));
 }
 
