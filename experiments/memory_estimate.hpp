@@ -137,7 +137,8 @@ inline double npy_read_bytes(double values) { return 16 * values; }
 // One attend()/permute_attend() call (attention/attend.cpp, permute_attention.cpp) on `heads` heads of Lq queries and
 // Lk keys: the heads' outputs, W cast to the precision (and a prepared projection), and the working set of the heads
 // that run at once — min(threads, heads) single-threaded heads, or one head on `threads` threads:
-//   exact       per thread a block of 128 queries × Lk logits and its product temporary (exact_attention.cpp);
+//   exact       per thread a block of 128 queries: its scaled queries, a 256-key logits tile, the accumulator
+//               (exact_attention.cpp: independent of Lk);
 //   FAVOR       one [V, 1]-state of columns × (dv+1) per 512 keys, per thread a 512-row block's features (1.5 ×
 //               columns: trig and hyperbolic fill 2m columns from an m-column projection; 3 × for a generalized
 //               kernel's f(Wu) + ε_k) (bidirectional_favor_blocks.hpp, attention_features.cpp); causal: a window of
@@ -159,7 +160,7 @@ inline double attend_head_working_bytes(const AttendShape& a, double workers) {
   const double c = a.columns, dv1 = a.dv + 1, block_features = (a.generalized ? 3 : 1.5) * c;
   double entries = 0;
   if (a.exact) {
-    entries = workers * 128 * (2 * a.lk + 2 * a.dv + 4);
+    entries = workers * 128 * (std::min(a.lk, 256.0) + a.d + 2 * a.dv + 8);
   } else if (!a.causal) {
     entries = (std::ceil(a.lk / 512) + 1) * c * dv1 +
               workers * 512 * (a.d + block_features + 2 * dv1 + (a.permute ? 2 * c : 0));

@@ -1,8 +1,9 @@
 // `favorlab speed` — forward time and peak memory of attention against the sequence length L (Performers paper,
-// Fig. 3), with the targets of the "Performance on CPU" and attention issues.
-// Methods (kMethods below, one line each; add a mechanism there): exact softmax attention, FAVOR bidirectional,
-// FAVOR causal, identity "X(OPT)" (returns V: the floor of any attention layer) and gemm (the four bare products of
-// bidirectional FAVOR in its own block structure, perf/favor_products.hpp: the floor of FAVOR itself).
+// Fig. 3), with favorlab's performance targets as measured ratios.
+// Methods (methods() below, one entry each; add a mechanism there): exact softmax attention (the tiled kernel,
+// bidirectional and causal, and the naive reference kernel for the gain), FAVOR bidirectional and causal (positive, oprf, sderf features), PermuteFormer
+// bidirectional and causal, identity "X(OPT)" (returns V: the floor of any attention layer) and gemm (the four bare
+// products of bidirectional FAVOR in its own block structure, perf/favor_products.hpp: the floor of FAVOR itself).
 // Shapes: regular (8 heads) and small (1 head), d = 64, dv = 64, m = 256, float32, positive features; threads 1 and 2.
 // Per (shape, threads, L): `--trials` timed repeats of every method, interleaved (repeat r runs all methods, in an
 // order rotated by r), so a load burst on a shared machine hits all methods alike; median and min reported, ratios
@@ -17,12 +18,12 @@
 // every row and detail) — never unit tests. The memory check (causal FAVOR peak < 3× inputs + outputs) is
 // deterministic up to page granularity.
 // --backend cuda (the CUDA backend, attention/backend.hpp: time_on_cuda): the same table on the GPU, where every
-// method but PermuteFormer has a device implementation and exact_causal (the tiled causal kernel, the baseline of the
-// CUDA issue's causal target) is added. Inputs are uploaded once per (method, shape, L); one untimed warm-up forward,
+// method but PermuteFormer and the naive exact kernel has a device implementation (exact_causal there is the tiled
+// causal CUDA kernel). Inputs are uploaded once per (method, shape, L); one untimed warm-up forward,
 // then --trials forwards each timed by CUDA events (device time of the whole forward, its allocations included), so
 // host threads play no part (one row per point, threads = 1). Peak memory: the device bytes one forward allocates
 // above its inputs, output included (favorlab's buffers, counted exactly; cuBLAS's internal workspace is not). The
-// drop rule predicts from the device time. Checks: the CUDA issue's targets (causal FAVOR >= 10x faster than the
+// drop rule predicts from the device time. Checks: the GPU targets (causal FAVOR >= 10x faster than the
 // tiled exact baseline at L = 65536, 8 heads; bidirectional FAVOR <= 2x its cuBLAS products) and the memory check.
 #include <Eigen/Core>
 #include <omp.h>
@@ -40,6 +41,8 @@
 
 #include "attention/attend.hpp"
 #include "attention/backend.hpp"
+#include "attention/exact_attention_reference.hpp"
+#include "attention/head_parallel.hpp"
 #include "attention/permute_attention.hpp"
 #include "attention/attention_projection.hpp"
 #include "attention/random_inputs.hpp"
@@ -107,6 +110,17 @@ auto favor_with(Family family) {
   };
 }
 
+// PermuteFormer (1-D, r = 1, a random π per head), bidirectional or causal.
+auto permute_with(bool causal) {
+  return [=](const SpeedInputs& in, const AttentionConfig& c, int threads) {
+    const AttentionConfig favor = with(c, Mechanism::favor, causal);
+    std::vector<PermuteHead> heads;
+    for (std::size_t h = 0; h < in.q.size(); ++h)
+      heads.push_back({random_permutation(feature_columns(favor, int(in.w.cols())), 2021, 0x5EED, h), {}, 1.0});
+    return first_entry(permute_attend<Real>(in.q, in.k, in.v, in.w, favor, heads, PermuteLayout{}, threads));
+  };
+}
+
 // THE table of methods: a name, its growth, its CPU forward and its device timing; everything else (timing, ratios,
 // fits, the plot) picks a method up by name.
 const std::vector<Method>& methods() {
@@ -117,7 +131,24 @@ const std::vector<Method>& methods() {
                                          with(c, Mechanism::exact, false), threads));
        },
        on_cuda(CudaWork::attention, Mechanism::exact, false)},
-      {"exact_causal", true, {}, on_cuda(CudaWork::attention, Mechanism::exact, true)},  // the CUDA issue's baseline
+      {"exact_causal", true,  // the tiled kernel with the causal mask (the baseline of causal FAVOR's speed-up)
+       [](const SpeedInputs& in, const AttentionConfig& c, int threads) {
+         return first_entry(attend<Real>(in.q, in.k, in.v, Eigen::MatrixXd(0, in.w.cols()),
+                                         with(c, Mechanism::exact, true), threads));
+       },
+       on_cuda(CudaWork::attention, Mechanism::exact, true)},
+      // The naive exact kernel beside the tiled one (a 128 × L logits block at once): the gain of the online-softmax
+      // tiles, measured in the same run.
+      {"exact_reference", true,
+       [](const SpeedInputs& in, const AttentionConfig&, int threads) {
+         Heads<Real> out(in.q.size());
+         for_each_head(int(in.q.size()), threads, [&](int h, int inner_threads) {
+           const std::size_t s = std::size_t(h);
+           out[s] = exact_attention_reference(in.q[s], in.k[s], in.v[s], false, true, inner_threads);
+         });
+         return first_entry(out);
+       },
+       {}},
       {"favor_bidirectional", false,
        [](const SpeedInputs& in, const AttentionConfig& c, int threads) {
          return first_entry(attend<Real>(in.q, in.k, in.v, in.w, with(c, Mechanism::favor, false), threads));
@@ -133,15 +164,9 @@ const std::vector<Method>& methods() {
       {"favor_oprf", false, favor_with(Family::oprf), on_cuda(CudaWork::attention, Mechanism::favor, false, Family::oprf)},
       {"favor_sderf", false, favor_with(Family::sderf),
        on_cuda(CudaWork::attention, Mechanism::favor, false, Family::sderf)},
-      {"permuteformer", false,  // bidirectional (r = 1), 1-D, a random π per head: FAVOR plus the position gathers
-       [](const SpeedInputs& in, const AttentionConfig& c, int threads) {
-         const AttentionConfig favor = with(c, Mechanism::favor, false);
-         std::vector<PermuteHead> heads;
-         for (std::size_t h = 0; h < in.q.size(); ++h)
-           heads.push_back({random_permutation(feature_columns(favor, int(in.w.cols())), 2021, 0x5EED, h), {}, 1.0});
-         return first_entry(permute_attend<Real>(in.q, in.k, in.v, in.w, favor, heads, PermuteLayout{}, threads));
-       },
-       {}},
+      // PermuteFormer, 1-D, r = 1, a random π per head: FAVOR plus the position permutations of the features.
+      {"permuteformer", false, permute_with(false), {}},
+      {"permuteformer_causal", false, permute_with(true), {}},
       {"identity", false,
        [](const SpeedInputs& in, const AttentionConfig&, int) {
          const Heads<Real> out = in.v;  // X(OPT): the layer that returns V
@@ -207,8 +232,8 @@ class SpeedExperiment final : public Experiment {
   Distribution distribution() const override { return Distribution::refused; }
 
   // At the largest L: the inputs of the widest shape (float32 Q, K, V per head, drawn in double), W (m×d, d×d blocks)
-  // and on the CPU the largest forward at the most threads — exact (128 × L logits per thread), FAVOR bidirectional,
-  // causal or PermuteFormer (its L × m power tables per head) — which the drop rule keeps under --memory-cap-gb once
+  // and on the CPU the largest forward at the most threads — exact (a 128 × 256 logits tile per thread; its naive
+  // reference 128 × L), FAVOR bidirectional, causal or PermuteFormer (its L × m power tables per head) — which the drop rule keeps under --memory-cap-gb once
   // it measures memory (the peak-memory child forks a one-thread copy of a forward, never more).
   MemoryEstimate memory_estimate(const RunContext& ctx) const override {
     using namespace memory;
@@ -233,10 +258,13 @@ class SpeedExperiment final : public Experiment {
       forward = std::max(forward, attend_bytes(a, threads));
       a.permute = true;
       forward = std::max(forward, attend_bytes(a, threads));
-      a.permute = false;
       a.causal = true;
       a.chunk = chunk_;
+      forward = std::max(forward, attend_bytes(a, threads));  // causal PermuteFormer
+      a.permute = false;
       forward = std::max(forward, attend_bytes(a, threads));
+      // The naive exact kernel: per thread a 128 × L logits block and its product temporary.
+      forward = std::max(forward, heads * L * d * kFloat + threads * 128 * (2 * L + 2 * d + 4) * kFloat);
       if (!no_memory_) forward = std::min(forward, memory_cap_gb_ * 1073741824.0);
     }
     return estimate(inputs + forward, "--max-L, --m or --d");
@@ -610,17 +638,29 @@ class SpeedExperiment final : public Experiment {
   template <class Points>
   void emit_cpu_checks(Result& result, const Points& points, const std::vector<Shape>& shapes) const {
     const std::string info = "a timing (wall clock on a possibly shared machine), measured, never judged; ";
-    check_ratios(result, "Target: FAVOR bidirectional forward <= 1.5x its four bare products",
+    check_ratios(result, "Target: FAVOR bidirectional forward <= 1.2x its four bare products",
                  "time(favor_bidirectional)/time(gemm), every shape, L and thread count",
-                 ratio_points(points, shapes, "favor_bidirectional", "gemm", 0, false), 1.5, false, true, info);
-    check_ratios(result, "Target: causal FAVOR <= 2x bidirectional at L >= 4096",
+                 ratio_points(points, shapes, "favor_bidirectional", "gemm", 0, false), 1.2, false, true, info);
+    check_ratios(result, "Target: causal FAVOR <= 1.3x bidirectional at L >= 4096",
                  "time(favor_causal)/time(favor_bidirectional), every shape and thread count, L >= 4096",
-                 ratio_points(points, shapes, "favor_causal", "favor_bidirectional", 4096, false), 2.0, false, true, info);
+                 ratio_points(points, shapes, "favor_causal", "favor_bidirectional", 4096, false), 1.3, false, true, info);
     for (const std::string method : {"favor_bidirectional", "favor_causal", "exact"}) {
-      const Ratios r = ratio_points(points, shapes, method, method, 4096, false, 1, 2);  // time(1 thr)/time(2 thr)
-      check_ratios(result, "Target: 2 threads >= 1.7x faster than 1 thread at L >= 4096 (" + method + ")",
-                   "time(1 thread)/time(2 threads) of " + method + ", every shape, L >= 4096", r, 1.7, true, true, info);
+      const Ratios r = ratio_points(points, shapes, method, method, 4096, true, 1, 2);  // time(1 thr)/time(2 thr)
+      check_ratios(result, "Target: 2 threads >= 1.8x faster than 1 thread at L >= 4096, 8 heads (" + method + ")",
+                   "time(1 thread)/time(2 threads) of " + method + ", regular shape, L >= 4096", r, 1.8, true, true,
+                   info);
     }
+    check_ratios(result, "Target: PermuteFormer <= 1.1x FAVOR (bidirectional)",
+                 "time(permuteformer)/time(favor_bidirectional), every shape, L and thread count",
+                 ratio_points(points, shapes, "permuteformer", "favor_bidirectional", 0, false), 1.1, false, true, info);
+    check_ratios(result, "Target: PermuteFormer <= 1.1x FAVOR (causal)",
+                 "time(permuteformer_causal)/time(favor_causal), every shape, L and thread count",
+                 ratio_points(points, shapes, "permuteformer_causal", "favor_causal", 0, false), 1.1, false, true,
+                 info);
+    check_ratios(result, "Measured: the tiled exact kernel's speed-up over the naive reference kernel",
+                 "time(exact_reference)/time(exact), every shape, L and thread count (no target: how much the "
+                 "online-softmax tiles gain)",
+                 ratio_points(points, shapes, "exact_reference", "exact", 0, false), 1.0, true, true, info);
     for (const std::string family : {"oprf", "sderf"})
       check_ratios(result, "Target: " + family + " features cost <= 1.1x positive features at L >= 1024",
                    "time(favor_" + family + ")/time(favor_bidirectional), every shape and thread count, L >= 1024",
@@ -656,11 +696,14 @@ class SpeedExperiment final : public Experiment {
                  ratio_points(points, shapes, "favor_bidirectional", "gemm", 0, false), 2.0, false, true, info + shape_note);
   }
 
-  // Causal FAVOR's peak memory at the largest L measured (the target names L = 65536).
+  // Causal FAVOR's peak memory, judged at the length the target names (L = 65536) when the run reaches it. At
+  // smaller L the fixed buffers (the 2048-row window's features and chunk states) outweigh inputs + outputs for one
+  // head, so a ratio there is not the claim: the check is then inconclusive and lists what it measured.
   template <class Points>
   void emit_memory_check(Result& result, const Points& points, const std::vector<Shape>& shapes, int max_l,
                          bool gpu) const {
-    Ratios mem;
+    constexpr int kTargetL = 65536;
+    Ratios judged, smaller;
     for (const Shape& shape : shapes) {
       const auto& sp = points.at(shape.name);
       if (sp.empty() || !sp.begin()->second.count("favor_causal")) continue;
@@ -669,16 +712,28 @@ class SpeedExperiment final : public Experiment {
       const auto& [l, p] = *by_l.rbegin();
       if (p.peak_bytes < 0) continue;
       const double in_b = input_bytes(shape, l), out_b = output_bytes(shape, l);
-      mem.values.push_back((in_b + double(p.peak_bytes)) / (in_b + out_b));
-      mem.labels.push_back(shape.name + "/L=" + std::to_string(l));
-      mem.loads.push_back(p.load);
+      Ratios& to = l >= kTargetL ? judged : smaller;
+      to.values.push_back((in_b + double(p.peak_bytes)) / (in_b + out_b));
+      to.labels.push_back(shape.name + "/L=" + std::to_string(l));
+      to.loads.push_back(p.load);
+    }
+    std::string missing = "no peak measured (--no-memory, or causal FAVOR dropped)";
+    if (!smaller.values.empty()) {
+      std::ostringstream m;
+      m << "the target is stated at L = " << kTargetL << "; this run's largest L is " << max_l
+        << ", where the fixed buffers (window features, chunk states) weigh more than inputs + outputs, so nothing "
+           "is judged (run --max-L "
+        << kTargetL << "); measured there:";
+      for (std::size_t i = 0; i < smaller.values.size(); ++i)
+        m << " " << smaller.labels[i] << "=" << format_number(smaller.values[i], 3);
+      missing = m.str();
     }
     const std::string peak = gpu ? "device bytes allocated by one forward" : "peak rise of the resident set";
-    check_ratios(result, "Target: causal FAVOR peak memory < 3x (inputs + outputs)",
+    check_ratios(result, "Target: causal FAVOR peak memory < 3x (inputs + outputs) at L = 65536",
                  "(inputs + " + peak + ") / (inputs + outputs), causal FAVOR, d=" + std::to_string(d_) + ", m=" +
-                     std::to_string(m_) + ", float32, largest L measured (target L=65536; this run's --max-L " +
-                     std::to_string(max_l) + ")" + (gpu ? ", on the device" : ", one thread"),
-                 mem, 3.0, false, false, "");
+                     std::to_string(m_) + ", float32, L=" + std::to_string(kTargetL) +
+                     (gpu ? ", on the device" : ", one thread"),
+                 judged, 3.0, false, false, "", missing);
   }
 
   int resolved_max_l(bool quick, bool gpu) const {

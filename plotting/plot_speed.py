@@ -14,12 +14,12 @@ from result_file import ResultFileError, column, distinct, in_order, require_fie
 
 TIME_FIELDS = ["kind", "method", "shape", "L", "heads", "threads", "seconds_median", "peak_bytes", "input_bytes",
                "output_bytes", "load_average"]
-METHODS = ["exact", "exact_causal", "favor_bidirectional", "favor_oprf", "favor_sderf", "favor_causal", "permuteformer",
-           "gemm", "identity"]
+METHODS = ["exact", "exact_reference", "exact_causal", "favor_bidirectional", "favor_oprf", "favor_sderf", "favor_causal",
+           "permuteformer", "permuteformer_causal", "gemm", "identity"]
 COLORS = {"exact": "tab:red", "exact_causal": "tab:orange", "favor_bidirectional": "tab:blue", "favor_causal": "tab:green", "permuteformer": "tab:purple", "gemm": "tab:gray",
-          "identity": "black", "favor_oprf": families.COLORS["oprf"], "favor_sderf": families.COLORS["sderf"]}
+          "exact_reference": "tab:pink", "permuteformer_causal": "tab:brown", "identity": "black", "favor_oprf": families.COLORS["oprf"], "favor_sderf": families.COLORS["sderf"]}
 LABELS = {"exact": "exact", "exact_causal": "exact causal", "favor_bidirectional": "FAVOR bidirectional", "favor_causal": "FAVOR causal", "permuteformer": "PermuteFormer",
-          "gemm": "bare GEMMs of FAVOR", "identity": "X(OPT) (identity)", "favor_oprf": "FAVOR, oprf features",
+          "exact_reference": "exact, naive reference kernel", "permuteformer_causal": "PermuteFormer causal", "gemm": "bare GEMMs of FAVOR", "identity": "X(OPT) (identity)", "favor_oprf": "FAVOR, oprf features",
           "favor_sderf": "FAVOR, sderf features"}
 SHAPES = ["regular", "small"]
 

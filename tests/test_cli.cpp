@@ -1,8 +1,10 @@
 // The command line as a user meets it: listing, version, result files, bad input (exit 2, one line, no file).
+#include <Eigen/Core>
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
 #include "cli_runner.hpp"
+#include "io/result.hpp"
 
 using namespace favorlab::testing;
 namespace fs = std::filesystem;
@@ -27,7 +29,30 @@ TEST_CASE("list and --version", "[cli]") {
   const auto version = run_cli("--version", dir);
   CHECK(version.status == 0);
   CHECK(version.out.find("favorlab 0.") != std::string::npos);
+  CHECK(version.out.find(std::string("arch ") + FAVORLAB_ARCH) != std::string::npos);
   fs::remove_all(dir);
+}
+
+// The default build compiles for the build machine's CPU: where the CPU has AVX2, FMA or AVX-512, the compiler must
+// have been allowed to use them, and Eigen must vectorize with AVX — this fails when -march=native is lost (Eigen
+// would report "SSE, SSE2" only). A portable build has nothing to check.
+TEST_CASE("a native build uses the machine's widest SIMD", "[cli][arch]") {
+  const std::string simd = Eigen::SimdInstructionSetsInUse();
+  INFO("arch " << FAVORLAB_ARCH << ", Eigen SIMD: " << simd << ", compiled for: " << favorlab::compiled_instruction_sets());
+  if (std::string(FAVORLAB_ARCH) != "native") {
+    WARN("not a native build (FAVORLAB_ARCH=" << FAVORLAB_ARCH << "): nothing to check");
+    return;
+  }
+#if defined(__x86_64__)
+  const std::string compiled = favorlab::compiled_instruction_sets();
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx2")) {
+    CHECK(compiled.find("AVX2") != std::string::npos);
+    CHECK(simd.find("AVX") != std::string::npos);
+  }
+  if (__builtin_cpu_supports("fma")) CHECK(compiled.find("FMA") != std::string::npos);
+  if (__builtin_cpu_supports("avx512f")) CHECK(simd.find("AVX512") != std::string::npos);
+#endif
 }
 
 TEST_CASE("an experiment writes a complete result document", "[cli]") {
@@ -39,9 +64,10 @@ TEST_CASE("an experiment writes a complete result document", "[cli]") {
   CHECK(doc["experiment"] == "mse");
   for (const char* key : {"seed", "trials", "threads", "d", "m", "x_norm", "estimators"})
     CHECK(doc["params"].contains(key));
-  for (const char* key : {"version", "git_commit", "compiler", "build_type", "backend", "omp_threads", "utc",
-                          "wall_seconds", "evaluations_per_second"})
+  for (const char* key : {"version", "git_commit", "compiler", "build_type", "arch", "eigen_simd", "backend",
+                          "omp_threads", "utc", "wall_seconds", "evaluations_per_second"})
     CHECK(doc["provenance"].contains(key));
+  CHECK(doc["provenance"]["arch"] == FAVORLAB_ARCH);
   // 3 estimators + positive at 2m, 2 points each
   REQUIRE(doc["rows"].size() == 8);
   for (const char* key : {"estimator", "coupling", "d", "m", "x_norm", "y_norm", "cos_angle", "truth", "mean",

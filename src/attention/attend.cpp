@@ -7,8 +7,8 @@
 #include "attention/bidirectional_favor_attention.hpp"
 #include "attention/causal_favor_attention.hpp"
 #include "attention/exact_attention.hpp"
+#include "attention/head_parallel.hpp"
 #include "attention/prepared_projection.hpp"
-#include "perf/eigen_threads.hpp"
 
 namespace favorlab {
 
@@ -65,16 +65,12 @@ template <class T>
 Heads<T> attend(const Heads<T>& q, const Heads<T>& k, const Heads<T>& v, const Eigen::MatrixXd& w,
                 const AttentionConfig& config, int threads) {
   check_attention_inputs(q, k, v, w, config);
-  const EigenSingleThread eigen_single_thread;  // heads or row blocks are the parallelism (perf/eigen_threads.hpp)
   const Matrix<T> wt = w.cast<T>();
-  const int heads = static_cast<int>(q.size());
   Heads<T> out(q.size());
-  if (heads >= threads) {
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
-    for (int h = 0; h < heads; ++h) out[std::size_t(h)] = attend_one_head(q[h], k[h], v[h], wt, w, config, 1);
-  } else {
-    for (int h = 0; h < heads; ++h) out[std::size_t(h)] = attend_one_head(q[h], k[h], v[h], wt, w, config, threads);
-  }
+  for_each_head(static_cast<int>(q.size()), threads, [&](int h, int inner_threads) {
+    const std::size_t s = static_cast<std::size_t>(h);
+    out[s] = attend_one_head(q[s], k[s], v[s], wt, w, config, inner_threads);
+  });
   return out;
 }
 

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "attention/shifted_exp.hpp"
+
 namespace favorlab {
 
 namespace {
@@ -32,17 +34,6 @@ template <class T>
 ScaledFeatures<T> unscaled(Matrix<T> values) {
   const Eigen::Index rows = values.rows();
   return {std::move(values), Column<T>::Zero(rows)};
-}
-
-// x_ij ← exp(x_ij − shift_i) · factor (sign = −1: exp(−x_ij − shift_i) · factor), in place.
-// Why two steps: Eigen evaluates exp of a broadcast expression such as (x.colwise() − shift).exp() one scalar
-// std::exp at a time (glibc expf/exp showed up as a quarter of the profile); the in-place broadcast subtraction and a
-// plain .exp() of a matrix both use Eigen's SIMD exp.
-template <class T, class Dst>
-void shifted_exp(Dst&& x, const Column<T>& shift, T factor, T sign = T(1)) {
-  if (sign < 0) x = -x;
-  x.colwise() -= shift;
-  x = x.exp() * factor;
 }
 
 // U Wᵀ; for the shifted positive map W is the prepared [W' | c] (m×(d+1)) and the offsets c are added to each row.
@@ -79,13 +70,13 @@ ScaledFeatures<T> stabilized_softmax_features(const Matrix<T>& u, const Matrix<T
     out.values.resize(u.rows(), 2 * m);
     out.values.leftCols(m) = proj;
     out.values.rightCols(m) = proj;
-    shifted_exp<T>(out.values.leftCols(m).array(), top, scale);
-    shifted_exp<T>(out.values.rightCols(m).array(), top, scale, T(-1));
+    shifted_exp(out.values.leftCols(m).array(), top, scale);
+    shifted_exp(out.values.rightCols(m).array(), top, scale, T(-1));
     out.log_scale = top - half_norm;
     return out;
   }
   const Column<T> top = proj.array().rowwise().maxCoeff();
-  shifted_exp<T>(proj.array(), top, T(1) / std::sqrt(T(m)));
+  shifted_exp(proj.array(), top, T(1) / std::sqrt(T(m)));
   out.values = std::move(proj);
   out.log_scale = top - half_norm;
   return out;
@@ -144,14 +135,14 @@ BlockFeatures<T> block_features_of_rows(const Matrix<T>& x, Eigen::Index first, 
     out.values.resize(count, 2 * m);
     out.values.leftCols(m) = proj;
     out.values.rightCols(m) = proj;
-    shifted_exp<T>(out.values.leftCols(m).array(), shift, norm);
-    shifted_exp<T>(out.values.rightCols(m).array(), shift, norm, T(-1));
+    shifted_exp(out.values.leftCols(m).array(), shift, norm);
+    shifted_exp(out.values.rightCols(m).array(), shift, norm, T(-1));
     return out;
   }
   const Column<T> top = proj.array().rowwise().maxCoeff();
   out.log_scale = (top - half_norm).maxCoeff();
   const Column<T> shift = half_norm + out.log_scale;  // exponents ω_iᵀu − ‖u‖²/2 − log_scale ≤ 0
-  shifted_exp<T>(proj.array(), shift, T(1) / std::sqrt(T(m)));
+  shifted_exp(proj.array(), shift, T(1) / std::sqrt(T(m)));
   out.values = std::move(proj);
   return out;
 }

@@ -8,6 +8,7 @@
 
 #include "attention/attention_features.hpp"
 #include "attention/bidirectional_favor_blocks.hpp"
+#include "attention/head_parallel.hpp"
 #include "attention/values_with_ones.hpp"
 
 namespace favorlab {
@@ -110,19 +111,12 @@ Heads<T> permute_attend(const Heads<T>& q, const Heads<T>& k, const Heads<T>& v,
                         const PermuteLayout& layout, int threads) {
   check_permute_inputs(q, k, v, w, config, heads, layout);
   const Matrix<T> wt = w.cast<T>();
-  const int count = static_cast<int>(q.size());
   Heads<T> out(q.size());
-  auto one = [&](int h, int inner_threads) {
+  for_each_head(static_cast<int>(q.size()), threads, [&](int h, int inner_threads) {
     const std::size_t s = static_cast<std::size_t>(h);
     const PositionPermutation positions(heads[s], layout, k[s].rows());
     out[s] = permute_attention(q[s], k[s], v[s], wt, config, positions, heads[s].r, inner_threads);
-  };
-  if (count >= threads) {
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
-    for (int h = 0; h < count; ++h) one(h, 1);
-  } else {
-    for (int h = 0; h < count; ++h) one(h, threads);
-  }
+  });
   return out;
 }
 

@@ -27,8 +27,8 @@ class PositionPermutation {
 
   int columns() const { return columns_; }
   // Row r of the result is P^{pos(first + r)} applied to row r of values: out(r, a) = values(r, map_{first+r}(a)).
-  // Row-major, so each gather reads and writes one contiguous row (a column-major gather strides through memory
-  // for every entry); Eigen's products take it as it is.
+  // Row-major output, written one contiguous row at a time from the column-major input (see the .cpp for why that
+  // read order is cheap); Eigen's products take it as it is.
   template <class T>
   RowMatrix<T> gather_rows(const Matrix<T>& values, Eigen::Index first) const;
   // The index map of token i (columns() entries).

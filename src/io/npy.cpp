@@ -4,6 +4,7 @@
 #include <bit>
 #include <cerrno>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <fstream>
 #include <limits>
@@ -363,16 +364,22 @@ NpyArray convert(const Layout& layout, std::string_view data, const std::string&
   const Dtype& dtype = layout.dtype;
   const std::size_t n = layout.data_bytes / dtype.item_size;
   std::vector<double> file_order(n);
-  unsigned char raw[8];
+  // Byte order swapped on the integer image of each value (a byte array reversed in place drew a false
+  // -Wstringop-overflow from GCC 12 once vectorized for AVX2).
   for (std::size_t i = 0; i < n; ++i) {
-    std::memcpy(raw, data.data() + i * dtype.item_size, dtype.item_size);
-    if (dtype.swap) std::reverse(raw, raw + dtype.item_size);
+    const char* at = data.data() + i * dtype.item_size;
     if (dtype.type == NpyDtype::float32) {
+      std::uint32_t bits;
+      std::memcpy(&bits, at, sizeof bits);
+      if (dtype.swap) bits = __builtin_bswap32(bits);
       float f;
-      std::memcpy(&f, raw, sizeof f);
+      std::memcpy(&f, &bits, sizeof f);
       file_order[i] = f;
     } else {
-      std::memcpy(&file_order[i], raw, sizeof(double));
+      std::uint64_t bits;
+      std::memcpy(&bits, at, sizeof bits);
+      if (dtype.swap) bits = __builtin_bswap64(bits);
+      std::memcpy(&file_order[i], &bits, sizeof(double));
     }
   }
 

@@ -42,17 +42,51 @@ std::string utc_now() {
 }
 }  // namespace
 
+std::string compiled_instruction_sets() {
+  std::string out;
+  auto add = [&out](const char* name) { out += (out.empty() ? "" : ", ") + std::string(name); };
+#if defined(__x86_64__) || defined(__i386__)
+#ifdef __SSE2__
+  add("SSE2");
+#endif
+#ifdef __AVX__
+  add("AVX");
+#endif
+#ifdef __AVX2__
+  add("AVX2");
+#endif
+#ifdef __FMA__
+  add("FMA");
+#endif
+#ifdef __AVX512F__
+  add("AVX512F");
+#endif
+#elif defined(__aarch64__)
+  add("NEON");
+#ifdef __ARM_FEATURE_SVE
+  add("SVE");
+#endif
+#endif
+  return out.empty() ? "scalar" : out;
+}
+
 Json provenance_json(const RunInfo& info) {
   Json p;
   p["version"] = FAVORLAB_VERSION;
   p["git_commit"] = git_commit();
+#ifdef __clang__
+  p["compiler"] = std::string("clang++ ") + __clang_version__;
+#else
   p["compiler"] = std::string("g++ ") + __VERSION__;
+#endif
   p["build_type"] = FAVORLAB_BUILD_TYPE;
+  p["arch"] = FAVORLAB_ARCH;  // native (this build machine's CPU), portable, or the -march value
   p["backend"] = "cpu-openmp";
   p["omp_threads"] = info.threads;
   p["mpi_ranks"] = info.mpi_ranks;
   if (!info.distribution.empty()) p["mpi_distribution"] = info.distribution;
   p["eigen_simd"] = Eigen::SimdInstructionSetsInUse();
+  p["instruction_sets"] = compiled_instruction_sets();  // what the compiler may use (Eigen names AVX for AVX2 too)
   p["utc"] = utc_now();
   p["wall_seconds"] = info.wall_seconds;
   if (info.memory_estimate_bytes >= 0) p["memory_estimate_bytes"] = number_or_null(info.memory_estimate_bytes);

@@ -42,6 +42,10 @@ Json number_or_null(double v);
 const char* git_commit();  // generated at build time
 
 Json check_json(const Check& c);
+// The instruction sets this build was compiled for (the compiler's target macros: "SSE2, AVX, AVX2, FMA" on an
+// AVX2 machine with FAVORLAB_ARCH=native, "SSE2" for a portable x86-64 build).
+std::string compiled_instruction_sets();
+
 Json provenance_json(const RunInfo& info);
 Json result_json(const Result& r, const RunInfo& info);
 

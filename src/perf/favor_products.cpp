@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "attention/head_parallel.hpp"
+
 namespace favorlab {
 
 namespace {
@@ -44,14 +46,11 @@ Matrix<T> one_head(const Matrix<T>& q, const Matrix<T>& k, const Matrix<T>& v, c
 template <class T>
 std::vector<Matrix<T>> favor_bare_products(const std::vector<Matrix<T>>& q, const std::vector<Matrix<T>>& k,
                                            const std::vector<Matrix<T>>& v, const Matrix<T>& w, int threads) {
-  const int heads = static_cast<int>(q.size());
   std::vector<Matrix<T>> out(q.size());
-  if (heads >= threads) {
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
-    for (int h = 0; h < heads; ++h) out[std::size_t(h)] = one_head(q[h], k[h], v[h], w, 1);
-  } else {
-    for (int h = 0; h < heads; ++h) out[std::size_t(h)] = one_head(q[h], k[h], v[h], w, threads);
-  }
+  for_each_head(static_cast<int>(q.size()), threads, [&](int h, int inner_threads) {
+    const std::size_t s = static_cast<std::size_t>(h);
+    out[s] = one_head(q[s], k[s], v[s], w, inner_threads);
+  });
   return out;
 }
 
