@@ -17,7 +17,7 @@ TIME_FIELDS = ["kind", "method", "shape", "L", "heads", "threads", "seconds_medi
 METHODS = ["exact", "exact_reference", "exact_causal", "favor_bidirectional", "favor_oprf", "favor_sderf", "favor_causal",
            "permuteformer", "permuteformer_causal", "gemm", "identity"]
 COLORS = {"exact": "tab:red", "exact_causal": "tab:orange", "favor_bidirectional": "tab:blue", "favor_causal": "tab:green", "permuteformer": "tab:purple", "gemm": "tab:gray",
-          "exact_reference": "tab:pink", "permuteformer_causal": "tab:brown", "identity": "black", "favor_oprf": families.COLORS["oprf"], "favor_sderf": families.COLORS["sderf"]}
+          "exact_reference": "lightcoral", "permuteformer_causal": "mediumpurple", "identity": "black", "favor_oprf": families.COLORS["oprf"], "favor_sderf": families.COLORS["sderf"]}
 LABELS = {"exact": "exact", "exact_causal": "exact causal", "favor_bidirectional": "FAVOR bidirectional", "favor_causal": "FAVOR causal", "permuteformer": "PermuteFormer",
           "exact_reference": "exact, naive reference kernel", "permuteformer_causal": "PermuteFormer causal", "gemm": "bare GEMMs of FAVOR", "identity": "X(OPT) (identity)", "favor_oprf": "FAVOR, oprf features",
           "favor_sderf": "FAVOR, sderf features"}
