@@ -267,6 +267,34 @@ TEST_CASE("non-finite, absent and deterministic figures", "[compare]") {
   CHECK(compare_results(base, fresh, 1e-3, 1e-5).changes.size() == 1);
 }
 
+TEST_CASE("rounding floor: a deterministic point's rounding-level move is no change; a real move is", "[compare]") {
+  // Row 0 as at x + y = 0 for positive features: the estimate is the truth up to rounding, so its standard errors
+  // are rounding noise (1e-19) and another build moves mean and MSE by more than that: |z| is huge, yet nothing
+  // statistical changed.
+  Json base = mse_like_document();
+  Json& b0 = base["rows"][0];
+  const double truth = b0["truth"];
+  b0["mean"] = truth;
+  b0["stderr"] = 4e-19;
+  b0["mse"] = 1.0e-32;
+  b0["mse_stderr"] = 3.7e-35;
+  b0["mse_theory"] = 0.0;
+  Json fresh = base;
+  fresh["rows"][0]["mean"] = truth * (1 + 2.2e-16);
+  fresh["rows"][0]["mse"] = 1.1e-32;
+  const CompareReport same = compare_results(base, fresh);
+  CHECK(!same.changed());
+  CHECK(same.within_rounding == 2);
+  CHECK(same.largest_abs_z > 100);
+  // Power: a move of 1e-8 of the truth is 10× the default floor (1e-9): flagged; a looser --tolerance absorbs it.
+  fresh["rows"][0]["mean"] = truth * (1 + 1e-8);
+  const CompareReport moved = compare_results(base, fresh);
+  REQUIRE(moved.changes.size() == 1);
+  CHECK(moved.changes[0].field == "mean");
+  CHECK(moved.within_rounding == 1);
+  CHECK(!compare_results(base, fresh, 1e-3, 1e-7).changed());
+}
+
 TEST_CASE("exact fields agree within the relative tolerance; null only with null", "[compare]") {
   const Json schema = {{"key", {"i"}}, {"statistics", Json::array()}, {"exact", {"truth"}}};
   auto doc = [&](const std::vector<Json>& truths) {

@@ -32,7 +32,9 @@ void add_compare_options(CLI::App& app, CompareOptions& o) {
   app.add_option("new", o.fresh, "The result file to check against it (same experiment)")->required();
   app.add_option("--alpha", o.alpha, "Family-wise false-flag rate (Bonferroni over the compared statistics)")
       ->capture_default_str();
-  app.add_option("--tolerance", o.tolerance, "Relative tolerance of exact fields (closed forms) and of zero-SE figures")
+  app.add_option("--tolerance", o.tolerance,
+                 "Relative tolerance of exact fields (closed forms), of zero-SE figures, and the rounding floor of "
+                 "statistics")
       ->capture_default_str();
   app.add_option("--out", o.out, "Also write the report as JSON (schema favorlab.compare/1)");
   app.add_option("--max-lines", o.max_lines, "Change lines printed at most")->capture_default_str();

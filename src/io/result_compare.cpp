@@ -210,6 +210,7 @@ struct Candidate {
   std::size_t base_row;
   std::size_t statistic;
   double a, b, sa, sb;
+  double scale;         // the rows' largest |exact field| (truth, theory): the size rounding is relative to
   std::int64_t trials;  // min(n_a, n_b)
   double skewness;      // max(|γ_a|, |γ_b|); NaN: unknown; unused without a declared skewness
 };
@@ -330,6 +331,12 @@ CompareReport compare_results(const Json& base, const Json& fresh, double alpha,
     const Json& rb = b_json[i];
     const Json& rf = f_json[j];
     const std::string& text = b_rows.texts[i];
+    double scale = 0;
+    for (const std::string& field : schema.exact)
+      for (const Json* row : {&rb, &rf}) {
+        const Json v = value_or_null(*row, field);
+        if (v.is_number() && std::isfinite(v.get<double>())) scale = std::max(scale, std::abs(v.get<double>()));
+      }
     for (std::size_t s = 0; s < n_stats; ++s) {
       const StatisticFields& f = schema.statistics[s];
       const double a = number_field(rb, f.value, "baseline", i), b = number_field(rf, f.value, "new", j);
@@ -360,7 +367,7 @@ CompareReport compare_results(const Json& base, const Json& fresh, double alpha,
         continue;
       }
       candidates.push_back(
-          {ordinal, i, s, a, b, sa, sb, static_cast<std::int64_t>(std::min(na, nb)), skew});
+          {ordinal, i, s, a, b, sa, sb, scale, static_cast<std::int64_t>(std::min(na, nb)), skew});
     }
     for (const std::string& field : schema.exact) {
       const Json vb = value_or_null(rb, field), vf = value_or_null(rf, field);
@@ -408,7 +415,12 @@ CompareReport compare_results(const Json& base, const Json& fresh, double alpha,
       report.largest_abs_z = std::abs(z);
       report.largest_at = text + ": " + f.value;
     }
-    if (std::abs(z) > report.z_critical)
+    // The rounding floor: a difference within --tolerance of the rows' scale is rounding, not evidence, however
+    // small the standard errors — where an estimator is deterministic (x + y = 0 for positive features) its "standard
+    // error" is itself rounding noise of 1e-19, and another build moves the value by more (FMA, vector widths).
+    const bool rounding = std::abs(c.a - c.b) <= tolerance * std::max({std::abs(c.a), std::abs(c.b), c.scale});
+    if (std::abs(z) > report.z_critical && rounding) ++report.within_rounding;
+    if (std::abs(z) > report.z_critical && !rounding)
       report.changes.push_back(
           {text, b_rows.keys[c.base_row], f.value, c.a, c.b, c.sa, c.sb, z, false, relative_difference(c.a, c.b)});
   }
@@ -441,7 +453,8 @@ Json compare_report_json(const CompareReport& r) {
   j["statistics"] = {{"compared", r.statistics_compared},
                      {"absent", r.statistics_absent},
                      {"skipped_heavy_tailed", r.skipped_heavy_tailed},
-                     {"skipped_nonfinite", r.skipped_nonfinite}};
+                     {"skipped_nonfinite", r.skipped_nonfinite},
+                     {"within_rounding", r.within_rounding}};
   j["largest_abs_z"] = r.largest_at.empty() ? Json(nullptr) : number_or_null(r.largest_abs_z);
   j["largest_at"] = r.largest_at.empty() ? Json(nullptr) : Json(r.largest_at);
   j["changes"] = Json::array();
@@ -531,7 +544,8 @@ std::vector<std::string> compare_report_lines(const CompareReport& r, std::size_
              " rows paired, " + std::to_string(r.statistics_compared) + " statistics compared";
   if (!r.largest_at.empty()) summary += " (largest |z| " + format_number(r.largest_abs_z, 3) + " at " + r.largest_at + ")";
   summary += ", " + std::to_string(r.skipped_heavy_tailed) + " not compared (heavy-tailed), " +
-             std::to_string(r.skipped_nonfinite) + " not compared (non-finite); " +
+             std::to_string(r.skipped_nonfinite) + " not compared (non-finite), " +
+             std::to_string(r.within_rounding) + " past |z| but within rounding; " +
              plural(static_cast<std::int64_t>(r.verdict_changes.size()), "row verdict", "row verdicts") + " and " +
              plural(static_cast<std::int64_t>(r.check_changes.size()), "check verdict", "check verdicts") +
              " changed (informational)";

@@ -28,6 +28,11 @@
 //     then skips, which keeps the split fixed before any gate and only makes it more conservative): point
 //     α_p = α/N, z_crit = two_sided_critical_z(α_p), and the pair changed iff |z| > z_crit. With the s being the
 //     true standard errors and normal means, P(some pair is flagged | nothing changed) ≤ α.
+//   - rounding floor: a pair past z_crit is still unchanged when |a − b| ≤ tolerance·max(|a|, |b|, S), S the two
+//     rows' largest |exact field| (truth, closed-form theory): a difference that small is rounding, whatever the
+//     standard errors say. It matters where an estimator is deterministic (x + y = 0 for positive features: zero
+//     variance in theory), whose "standard error" is rounding noise that another build exceeds. Counted as
+//     within_rounding, never flagged.
 //   - heavy-tail gate (only when the statistic declares a skewness field): with γ = max(|γ_a|, |γ_b|) the pair is
 //     "not compared (heavy-tailed)", counted and listed but never flagged, when
 //     trials_for_reliable_z_test(γ, z_crit, α_p) > min(n_a, n_b) (stats/edgeworth.hpp: the one-term Edgeworth
@@ -101,6 +106,7 @@ struct CompareReport {
   std::int64_t statistics_compared = 0;   // pairs decided: z tests and deterministic pairs
   std::int64_t statistics_absent = 0;     // pairs where neither row has a value
   std::int64_t skipped_heavy_tailed = 0, skipped_nonfinite = 0;
+  std::int64_t within_rounding = 0;       // |z| past the critical value, but the difference within the rounding floor
   double largest_abs_z = 0;               // over the z tests (0 when none)
   std::string largest_at;                 // "KEY: FIELD" of that test; empty when none
 
