@@ -56,7 +56,8 @@ class AttentionErrorExperiment final : public Experiment {
 
   // All inputs are held at once (--trials Gaussian inputs, or every head of the files: read, then copied), with their
   // exact outputs per mode; per concurrent (configuration, input) task its braced copies of Q, K, V, its W (m×d, d×d
-  // blocks) and one forward — FAVOR at the largest m and widest features, or exact attention (a 128 × 256 logits tile per thread).
+  // blocks) and one forward — FAVOR at the largest m and widest features, or exact attention (a 128 × 256 logits
+  // tile per thread).
   MemoryEstimate memory_estimate(const RunContext& ctx) const override {
     using namespace memory;
     double inputs = static_cast<double>(ctx.trials), lq = resolved_L(ctx.quick), lk = lq, d = d_, dv = d_;

@@ -1,9 +1,10 @@
 // `favorlab speed` — forward time and peak memory of attention against the sequence length L (Performers paper,
 // Fig. 3), with favorlab's performance targets as measured ratios.
 // Methods (methods() below, one entry each; add a mechanism there): exact softmax attention (the tiled kernel,
-// bidirectional and causal, and the naive reference kernel for the gain), FAVOR bidirectional and causal (positive, oprf, sderf features), PermuteFormer
-// bidirectional and causal, identity "X(OPT)" (returns V: the floor of any attention layer) and gemm (the four bare
-// products of bidirectional FAVOR in its own block structure, perf/favor_products.hpp: the floor of FAVOR itself).
+// bidirectional and causal, and the naive reference kernel for the gain), FAVOR bidirectional and causal (positive,
+// oprf, sderf features), PermuteFormer bidirectional and causal, identity "X(OPT)" (returns V: the floor of any
+// attention layer) and gemm (the four bare products of bidirectional FAVOR in its own block structure,
+// perf/favor_products.hpp: the floor of FAVOR itself).
 // Shapes: regular (8 heads) and small (1 head), d = 64, dv = 64, m = 256, float32, positive features; threads 1 and 2.
 // Per (shape, threads, L): `--trials` timed repeats of every method, interleaved (repeat r runs all methods, in an
 // order rotated by r), so a load burst on a shared machine hits all methods alike; median and min reported, ratios
@@ -233,8 +234,9 @@ class SpeedExperiment final : public Experiment {
 
   // At the largest L: the inputs of the widest shape (float32 Q, K, V per head, drawn in double), W (m×d, d×d blocks)
   // and on the CPU the largest forward at the most threads — exact (a 128 × 256 logits tile per thread; its naive
-  // reference 128 × L), FAVOR bidirectional, causal or PermuteFormer (its L × m power tables per head) — which the drop rule keeps under --memory-cap-gb once
-  // it measures memory (the peak-memory child forks a one-thread copy of a forward, never more).
+  // reference 128 × L), FAVOR bidirectional, causal or PermuteFormer (its L × m power tables per head) — which the
+  // drop rule keeps under --memory-cap-gb once it measures memory (the peak-memory child forks a one-thread copy of
+  // a forward, never more).
   MemoryEstimate memory_estimate(const RunContext& ctx) const override {
     using namespace memory;
     bool gpu = false;

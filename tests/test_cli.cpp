@@ -38,7 +38,8 @@ TEST_CASE("list and --version", "[cli]") {
 // would report "SSE, SSE2" only). A portable build has nothing to check.
 TEST_CASE("a native build uses the machine's widest SIMD", "[cli][arch]") {
   const std::string simd = Eigen::SimdInstructionSetsInUse();
-  INFO("arch " << FAVORLAB_ARCH << ", Eigen SIMD: " << simd << ", compiled for: " << favorlab::compiled_instruction_sets());
+  INFO("arch " << FAVORLAB_ARCH << ", Eigen SIMD: " << simd
+                << ", compiled for: " << favorlab::compiled_instruction_sets());
   if (std::string(FAVORLAB_ARCH) != "native") {
     WARN("not a native build (FAVORLAB_ARCH=" << FAVORLAB_ARCH << "): nothing to check");
     return;

@@ -77,7 +77,8 @@ TEST_CASE("tiled exact attention: cross attention, float, threads", "[attention]
   SECTION("the thread count does not change a bit") {
     const int L = 900;
     const auto q = gaussian(L, d, 1.0, 10), k = gaussian(L, d, 1.0, 11), v = gaussian(L, d, 1.0, 12);
-    for (bool causal : {false, true}) CHECK(exact_attention(q, k, v, causal, true, 1) == exact_attention(q, k, v, causal, true, 2));
+    for (bool causal : {false, true})
+      CHECK(exact_attention(q, k, v, causal, true, 1) == exact_attention(q, k, v, causal, true, 2));
   }
 }
 

@@ -22,8 +22,8 @@ namespace fl = favorlab;
 namespace {
 
 std::string version_text() {
-  return std::string("favorlab ") + FAVORLAB_VERSION + " (" + fl::git_commit() + ", " + FAVORLAB_BUILD_TYPE + ", arch " +
-         FAVORLAB_ARCH + ": " + fl::compiled_instruction_sets() + ")";
+  return std::string("favorlab ") + FAVORLAB_VERSION + " (" + fl::git_commit() + ", " + FAVORLAB_BUILD_TYPE +
+         ", arch " + FAVORLAB_ARCH + ": " + fl::compiled_instruction_sets() + ")";
 }
 
 std::filesystem::path plotting_dir() {
