@@ -447,8 +447,9 @@ def main(argv=None):
 
     rows = time_rows(samples) + dropped
     rows += ratio_rows(samples, lengths)
-    simd_note = (f"favorlab built with Eigen SIMD {favorlab_provenance.get('eigen_simd', 'unknown')}, torch's CPU "
-                 f"capability {torch.backends.cpu.get_cpu_capability()}")
+    # instruction_sets (the compiler's targets) where favorlab records it: Eigen's own string says "AVX" for AVX2 too.
+    isa = favorlab_provenance.get("instruction_sets") or favorlab_provenance.get("eigen_simd", "unknown")
+    simd_note = f"favorlab built for {isa}, torch's CPU capability {torch.backends.cpu.get_cpu_capability()}"
     checks = ratio_checks(rows, simd_note) + [agreement_check]
     rows += agreement_rows
     favorlab_methods = sorted({m for (i, m) in samples if i == "favorlab"})
