@@ -18,6 +18,8 @@
 // Checks: timing checks are INFORMATIONAL (wall-clock on a machine shared with other jobs; the load average is in
 // every row and detail) — never unit tests. The memory check (causal FAVOR peak < 3× inputs + outputs) is
 // deterministic up to page granularity.
+// Monte Carlo engine (cpu backend, --mc-trials): the `mse` sweep at its defaults against its own GEMMs alone
+// (perf/mc_engine_rate.hpp), one "mc_engine" row and its target (>= 0.5x the GEMM FLOP/s), measured.
 // --backend cuda (the CUDA backend, attention/backend.hpp: time_on_cuda): the same table on the GPU, where every
 // method but PermuteFormer and the naive exact kernel has a device implementation (exact_causal there is the tiled
 // causal CUDA kernel). Inputs are uploaded once per (method, shape, L); one untimed warm-up forward,
@@ -48,10 +50,13 @@
 #include "attention/attention_projection.hpp"
 #include "attention/random_inputs.hpp"
 #include "experiments/backend_option.hpp"
+#include "experiments/estimator_grid.hpp"
 #include "experiments/experiment.hpp"
 #include "experiments/memory_estimate.hpp"
 #include "io/format_number.hpp"
 #include "perf/favor_products.hpp"
+#include "perf/load_average.hpp"
+#include "perf/mc_engine_rate.hpp"
 #include "perf/peak_memory.hpp"
 #include "stats/sample_quantile.hpp"
 
@@ -192,13 +197,6 @@ double process_cpu_seconds() {
   return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
 }
 
-double load_average() {
-  std::ifstream in("/proc/loadavg");
-  double one = -1;
-  in >> one;
-  return one;
-}
-
 // Least-squares slope of log y against log x.
 double loglog_slope(const std::vector<double>& x, const std::vector<double>& y) {
   const std::size_t n = x.size();
@@ -294,6 +292,9 @@ class SpeedExperiment final : public Experiment {
     app.add_option("--chunk", chunk_, "Causal FAVOR chunk (rows)")->capture_default_str();
     app.add_option("--fit-from", fit_from_, "Fit the log-log slopes on L >= this")->capture_default_str();
     app.add_flag("--no-memory", no_memory_, "Skip the peak-memory measurements");
+    app.add_option("--mc-trials", mc_trials_,
+                   "Trials of the Monte Carlo engine row (the mse sweep against its own GEMMs; cpu backend; default "
+                   "4000, quick 500; 0 skips it)");
     backend_.add_to(app, "cpu, or cuda: time the methods on the GPU (device time, device memory; needs a CUDA build "
                          "and a device)");
   }
@@ -330,6 +331,7 @@ class SpeedExperiment final : public Experiment {
                          {"d", d_},                 {"dv", d_},             {"m", m_},
                          {"chunk", chunk_},         {"features", "positive"}, {"precision", "float32"},
                          {"fit_from", fit_from_},   {"repeats", repeats},   {"memory", !no_memory_},
+                         {"mc_trials", mc_trials(ctx.quick)},
                          {"methods", measured},
                          {"methods_without_this_backend", not_here},
                          {"timing", gpu ? "device time (CUDA events), inputs resident on the device"
@@ -418,10 +420,12 @@ class SpeedExperiment final : public Experiment {
     Eigen::setNbThreads(eigen_threads);
 
     emit_rows(result, points, shapes, dropped, gpu);
-    if (gpu)
+    if (gpu) {
       emit_cuda_checks(result, points, shapes);
-    else
+    } else {
       emit_cpu_checks(result, points, shapes);
+      emit_mc_engine(result, ctx, repeats);
+    }
     emit_memory_check(result, points, shapes, max_l, gpu);
     result.measurements["speed_checksum"] = checksum;
     result.measurements["load_average_end"] = load_average();
@@ -429,6 +433,44 @@ class SpeedExperiment final : public Experiment {
   }
 
  private:
+  // The Monte Carlo engine against its own GEMMs (perf/mc_engine_rate.hpp) on the `mse` sweep at its defaults: d = 16,
+  // trig, positive and hyperbolic at m = 16 plus positive at 2m, the 208-point geometry grid, iid, one thread.
+  void emit_mc_engine(Result& result, const RunContext& ctx, int repeats) const {
+    const std::int64_t trials = mc_trials(ctx.quick);
+    if (trials == 0) return;
+    const EstimatorGridOptions grid;
+    SweepConfig config;
+    config.d = grid.d;
+    config.specs = {{Estimator::trig, grid.m}, {Estimator::positive, grid.m}, {Estimator::hyperbolic, grid.m},
+                    {Estimator::positive, 2 * grid.m}};
+    config.points = grid.points();
+    config.seed = ctx.seed;
+    config.trials = trials;
+    const McEngineTiming t = time_mc_engine(config, repeats);
+    result.rows.push_back(Json{{"kind", "mc_engine"},
+                               {"d", config.d},
+                               {"m", grid.m},
+                               {"estimators", "trig, positive, hyperbolic (m); positive (2m)"},
+                               {"points", config.points.size()},
+                               {"trials", trials},
+                               {"threads", 1},
+                               {"repeats", repeats},
+                               {"sweep_seconds_median", t.sweep_seconds},
+                               {"products_seconds_median", t.products_seconds},
+                               {"gemm_flops", t.flops},
+                               {"sweep_gemm_flops_per_second", t.flops / t.sweep_seconds},
+                               {"products_flops_per_second", t.flops / t.products_seconds},
+                               {"rate", t.rate()},
+                               {"load_average", t.load}});
+    const Ratios r{{"mse-defaults/trials=" + std::to_string(trials)}, {t.rate()}, {t.load}};
+    check_ratios(result, "Target: the Monte Carlo mse sweep reaches >= 0.5x the GEMM FLOP/s of its own products",
+                 "time(the products alone)/time(run_estimator_sweep), the mse defaults (d = 16, m = 16, 208 points, "
+                 "4 specs, iid), one thread",
+                 r, 0.5, true, true,
+                 "a timing (wall clock on a possibly shared machine), measured, never judged; the products are the "
+                 "sweep's X W^T and Y W^T per spec and trial, timed interleaved with it; ");
+  }
+
   SpeedInputs make_inputs(const Shape& shape, int l, std::uint64_t seed) const {
     SpeedInputs in;
     for (int h = 0; h < shape.heads; ++h) {
@@ -738,6 +780,8 @@ class SpeedExperiment final : public Experiment {
                  judged, 3.0, false, false, "", missing);
   }
 
+  std::int64_t mc_trials(bool quick) const { return mc_trials_ >= 0 ? mc_trials_ : quick ? 500 : 4000; }
+
   int resolved_max_l(bool quick, bool gpu) const {
     return max_l_ > 0 ? max_l_ : gpu ? (quick ? 65536 : 262144) : (quick ? 4096 : 65536);
   }
@@ -761,6 +805,8 @@ class SpeedExperiment final : public Experiment {
     if (d_ < 1 || d_ > 4096) throw std::invalid_argument("--d must lie in [1, 4096], got " + std::to_string(d_));
     if (m_ < 1 || m_ > 65536) throw std::invalid_argument("--m must lie in [1, 65536], got " + std::to_string(m_));
     if (chunk_ < 1) throw std::invalid_argument("--chunk must be positive, got " + std::to_string(chunk_));
+    if (mc_trials_ < -1 || mc_trials_ == 1 || mc_trials_ > 100000000)
+      throw std::invalid_argument("--mc-trials must be 0 (skip) or lie in [2, 1e8], got " + std::to_string(mc_trials_));
     if (fit_from_ < 1) throw std::invalid_argument("--fit-from must be positive, got " + std::to_string(fit_from_));
     (void)ctx;
   }
@@ -776,6 +822,7 @@ class SpeedExperiment final : public Experiment {
   int chunk_ = AttentionConfig{}.chunk;
   int fit_from_ = 1024;
   bool no_memory_ = false;
+  std::int64_t mc_trials_ = -1;  // -1: the default for the run (4000, quick 500)
   BackendOption backend_;
   CLI::Option* thread_counts_option_ = nullptr;
 };

@@ -4,8 +4,8 @@
 // in tests/fuzz/corpus/cli/ are one argument per line); one empty piece at the very end (a final separator) is dropped.
 // At most kMaxArgs arguments of at most kMaxArgBytes bytes; longer inputs are skipped. "favorlab" is prepended.
 //
-// The harness builds the whole CLI::App as src/cli/main.cpp does (every subcommand and option, then
-// add_strict_number_checks) and calls app.parse only: no command or experiment ever runs. Expected outcomes:
+// The harness builds the command line with the same object as src/cli/main.cpp (cli/cli_app.hpp: every subcommand and
+// option, then add_strict_number_checks) and calls app.parse only: no command or experiment ever runs. Expected outcomes:
 // CLI::ParseError (help and version requests included) and std::invalid_argument. When an experiment subcommand parsed,
 // it then does what run_experiment does before allocating anything: resolves --threads and --trials (refusals are
 // std::invalid_argument), calls the experiment's memory_estimate(ctx), which must be non-negative and not NaN (a
@@ -18,9 +18,6 @@
 // containing '/' are skipped (no device, FIFO or file outside that directory is ever opened) and standard input is
 // /dev/null. The working directory is changed back after each input, but a crash happens inside the temporary one:
 // give -artifact_prefix as an absolute path (scripts/fuzz.sh does).
-//
-// The App construction mirrors main.cpp's, line for line: main.cpp builds it inline, so it is repeated here; a shared
-// builder (src/cli/app.cpp) would keep the two from drifting.
 #include <CLI/CLI.hpp>
 #include <Eigen/Core>
 #include <fcntl.h>
@@ -38,9 +35,7 @@
 #include <system_error>
 #include <vector>
 
-#include "cli/attend_command.hpp"
-#include "cli/compare_command.hpp"
-#include "cli/option_checks.hpp"
+#include "cli/cli_app.hpp"
 #include "cli/run_experiment.hpp"
 #include "experiments/experiment.hpp"
 #include "io/npy.hpp"
@@ -93,70 +88,6 @@ bool split_arguments(const std::uint8_t* data, std::size_t size, std::vector<std
   }
   return true;
 }
-
-// Everything main.cpp binds options to.
-struct Cli {
-  CLI::App app{"favorlab: random-feature attention (Performers / FAVOR+, PermuteFormer) — estimators, theory checks, "
-               "attention.\nEach experiment writes a JSON result (default results/<experiment>.json)."};
-  std::vector<std::unique_ptr<fl::Experiment>> experiments = fl::make_experiments();
-  bool families_json = false;
-  std::string out_dir = "results";
-  fl::CommonOptions reproduce_options;
-  bool no_figures = false;
-  std::string reproduce_backend = "cpu";
-  fl::AttendOptions attend_options;
-  fl::CompareOptions compare_options;
-  std::vector<fl::CommonOptions> common;
-  std::vector<CLI::App*> subs;
-  CLI::App* list = nullptr;
-  CLI::App* families = nullptr;
-  CLI::App* reproduce = nullptr;
-  CLI::App* attend = nullptr;
-  CLI::App* compare = nullptr;
-
-  // As in src/cli/main.cpp.
-  Cli() {
-    app.set_version_flag("--version", std::string("favorlab ") + FAVORLAB_VERSION + " (" + fl::git_commit() + ", " +
-                                          FAVORLAB_BUILD_TYPE + ")");
-    app.require_subcommand(1);
-
-    list = app.add_subcommand("list", "List the experiments");
-    families = app.add_subcommand("families", "List the feature families (what --features and --estimators take)");
-    families->add_flag("--json", families_json, "The table as JSON (plotting/families.json is this output)");
-
-    reproduce = app.add_subcommand("reproduce", "Run every experiment, write results/<experiment>.json and figures");
-    reproduce->add_flag("--quick", reproduce_options.quick, "CI-sized runs (fewer trials)");
-    reproduce->add_option("--seed", reproduce_options.seed, "Random seed")->capture_default_str();
-    reproduce->add_option("--threads", reproduce_options.threads, "OpenMP threads (default: all processors)");
-    reproduce->add_option("--max-memory", reproduce_options.max_memory,
-                          "Refuse an experiment whose predicted peak memory exceeds this (default: the memory "
-                          "available)");
-    reproduce->add_option("--out-dir", out_dir, "Directory for the result files and figures/")->capture_default_str();
-    reproduce->add_flag("--no-figures", no_figures, "Skip the PNG figures");
-    reproduce->add_flag("--quiet", reproduce_options.quiet, "No progress output");
-    reproduce->add_option("--backend", reproduce_backend,
-                          "cpu, or cuda: the experiments that take --backend run their attention on the GPU")
-        ->capture_default_str();
-
-    attend = app.add_subcommand("attend", "Run one attention mechanism on .npy Q, K, V; write the output as .npy");
-    fl::add_attend_options(*attend, attend_options);
-
-    compare = app.add_subcommand(
-        "compare",
-        "Did the statistics change? Two result files of one experiment; exit 1 if a figure moved significantly");
-    fl::add_compare_options(*compare, compare_options);
-
-    common.resize(experiments.size());
-    for (std::size_t i = 0; i < experiments.size(); ++i) {
-      auto* sub = app.add_subcommand(experiments[i]->name(), experiments[i]->summary());
-      fl::add_common_options(*sub, common[i]);
-      experiments[i]->add_options(*sub);
-      subs.push_back(sub);
-    }
-
-    fl::add_strict_number_checks(app);
-  }
-};
 
 // A --max-memory value: parse_memory_size refuses with std::invalid_argument, or gives a positive finite size.
 void check_max_memory(const std::string& text) {
@@ -232,7 +163,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   for (const auto& a : args) argv.push_back(a.c_str());
 
   const InWorkDir in_work_dir;
-  Cli cli;
+  fl::CliApp cli;
   try {
     cli.app.parse(static_cast<int>(argv.size()), argv.data());
   } catch (const CLI::ParseError&) {

@@ -1,8 +1,10 @@
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <limits>
 
 #include "features/estimator.hpp"
 #include "features/feature_maps.hpp"
+#include "features/shifted_exp.hpp"
 #include "kernels/geometry.hpp"
 
 using namespace favorlab;
@@ -38,6 +40,45 @@ TEST_CASE("feature maps match their definitions entry by entry", "[features]") {
       CHECK(hyp(r, m + i) == Approx(std::exp(-sq / 2) * std::exp(-a) / std::sqrt(2 * m)).epsilon(1e-13));
     }
   }
+}
+
+TEST_CASE("shifted_exp underflows and overflows as std::exp does; features of a huge input underflow to 0",
+          "[features]") {
+  // Eigen's SIMD exp alone returns about the smallest normal for every exponent below log(smallest normal): the power
+  // case, so that this test sees the difference it guards.
+  const Eigen::ArrayXd raw = Eigen::ArrayXd::Constant(16, -800.0);
+  const Eigen::ArrayXd packet_exp = raw.exp();  // evaluated whole, in packets (one coefficient alone is std::exp)
+  REQUIRE(packet_exp(0) > 0);
+  REQUIRE(std::exp(-800.0) == 0);
+  const auto check = [](auto zero) {
+    using T = decltype(zero);
+    Eigen::Array<T, Eigen::Dynamic, Eigen::Dynamic> x(6, 3);
+    // column 0 below the normal range (subnormal and 0), column 1 overflows, column 2 ordinary
+    x.col(0) << T(-750), T(-710), T(-100), T(-90), T(-1), T(0);
+    x.col(1) << T(1000), T(0.5), T(2), T(-3), T(4), T(-5);
+    x.col(2) << T(0.5), T(-1.5), T(2.5), T(-3.5), T(4.5), T(-5.5);
+    const Eigen::Array<T, Eigen::Dynamic, 1> shift = Eigen::Array<T, Eigen::Dynamic, 1>::Constant(6, T(0.25));
+    for (const T sign : {T(1), T(-1)}) {
+      Eigen::Array<T, Eigen::Dynamic, Eigen::Dynamic> y = x;
+      shifted_exp(y, shift, T(0.5), sign);
+      for (Eigen::Index c = 0; c < 3; ++c)
+        for (Eigen::Index i = 0; i < 6; ++i) {
+          const T expected = std::exp(sign * x(i, c) - shift(i)) * T(0.5);
+          INFO("sign " << sign << " column " << c << " row " << i << ": " << y(i, c) << " vs " << expected);
+          if (std::isinf(expected) || expected < std::numeric_limits<T>::min())
+            CHECK(y(i, c) == expected);  // the scalar path: exactly std::exp's inf, subnormal or 0
+          else
+            CHECK(std::abs(y(i, c) - expected) <= 4 * std::numeric_limits<T>::epsilon() * expected);
+        }
+    }
+  };
+  check(0.0);
+  check(0.0f);
+  // Plain positive features of an input whose exponents all lie near −30000 are 0, not tiny equal numbers.
+  Eigen::MatrixXd u = sample_inputs(3, 8, 5) * 600.0;
+  PhiloxStream rng(6, 0, 0);
+  const Eigen::MatrixXd w = iid_projection(4, 8, rng);
+  CHECK(positive_features<double>(u, w).cwiseAbs().maxCoeff() == 0);
 }
 
 TEST_CASE("float feature maps agree with double", "[features]") {

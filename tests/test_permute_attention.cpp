@@ -1,14 +1,16 @@
 // PermuteFormer attention: the linear-time gathers against the quadratic reference (all four modes), chunking,
 // exact causality, overflow-free long causal runs in float32, PF properties 1–3 and the period at tiny size, thread
-// independence, bad input.
+// independence, bad input, and the fused feature path (gather inside the exp pass) against gather-after-features.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
 #include "attention/attention_projection.hpp"
 #include "attention/cyclic_permutation.hpp"
 #include "attention/permute_attention.hpp"
+#include "attention/permuted_features.hpp"
 #include "attention/permute_reference.hpp"
 #include "attention/permute_similarity.hpp"
 #include "attention/random_inputs.hpp"
@@ -295,4 +297,50 @@ TEST_CASE("favorlab permute-properties: bad input exits 2 naming the option", "[
     CHECK(!std::filesystem::exists(dir / "r.json"));
   }
   std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("PermuteFormer's fused features (gather inside the exp pass) equal features gathered afterwards",
+          "[permute]") {
+  // Same mathematics, different rounding: the products U Wᵀ row-major against column-major (d-term sums), and the
+  // shift folded into one exponent. Bound, relative to the largest value (values ≤ 1 with the stabilizer):
+  //   (2d + 16) · u · (1 + S),  S = max‖ω_a‖·max‖u_r‖ + max‖u_r‖² + max|log scale|,
+  // the γ_d error of both products and of the norms carried through exp, plus a few roundings of the shift.
+  // Power: the plain features of the next token's permutation (first + 1) must exceed it.
+  const int d = 16, m = 32;
+  const Eigen::Index W = 44, H = 25, L = W * H;  // 1100 tokens: blocks at 0, 512 and 1024
+  const Eigen::MatrixXd q = gaussian(int(L), d, 61, 1.5), k = gaussian(int(L), d, 62, 1.5);
+  const AttentionConfig c = permute_config(FeatureKind::positive, false, m);
+  const Eigen::MatrixXd w = draw_attention_projection(c, d, 3, 0);
+  const double u = std::numeric_limits<double>::epsilon() / 2, input_scale = std::pow(double(d), -0.25);
+  const double max_w = w.rowwise().norm().maxCoeff();
+  const double max_x = std::max(q.rowwise().norm().maxCoeff(), k.rowwise().norm().maxCoeff()) * input_scale;
+  for (const bool two_d : {false, true}) {
+    const PermuteHead head = random_head(m, two_d, 1.0, 67);
+    const PermuteLayout layout = two_d ? PermuteLayout::grid(W, H) : PermuteLayout::line();
+    const PositionPermutation positions(head, layout, L);
+    const PermutedFeatures<double> fused(q, k, w, c, positions), plain(q, k, w, c, positions, false);
+    REQUIRE(fused.fused());
+    REQUIRE_FALSE(plain.fused());
+    for (const Eigen::Index first : {Eigen::Index(0), Eigen::Index(512), Eigen::Index(1024)}) {
+      const Eigen::Index rows = std::min<Eigen::Index>(512, L - first);
+      INFO((two_d ? "2-D" : "1-D") << ", rows from " << first);
+      const PermutedBlock<double> fk = fused.keys(first, rows), pk = plain.keys(first, rows);
+      const PermutedRows<double> fq = fused.queries(first, rows), pq = plain.queries(first, rows);
+      const double carried = first == 0 ? -std::numeric_limits<double>::infinity() : 0.25;
+      const PermutedCausalKeys<double> fc = fused.causal_keys(first, rows, carried),
+                                       pc = plain.causal_keys(first, rows, carried);
+      const double scales = std::max({std::abs(fk.log_scale), fq.log_scale.abs().maxCoeff(),
+                                      fc.running.abs().maxCoeff()});
+      const double bound = (2 * d + 16) * u * (1 + max_w * max_x + max_x * max_x + scales);
+      CHECK(std::abs(fk.log_scale - pk.log_scale) <= bound);
+      CHECK((fk.values - pk.values).cwiseAbs().maxCoeff() <= bound);
+      CHECK((fq.log_scale - pq.log_scale).abs().maxCoeff() <= bound);
+      CHECK((fq.values - pq.values).cwiseAbs().maxCoeff() <= bound);
+      CHECK((fc.running - pc.running).abs().maxCoeff() <= bound);
+      CHECK((fc.values - pc.values).cwiseAbs().maxCoeff() <= bound);
+      // Power: the permutations of tokens first + 1, first + 2, … applied to the same rows.
+      const BlockFeatures<double> raw = block_features_of_rows(k, first, rows, w, c);
+      CHECK((fk.values - positions.gather_rows(raw.values, first + 1)).cwiseAbs().maxCoeff() > bound);
+    }
+  }
 }

@@ -15,7 +15,10 @@
 #include "attention/backend.hpp"
 #include "attention/random_inputs.hpp"
 #include "cli_runner.hpp"
+#include "features/projection.hpp"
 #include "perf/favor_products.hpp"
+#include "perf/mc_engine_rate.hpp"
+#include "rng/philox_stream.hpp"
 #include "perf/peak_memory.hpp"
 #include "sanitizers.hpp"
 
@@ -102,6 +105,35 @@ TEST_CASE("the bare products equal their definition", "[speed]") {
   CHECK(favor_bare_product_flops(L, L, d, m, dv) == 2.0 * (2 * L * d * m + 2 * L * m * (dv + 1)));
 }
 
+TEST_CASE("the Monte Carlo engine's floor runs the sweep's products and counts their FLOPs", "[speed]") {
+  SweepConfig c;
+  c.d = 5;
+  c.specs = {{Estimator::positive, 3}, {Estimator::trig, 7}};
+  c.points = {{0.5, 1.0, 0.3}, {1.0, 1.5, -0.2}, {0.1, 0.2, 1.0}};
+  c.trials = 6;
+  CHECK(mc_engine_flops(c) == 6.0 * 2 * 2 * 3 * 5 * (3 + 7));
+  // The products use one fixed projection (stream index 0) and report Σ over trials and specs of P_X(0,0) + P_Y(0,0).
+  PhiloxStream rng(c.seed, c.stream, 0);
+  const Eigen::MatrixXd w = draw_projection(Coupling::iid, RowNorms::chi, 7, c.d, rng);
+  const double first = (geometry_x(c.points[0], c.d) + geometry_y(c.points[0], c.d)).dot(w.row(0));
+  for (int threads : {1, 2}) {
+    c.threads = threads;
+    CHECK(mc_engine_products(c) == Approx(6.0 * 2 * first).epsilon(1e-12));
+  }
+  // Power: a different first row of W (another stream) gives another sum.
+  PhiloxStream other(c.seed, c.stream + 1, 0);
+  const Eigen::MatrixXd w2 = draw_projection(Coupling::iid, RowNorms::chi, 7, c.d, other);
+  CHECK((geometry_x(c.points[0], c.d) + geometry_y(c.points[0], c.d)).dot(w2.row(0)) !=
+        Approx(first).epsilon(1e-6));
+  const McEngineTiming t = time_mc_engine(c, 1);
+  CHECK(t.sweep_seconds > 0);
+  CHECK(t.products_seconds > 0);
+  CHECK(t.rate() == t.products_seconds / t.sweep_seconds);
+  CHECK_THROWS_AS(time_mc_engine(c, 0), std::invalid_argument);
+  c.specs.push_back({Estimator::positive, 0});
+  CHECK_THROWS_AS(mc_engine_products(c), std::invalid_argument);
+}
+
 TEST_CASE("speed driver at a tiny size writes every method, field, fit and check", "[speed][cli]") {
   const auto dir = scratch_dir("speed");
   const auto run = run_cli("speed --quick --quiet --min-L 64 --max-L 128 --d 8 --m 16 --trials 2 --out r.json", dir);
@@ -109,7 +141,7 @@ TEST_CASE("speed driver at a tiny size writes every method, field, fit and check
   const auto doc = nlohmann::json::parse(read_text(dir / "r.json"));
   CHECK(doc["experiment"] == "speed");
   std::map<std::string, int> count;
-  int fits = 0, crossovers = 0;
+  int fits = 0, crossovers = 0, mc_rows = 0;
   for (const auto& row : doc["rows"]) {
     if (row["kind"] == "fit") {
       ++fits;
@@ -119,6 +151,16 @@ TEST_CASE("speed driver at a tiny size writes every method, field, fit and check
     if (row["kind"] == "crossover") {
       ++crossovers;
       CHECK(row.contains("crossover_L"));
+      continue;
+    }
+    if (row["kind"] == "mc_engine") {
+      ++mc_rows;
+      CHECK(row["trials"] == 500);  // the quick default
+      CHECK(row["points"] == 208);
+      CHECK(row["gemm_flops"].get<double>() == 500.0 * 4 * 208 * 16 * (16 + 16 + 16 + 32));
+      CHECK(row["rate"].get<double>() > 0);
+      CHECK(row["rate"].get<double>() == Approx(row["products_seconds_median"].get<double>() /
+                                                row["sweep_seconds_median"].get<double>()));
       continue;
     }
     REQUIRE(row["kind"] == "time");
@@ -138,11 +180,12 @@ TEST_CASE("speed driver at a tiny size writes every method, field, fit and check
   CHECK(count.size() == methods.size());
   CHECK(fits == int(methods.size()) * 2 * 2);
   CHECK(crossovers == 2 * 2);
+  CHECK(mc_rows == 1);
   CHECK(doc["params"]["backend"] == "cpu");
   CHECK(doc["params"]["methods_without_this_backend"] == nlohmann::json::array());
   // FAVOR vs its GEMMs, causal vs bidirectional, 2 threads (3 methods), PermuteFormer vs FAVOR (2), the tiled exact
-  // kernel's gain, oprf and sderf vs positive, exact vs FAVOR (2), causal peak memory.
-  REQUIRE(doc["checks"].size() == 13);
+  // kernel's gain, oprf and sderf vs positive, exact vs FAVOR (2), the Monte Carlo engine, causal peak memory.
+  REQUIRE(doc["checks"].size() == 14);
   for (const auto& c : doc["checks"]) {
     const std::string status = c["status"];
     // Timings are measurements, never verdicts; the peak-memory target is a count, judged at the L it names
@@ -198,7 +241,8 @@ TEST_CASE("speed --backend cuda at a tiny size: every device method, device peak
 TEST_CASE("speed rejects bad input with exit status 2 and no result file", "[speed][cli]") {
   const auto dir = scratch_dir("speed-bad");
   for (const char* args : {"--max-L 1000", "--min-L 3", "--shapes huge", "--thread-counts 0", "--m 0",
-                           "--memory-cap-gb -1", "--chunk 0", "--time-cap -2"}) {
+                           "--memory-cap-gb -1", "--chunk 0", "--time-cap -2", "--mc-trials 1",
+                           "--mc-trials -5"}) {
     const auto run = run_cli(std::string("speed --quiet --out r.json ") + args, dir);
     INFO(args << ": " << run.err);
     CHECK(run.status == 2);

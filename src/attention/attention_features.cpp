@@ -3,7 +3,8 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "attention/shifted_exp.hpp"
+#include "features/scaled_sin_cos.hpp"
+#include "features/shifted_exp.hpp"
 
 namespace favorlab {
 
@@ -57,10 +58,9 @@ ScaledFeatures<T> stabilized_softmax_features(const Matrix<T>& u, const Matrix<T
   Matrix<T> proj = projected(u, w, map);
   ScaledFeatures<T> out;
   if (map == FeatureMapCode::trig) {
-    const T scale = T(1) / std::sqrt(T(m));
+    const Column<T> scale = Column<T>::Constant(u.rows(), T(1) / std::sqrt(T(m)));
     out.values.resize(u.rows(), 2 * m);
-    out.values.leftCols(m) = (proj.array().sin() * scale).matrix();
-    out.values.rightCols(m) = (proj.array().cos() * scale).matrix();
+    scaled_sin_cos<T>(proj, scale.data(), out.values.leftCols(m), out.values.rightCols(m));
     out.log_scale = half_norm;
     return out;
   }

@@ -7,8 +7,7 @@ namespace favorlab {
 template <class T>
 Matrix<T> bidirectional_favor_attention(const Matrix<T>& q, const Matrix<T>& k, const Matrix<T>& v,
                                         const Matrix<T>& w, const AttentionConfig& config, int threads) {
-  return bidirectional_favor_blocks(q, k, v, w, config, threads,
-                                    [](const Matrix<T>& features, Eigen::Index) -> const Matrix<T>& { return features; });
+  return bidirectional_favor_blocks(q.rows(), v, config, threads, FavorFeatures<T>{q, k, w, config});
 }
 
 template Matrix<float> bidirectional_favor_attention(const Matrix<float>&, const Matrix<float>&, const Matrix<float>&,

@@ -2,8 +2,11 @@
 // The block algorithm behind bidirectional FAVOR, shared by plain FAVOR and PermuteFormer: keys are summed in fixed
 // blocks of kBidirectionalBlock rows, each into its own state S_b = Σ K̃_j [V_j, 1]ᵀ relative to the block's largest
 // log scale, the states are merged in index order (the result does not depend on the thread count), and queries are
-// read out block by block. `arrange(features, first)` maps the feature rows of positions first, first+1, … before
-// they are used — the identity for FAVOR, the position permutations P_π^i for PermuteFormer.
+// read out block by block. The variation is `features`, which forms the features of a block of rows:
+//   features.keys(first, rows)    → {values (rows × columns), log_scale: one for the block}
+//   features.queries(first, rows) → {values, log_scale: one per row}
+// FavorFeatures below for FAVOR; PermutedFeatures (attention/permuted_features.hpp) for PermuteFormer, which applies
+// the position permutations P_π^i as it forms them.
 #include <algorithm>
 #include <cmath>
 #include <vector>
@@ -16,19 +19,33 @@ namespace favorlab {
 
 inline constexpr Eigen::Index kBidirectionalBlock = 512;
 
-template <class T, class Arrange>
-Matrix<T> bidirectional_favor_blocks(const Matrix<T>& q, const Matrix<T>& k, const Matrix<T>& v, const Matrix<T>& w,
-                                     const AttentionConfig& config, int threads, const Arrange& arrange) {
+template <class T>
+struct FavorFeatures {
+  const Matrix<T>& q;
+  const Matrix<T>& k;
+  const Matrix<T>& w;
+  const AttentionConfig& config;
+  BlockFeatures<T> keys(Eigen::Index first, Eigen::Index rows) const {
+    return block_features_of_rows(k, first, rows, w, config);  // relative to the block's max
+  }
+  ScaledFeatures<T> queries(Eigen::Index first, Eigen::Index rows) const {
+    return attention_features_of_rows(q, first, rows, w, config);
+  }
+};
+
+template <class T, class Features>
+Matrix<T> bidirectional_favor_blocks(Eigen::Index lq, const Matrix<T>& v, const AttentionConfig& config, int threads,
+                                     const Features& features) {
   constexpr Eigen::Index block = kBidirectionalBlock;
-  const Eigen::Index lk = k.rows(), lq = q.rows(), dv = v.cols();
+  const Eigen::Index lk = v.rows(), dv = v.cols();
   const Eigen::Index key_blocks = (lk + block - 1) / block;
   std::vector<Matrix<T>> states(static_cast<std::size_t>(key_blocks));
   std::vector<T> block_scale(static_cast<std::size_t>(key_blocks));
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
   for (Eigen::Index b = 0; b < key_blocks; ++b) {
     const Eigen::Index first = b * block, rows = std::min(block, lk - first);
-    const BlockFeatures<T> f = block_features_of_rows(k, first, rows, w, config);  // relative to the block's max
-    states[std::size_t(b)].noalias() = arrange(f.values, first).transpose() * values_with_ones(v, first, rows);
+    const auto f = features.keys(first, rows);
+    states[std::size_t(b)].noalias() = f.values.transpose() * values_with_ones(v, first, rows);
     block_scale[std::size_t(b)] = f.log_scale;
   }
   const T key_scale = *std::max_element(block_scale.begin(), block_scale.end());
@@ -40,9 +57,9 @@ Matrix<T> bidirectional_favor_blocks(const Matrix<T>& q, const Matrix<T>& k, con
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
   for (Eigen::Index b = 0; b < query_blocks; ++b) {
     const Eigen::Index first = b * block, rows = std::min(block, lq - first);
-    const ScaledFeatures<T> f = attention_features_of_rows(q, first, rows, w, config);
+    const auto f = features.queries(first, rows);
     Matrix<T> num(rows, dv + 1);
-    num.noalias() = arrange(f.values, first) * state;
+    num.noalias() = f.values * state;
     if (config.renormalize)
       out.middleRows(first, rows) = (num.leftCols(dv).array().colwise() / num.col(dv).array()).matrix();
     else

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <limits>
 
-#include "attention/shifted_exp.hpp"
+#include "features/shifted_exp.hpp"
 #include "perf/eigen_threads.hpp"
 
 namespace favorlab {

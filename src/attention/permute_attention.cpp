@@ -9,6 +9,7 @@
 #include "attention/attention_features.hpp"
 #include "attention/bidirectional_favor_blocks.hpp"
 #include "attention/head_parallel.hpp"
+#include "attention/permuted_features.hpp"
 #include "attention/values_with_ones.hpp"
 
 namespace favorlab {
@@ -18,9 +19,7 @@ namespace {
 template <class T>
 Matrix<T> bidirectional_permute(const Matrix<T>& q, const Matrix<T>& k, const Matrix<T>& v, const Matrix<T>& w,
                                 const AttentionConfig& config, const PositionPermutation& positions, int threads) {
-  return bidirectional_favor_blocks(q, k, v, w, config, threads, [&](const Matrix<T>& features, Eigen::Index first) {
-    return positions.gather_rows(features, first);
-  });
+  return bidirectional_favor_blocks(q.rows(), v, config, threads, PermutedFeatures<T>(q, k, w, config, positions));
 }
 
 template <class T>
@@ -33,20 +32,17 @@ Matrix<T> causal_permute(const Matrix<T>& q, const Matrix<T>& k, const Matrix<T>
   Column decay(chunk + 1);
   for (Eigen::Index t = 0; t <= chunk; ++t) decay(t) = static_cast<T>(std::pow(r, static_cast<double>(t)));
 
+  const PermutedFeatures<T> features(q, k, w, config, positions);
   Matrix<T> out(length, dv);
   Matrix<T> state;  // Σ_{j<first} r^{first−j} k̃'_j exp(M_j − carried) [v_j, 1]ᵀ
   T carried = -std::numeric_limits<T>::infinity();
   for (Eigen::Index first = 0; first < length; first += chunk) {
     const Eigen::Index rows = std::min(chunk, length - first);
-    ScaledFeatures<T> keys = attention_features_of_rows(k, first, rows, w, config);
-    const ScaledFeatures<T> queries = attention_features_of_rows(q, first, rows, w, config);
-
-    Column running(rows);  // M_j: running maximum of key log scales up to j
-    T top = carried;
-    for (Eigen::Index j = 0; j < rows; ++j) running(j) = top = std::max(top, keys.log_scale(j));
-    keys.values.array().colwise() *= (keys.log_scale - running).exp();
-    RowMatrix<T> key_rows = positions.gather_rows(keys.values, first);        // P^{pos j} φ(k_j) e^{ls_j − M_j}
-    const RowMatrix<T> query_rows = positions.gather_rows(queries.values, first);
+    PermutedCausalKeys<T> keys = features.causal_keys(first, rows, carried);  // P^{pos j} φ(k_j) e^{−M_j}
+    const PermutedRows<T> queries = features.queries(first, rows);
+    const Column& running = keys.running;  // M_j: running maximum of key log scales up to j
+    RowMatrix<T>& key_rows = keys.values;
+    const RowMatrix<T>& query_rows = queries.values;
     if (state.size() == 0) state = Matrix<T>::Zero(key_rows.cols(), dv + 1);
 
     Matrix<T> scores = query_rows * key_rows.transpose();

@@ -31,10 +31,19 @@ class PositionPermutation {
   // read order is cheap); Eigen's products take it as it is.
   template <class T>
   RowMatrix<T> gather_rows(const Matrix<T>& values, Eigen::Index first) const;
+  // Row r of the result is exp(proj(r, map_{first+r}(a)) − shift(r)) · factor: the gather fused with the exponential
+  // of the positive feature map (attention/permuted_features.hpp), reading each row of the row-major projections
+  // contiguously and applying Eigen's SIMD exp to the gathered row; no pass over column-major features.
+  template <class T>
+  RowMatrix<T> gather_exp_rows(const RowMatrix<T>& proj, const Eigen::Array<T, Eigen::Dynamic, 1>& shift, T factor,
+                               Eigen::Index first) const;
   // The index map of token i (columns() entries).
   void index_map(Eigen::Index token, std::int32_t* out) const;
 
  private:
+  // dst[a] = src[map_token(a) · stride]: one row of a gather, from column-major (stride = rows) or row-major (1) data.
+  template <class T>
+  void gather_row(const T* src, Eigen::Index stride, Eigen::Index token, T* dst) const;
   const std::int32_t* x_row(Eigen::Index t) const { return x_.row(t % x_period_); }
   const std::int32_t* y_row(Eigen::Index t) const { return y_->row(t % y_period_); }
 

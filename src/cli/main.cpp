@@ -9,10 +9,8 @@
 #include <filesystem>
 
 #include "attention/backend.hpp"
-#include "cli/attend_command.hpp"
-#include "cli/compare_command.hpp"
+#include "cli/cli_app.hpp"
 #include "cli/option_checks.hpp"
-#include "cli/run_experiment.hpp"
 #include "io/atomic_file.hpp"
 #include "mc/distribution.hpp"
 #include "stats/check.hpp"
@@ -20,11 +18,6 @@
 namespace fl = favorlab;
 
 namespace {
-
-std::string version_text() {
-  return std::string("favorlab ") + FAVORLAB_VERSION + " (" + fl::git_commit() + ", " + FAVORLAB_BUILD_TYPE +
-         ", arch " + FAVORLAB_ARCH + ": " + fl::compiled_instruction_sets() + ")";
-}
 
 std::filesystem::path plotting_dir() {
   if (const char* env = std::getenv("FAVORLAB_PLOTTING_DIR")) return env;
@@ -61,64 +54,12 @@ int main(int argc, char** argv) {
   Eigen::setNbThreads(1);
   fl::DistributedSession mpi(argc, argv);  // MPI only when started by mpirun/srun (mc/distribution.hpp)
   const fl::RankInfo ranks = fl::process_ranks();
-  auto experiments = fl::make_experiments();
+  fl::CliApp cli;  // every subcommand and option (cli/cli_app.hpp)
+  CLI::App& app = cli.app;
 
-  CLI::App app{"favorlab: random-feature attention (Performers / FAVOR+, PermuteFormer) — estimators, theory checks, "
-               "attention.\nEach experiment writes a JSON result (default results/<experiment>.json)."};
-  app.set_version_flag("--version", version_text());
-  app.require_subcommand(1);
-
-  auto* list = app.add_subcommand("list", "List the experiments");
-  bool families_json = false;
-  auto* families = app.add_subcommand("families", "List the feature families (what --features and --estimators take)");
-  families->add_flag("--json", families_json, "The table as JSON (plotting/families.json is this output)");
-
-  std::string out_dir = "results";
-  fl::CommonOptions reproduce_options;
-  bool no_figures = false;
-  auto* reproduce = app.add_subcommand("reproduce", "Run every experiment, write results/<experiment>.json and figures");
-  reproduce->add_flag("--quick", reproduce_options.quick, "CI-sized runs (fewer trials)");
-  reproduce->add_option("--seed", reproduce_options.seed, "Random seed")->capture_default_str();
-  reproduce->add_option("--threads", reproduce_options.threads, "OpenMP threads (default: all processors)");
-  reproduce->add_option("--max-memory", reproduce_options.max_memory,
-                        "Refuse an experiment whose predicted peak memory exceeds this (default: the memory available)");
-  reproduce->add_option("--out-dir", out_dir, "Directory for the result files and figures/")->capture_default_str();
-  reproduce->add_flag("--no-figures", no_figures, "Skip the PNG figures");
-  reproduce->add_flag("--quiet", reproduce_options.quiet, "No progress output");
-  std::string reproduce_backend = "cpu";
-  reproduce->add_option("--backend", reproduce_backend,
-                        "cpu, or cuda: the experiments that take --backend run their attention on the GPU")
-      ->capture_default_str();
-
-  fl::AttendOptions attend_options;
-  auto* attend = app.add_subcommand("attend", "Run one attention mechanism on .npy Q, K, V; write the output as .npy");
-  fl::add_attend_options(*attend, attend_options);
-
-  fl::CompareOptions compare_options;
-  auto* compare = app.add_subcommand(
-      "compare", "Did the statistics change? Two result files of one experiment; exit 1 if a figure moved significantly");
-  fl::add_compare_options(*compare, compare_options);
-
-  std::vector<fl::CommonOptions> common(experiments.size());
-  std::vector<CLI::App*> subs;
-  for (std::size_t i = 0; i < experiments.size(); ++i) {
-    auto* sub = app.add_subcommand(experiments[i]->name(), experiments[i]->summary());
-    fl::add_common_options(*sub, common[i]);
-    experiments[i]->add_options(*sub);
-    subs.push_back(sub);
-  }
-
-  fl::add_strict_number_checks(app);
-
-  if (argc > 1 && argv[1][0] != '-') {
-    const std::string first = argv[1];
-    bool known = first == "list" || first == "families" || first == "reproduce" || first == "attend" ||
-                 first == "compare";
-    for (const auto& e : experiments) known = known || e->name() == first;
-    if (!known) {
-      std::fprintf(stderr, "favorlab: error: unknown experiment '%s' (see favorlab list)\n", first.c_str());
-      return 2;
-    }
+  if (argc > 1 && argv[1][0] != '-' && !cli.has_subcommand(argv[1])) {
+    std::fprintf(stderr, "favorlab: error: unknown experiment '%s' (see favorlab list)\n", argv[1]);
+    return 2;
   }
   try {
     app.parse(argc, argv);
@@ -134,12 +75,12 @@ int main(int argc, char** argv) {
   }
 
   try {
-    if (list->parsed()) {
-      for (const auto& e : experiments) std::printf("%-19s %s\n", e->name().c_str(), e->summary().c_str());
+    if (cli.list->parsed()) {
+      for (const auto& e : cli.experiments) std::printf("%-19s %s\n", e->name().c_str(), e->summary().c_str());
       return 0;
     }
-    if (families->parsed()) {
-      if (families_json) {
+    if (cli.families->parsed()) {
+      if (cli.families_json) {
         std::fputs(fl::families_json().c_str(), stdout);
         return 0;
       }
@@ -147,12 +88,15 @@ int main(int argc, char** argv) {
         std::printf("%-12s %s\n", std::string(f.name).c_str(), std::string(f.description).c_str());
       return 0;
     }
-    if (attend->parsed()) {
-      fl::run_attend(attend_options);
+    if (cli.attend->parsed()) {
+      fl::run_attend(cli.attend_options);
       return 0;
     }
-    if (compare->parsed()) return fl::run_compare(compare_options);
-    if (reproduce->parsed()) {
+    if (cli.compare->parsed()) return fl::run_compare(cli.compare_options);
+    if (cli.reproduce->parsed()) {
+      const fl::CommonOptions& reproduce_options = cli.reproduce_options;
+      const std::string& reproduce_backend = cli.reproduce_backend;
+      const std::string& out_dir = cli.out_dir;
       fl::require_backend(fl::parse_backend(reproduce_backend));  // before any work
       fl::resolve_threads(reproduce_options.threads);
       std::error_code ec;
@@ -174,11 +118,11 @@ int main(int argc, char** argv) {
         o.out = (std::filesystem::path(out_dir) / (e->name() + ".json")).string();
         fl::run_experiment(*e, o);
       }
-      return no_figures || ranks.rank != 0 ? 0 : make_figures(out_dir, reproduce_options.quiet);
+      return cli.no_figures || ranks.rank != 0 ? 0 : make_figures(out_dir, reproduce_options.quiet);
     }
-    for (std::size_t i = 0; i < experiments.size(); ++i)
-      if (subs[i]->parsed()) {
-        fl::run_experiment(*experiments[i], common[i]);
+    for (std::size_t i = 0; i < cli.experiments.size(); ++i)
+      if (cli.subs[i]->parsed()) {
+        fl::run_experiment(*cli.experiments[i], cli.common[i]);
         return 0;
       }
   } catch (const std::invalid_argument& e) {

@@ -2,6 +2,9 @@
 
 #include <cmath>
 
+#include "features/scaled_sin_cos.hpp"
+#include "features/shifted_exp.hpp"
+
 namespace favorlab {
 
 namespace {
@@ -16,31 +19,32 @@ Eigen::Array<T, Eigen::Dynamic, 1> half_squared_norms(const Matrix<T>& u) {
 template <class T>
 Matrix<T> trig_features(const Matrix<T>& u, const Matrix<T>& w) {
   const Eigen::Index m = w.rows();
-  const Matrix<T> proj = u * w.transpose();
-  const auto scale = (half_squared_norms(u).exp() / std::sqrt(T(m))).eval();
+  Matrix<T> proj(u.rows(), m);
+  proj.noalias() = u * w.transpose();
+  const Eigen::Array<T, Eigen::Dynamic, 1> scale = half_squared_norms(u).exp() / std::sqrt(T(m));
   Matrix<T> out(u.rows(), 2 * m);
-  out.leftCols(m) = (proj.array().sin().colwise() * scale).matrix();
-  out.rightCols(m) = (proj.array().cos().colwise() * scale).matrix();
+  scaled_sin_cos<T>(proj, scale.data(), out.leftCols(m), out.rightCols(m));
   return out;
 }
 
 template <class T>
 Matrix<T> positive_features(const Matrix<T>& u, const Matrix<T>& w) {
-  const Eigen::Index m = w.rows();
-  const auto h = half_squared_norms(u);
-  const Matrix<T> proj = u * w.transpose();
-  return ((proj.array().colwise() - h).exp() / std::sqrt(T(m))).matrix();
+  Matrix<T> out(u.rows(), w.rows());
+  out.noalias() = u * w.transpose();
+  shifted_exp(out.array(), half_squared_norms(u), T(1) / std::sqrt(T(w.rows())));
+  return out;
 }
 
 template <class T>
 Matrix<T> hyperbolic_features(const Matrix<T>& u, const Matrix<T>& w) {
   const Eigen::Index m = w.rows();
-  const auto h = half_squared_norms(u);
-  const Matrix<T> proj = u * w.transpose();
-  const T norm = std::sqrt(T(2 * m));
+  const Eigen::Array<T, Eigen::Dynamic, 1> h = half_squared_norms(u);
+  const T factor = T(1) / std::sqrt(T(2 * m));
   Matrix<T> out(u.rows(), 2 * m);
-  out.leftCols(m) = ((proj.array().colwise() - h).exp() / norm).matrix();
-  out.rightCols(m) = (((-proj.array()).colwise() - h).exp() / norm).matrix();
+  out.leftCols(m).noalias() = u * w.transpose();
+  out.rightCols(m) = out.leftCols(m);
+  shifted_exp(out.leftCols(m).array(), h, factor);
+  shifted_exp(out.rightCols(m).array(), h, factor, T(-1));
   return out;
 }
 
@@ -50,8 +54,8 @@ Matrix<T> shifted_positive_features(const Matrix<T>& u, const Matrix<T>& prepare
   Matrix<T> proj(u.rows(), m);
   proj.noalias() = u * prepared.leftCols(d).transpose();
   proj.rowwise() += prepared.col(d).transpose();
-  proj.colwise() -= half_squared_norms(u).matrix();
-  return (proj.array().exp() / std::sqrt(T(m))).matrix();
+  shifted_exp(proj.array(), half_squared_norms(u), T(1) / std::sqrt(T(m)));
+  return proj;
 }
 
 template Matrix<float> trig_features(const Matrix<float>&, const Matrix<float>&);

@@ -6,7 +6,8 @@
 //   hyperbolic_features L×2m: exp(−‖u‖²/2)/√(2m) · [exp(Wu), exp(−Wu)]
 //   shifted_positive_features L×m: exp(W'u + c − ‖u‖²/2)/√m for the prepared projection P = [W' | c], m×(d+1)
 //                            (gerf, oprf, sderf: features/gerf_projection.hpp)
-// The ±‖u‖²/2 factor is folded into the exponent (one exp per entry, no separate overflow of either factor).
+// The ±‖u‖²/2 factor is folded into the exponent (one exp per entry, no separate overflow of either factor). exp,
+// sin and cos run vectorized for float and double (features/shifted_exp.hpp, features/scaled_sin_cos.hpp).
 #include <Eigen/Dense>
 
 namespace favorlab {

@@ -1,0 +1,62 @@
+#include "cli/cli_app.hpp"
+
+#include "cli/option_checks.hpp"
+#include "io/result.hpp"
+
+namespace favorlab {
+
+std::string version_text() {
+  return std::string("favorlab ") + FAVORLAB_VERSION + " (" + git_commit() + ", " + FAVORLAB_BUILD_TYPE + ", arch " +
+         FAVORLAB_ARCH + ": " + compiled_instruction_sets() + ")";
+}
+
+CliApp::CliApp()
+    : app("favorlab: random-feature attention (Performers / FAVOR+, PermuteFormer) — estimators, theory checks, "
+          "attention.\nEach experiment writes a JSON result (default results/<experiment>.json)."),
+      experiments(make_experiments()) {
+  app.set_version_flag("--version", version_text());
+  app.require_subcommand(1);
+
+  list = app.add_subcommand("list", "List the experiments");
+  families = app.add_subcommand("families", "List the feature families (what --features and --estimators take)");
+  families->add_flag("--json", families_json, "The table as JSON (plotting/families.json is this output)");
+
+  reproduce = app.add_subcommand("reproduce", "Run every experiment, write results/<experiment>.json and figures");
+  reproduce->add_flag("--quick", reproduce_options.quick, "CI-sized runs (fewer trials)");
+  reproduce->add_option("--seed", reproduce_options.seed, "Random seed")->capture_default_str();
+  reproduce->add_option("--threads", reproduce_options.threads, "OpenMP threads (default: all processors)");
+  reproduce->add_option("--max-memory", reproduce_options.max_memory,
+                        "Refuse an experiment whose predicted peak memory exceeds this (default: the memory available)");
+  reproduce->add_option("--out-dir", out_dir, "Directory for the result files and figures/")->capture_default_str();
+  reproduce->add_flag("--no-figures", no_figures, "Skip the PNG figures");
+  reproduce->add_flag("--quiet", reproduce_options.quiet, "No progress output");
+  reproduce->add_option("--backend", reproduce_backend,
+                        "cpu, or cuda: the experiments that take --backend run their attention on the GPU")
+      ->capture_default_str();
+
+  attend = app.add_subcommand("attend", "Run one attention mechanism on .npy Q, K, V; write the output as .npy");
+  add_attend_options(*attend, attend_options);
+
+  compare = app.add_subcommand(
+      "compare", "Did the statistics change? Two result files of one experiment; exit 1 if a figure moved significantly");
+  add_compare_options(*compare, compare_options);
+
+  common.resize(experiments.size());
+  for (std::size_t i = 0; i < experiments.size(); ++i) {
+    auto* sub = app.add_subcommand(experiments[i]->name(), experiments[i]->summary());
+    add_common_options(*sub, common[i]);
+    experiments[i]->add_options(*sub);
+    subs.push_back(sub);
+  }
+
+  add_strict_number_checks(app);
+}
+
+bool CliApp::has_subcommand(const std::string& name) const {
+  if (name == "list" || name == "families" || name == "reproduce" || name == "attend" || name == "compare") return true;
+  for (const auto& e : experiments)
+    if (e->name() == name) return true;
+  return false;
+}
+
+}  // namespace favorlab

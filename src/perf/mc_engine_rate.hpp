@@ -1,0 +1,34 @@
+#pragma once
+// The Monte Carlo engine's arithmetic rate against the GEMMs it contains (the "mc_engine" rows of `favorlab speed`).
+// A trial of run_estimator_sweep (mc/estimator_sweep.hpp) draws a projection, then per spec forms X W_sᵀ and Y W_sᵀ
+// (points × d · d × m_s), applies the feature map (sin/cos or exp per entry), estimates and accumulates. Its floor is
+// those products alone: `mc_engine_products` runs exactly them (one fixed projection, preallocated outputs, nothing
+// else) for the same number of trials. time(products)/time(sweep) is then the sweep's rate in GEMM FLOP/s as a
+// fraction of what the same GEMMs reach alone. The two are timed interleaved (repeat r runs the sweep first when r is
+// even, the products first when odd), each repeat at config.threads.
+#include <cstdint>
+
+#include "mc/estimator_sweep.hpp"
+
+namespace favorlab {
+
+struct McEngineTiming {
+  double sweep_seconds = 0;     // median over repeats of one run_estimator_sweep(config)
+  double products_seconds = 0;  // median over repeats of mc_engine_products(config)
+  double flops = 0;             // GEMM floating-point operations of config.trials trials (mc_engine_flops)
+  double load = 0;              // the 1-minute load average after the last repeat
+  std::int64_t trials = 0;
+  int repeats = 0;
+  double rate() const { return products_seconds / sweep_seconds; }  // sweep GEMM FLOP/s ÷ bare GEMM FLOP/s
+};
+
+// GEMM floating-point operations of a sweep: trials · Σ_s 2 · (2 · points · d · m_s) (X and Y, 2 per multiply-add).
+double mc_engine_flops(const SweepConfig& config);
+
+// The products of every trial alone, at config.threads; returns a number from them so the work stays observable.
+double mc_engine_products(const SweepConfig& config);
+
+// Throws std::invalid_argument when repeats < 1 (and whatever run_estimator_sweep throws for the configuration).
+McEngineTiming time_mc_engine(const SweepConfig& config, int repeats);
+
+}  // namespace favorlab
