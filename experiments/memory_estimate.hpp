@@ -144,14 +144,13 @@ inline double npy_read_bytes(double values) { return 16 * values; }
 //               kernel's f(Wu) + ε_k) (bidirectional_favor_blocks.hpp, attention_features.cpp); causal: a window of
 //               2048 rows' query features, two states per chunk and per thread a chunk's features and its
 //               chunk × chunk scores (causal_favor_attention.cpp);
-//   PermuteFormer  also the head's power table, min(Lk, order(π)) · columns int32, at most 2³¹
-//               (perm/permutation_powers.hpp), and the gathered copies of a block's features.
+//   PermuteFormer  also the gathered copies of a block's features (the index maps of the current token are O(columns)
+//               and no table of powers is kept: attention/position_permutation.hpp).
 struct AttendShape {
   double heads = 1, lq = 0, lk = 0, d = 0, dv = 0;
   double m = 0, columns = 0;  // FAVOR: projection rows and feature columns
   bool exact = false, causal = false, permute = false;
   bool generalized = false;   // a generalized kernel (relu, exp, …) among the feature maps
-  double period = std::numeric_limits<double>::infinity();  // PermuteFormer: π's power table repeats after order(π)
   double chunk = 64;          // causal FAVOR's rows per chunk
   double scalar = kDouble;    // bytes per entry: kDouble, or kFloat for attend<float>
 };
@@ -170,9 +169,7 @@ inline double attend_head_working_bytes(const AttendShape& a, double workers) {
     entries = (2 * window + 1) * c * dv1 + window * chunk * (c + dv1 + 2) +
               workers * chunk * (a.d + (a.generalized ? 5 : 3) * c + chunk + 4 * dv1 + (a.permute ? 2 * c : 0));
   }
-  double bytes = entries * a.scalar;
-  if (a.permute) bytes += std::min(std::min(a.lk, a.period) * c, 2147483648.0) * 4;
-  return bytes;
+  return entries * a.scalar;
 }
 
 // attend's heads passed braced, attend({q}, {k}, {v}, …): each head copied twice (the initializer_list's array and

@@ -112,22 +112,12 @@ class PermutePropertiesExperiment final : public Experiment {
     const double cells = static_cast<double>(s.width) * static_cast<double>(s.height);
     const double properties = projection_bytes(Coupling::orthogonal, m, d) +
                               16 * std::min(static_cast<double>(offsets_), 1073741824.0);
-    // The long runs' power table repeats with the order of their π, drawn here as long_runs draws it.
-    double period = std::numeric_limits<double>::infinity();
-    if (columns >= 1 && columns <= (1 << 20)) {
-      try {
-        period = static_cast<double>(
-            random_permutation(static_cast<int>(columns), ctx.seed, kPermStream, 0).order_u64());
-      } catch (const std::exception&) {  // an order beyond 2⁶⁴: the table is L rows
-      }
-    }
     double long_runs = 0;
     for (std::int64_t length : s.lengths) {
       const double L = static_cast<double>(length);
       AttendShape a{1, L, L, d, 1, m, columns};
       a.causal = a.permute = true;
       a.generalized = any_generalized(features_);
-      a.period = period;
       a.chunk = chunk_;
       a.scalar = kFloat;
       const double inputs = L * d * (2 * kDouble + 2 * kFloat) + L * (kFloat + 2 * kDouble);  // Q, K; 1, norms

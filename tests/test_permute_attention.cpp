@@ -77,8 +77,8 @@ TEST_CASE("PermuteFormer's linear gathers equal the quadratic reference in all f
     }
 }
 
-TEST_CASE("position gathers are the powers of pi, with or without a table shorter than L", "[permute]") {
-  // order 60 ≥ L = 50: a full table; order 60 < L = 130: a table of 60 rows read modulo the order.
+TEST_CASE("position gathers are the powers of pi, for orders above and below L", "[permute]") {
+  // order 60 ≥ L = 50, and order 60 < L = 130 (the powers wrap around).
   const Permutation pi = order_sixty_permutation(14);
   REQUIRE(pi.order_u64() == 60);
   for (Eigen::Index L : {50, 130}) {
@@ -90,6 +90,21 @@ TEST_CASE("position gathers are the powers of pi, with or without a table shorte
       for (int a = 0; a < 14; ++a) REQUIRE(map[std::size_t(a)] == p(a));
     }
   }
+  // The gathers step from token to token by one composition with π: against each token's own map (index_map, from
+  // the cycles), from several starting tokens, 1-D and 2-D (where the x map restarts at every grid row).
+  const auto gathers_match_maps = [](const PositionPermutation& p, Eigen::Index length) {
+    const Eigen::MatrixXd values = gaussian(int(length), p.columns(), 71);
+    std::vector<std::int32_t> map(std::size_t(p.columns()));
+    for (const Eigen::Index first : {Eigen::Index(0), Eigen::Index(7), length / 2}) {
+      const Eigen::Index rows = length - first;
+      const RowMatrix<double> g = p.gather_rows(Eigen::MatrixXd(values.topRows(rows)), first);
+      for (Eigen::Index r = 0; r < rows; ++r) {
+        p.index_map(first + r, map.data());
+        for (int a = 0; a < p.columns(); ++a) REQUIRE(g(r, a) == values(r, map[std::size_t(a)]));
+      }
+    }
+  };
+  gathers_match_maps(PositionPermutation({pi, std::nullopt, 1.0}, PermuteLayout::line(), 130), 130);
   // 2-D: token y·W + x gathers with π_x^x on the first half and π_y^y (shifted by m/2) on the second.
   const Permutation px = random_permutation(7, 5, 3, 0), py = random_permutation(7, 5, 3, 1);
   const Eigen::Index W = 9, H = 4;
@@ -103,6 +118,10 @@ TEST_CASE("position gathers are the powers of pi, with or without a table shorte
       REQUIRE(map[std::size_t(7 + c)] == 7 + b(c));
     }
   }
+  gathers_match_maps(grid, W * H);
+  // Tokens outside the head's positions are refused, not read out of range.
+  CHECK_THROWS_AS(grid.index_map(W * H, map.data()), std::invalid_argument);
+  CHECK_THROWS_AS(grid.gather_rows(Eigen::MatrixXd(Eigen::MatrixXd::Zero(3, 14)), W * H - 2), std::invalid_argument);
 }
 
 TEST_CASE("causal PermuteFormer: chunk sizes 1, odd and L agree", "[permute]") {
@@ -305,7 +324,7 @@ TEST_CASE("PermuteFormer's fused features (gather inside the exp pass) equal fea
   // shift folded into one exponent. Bound, relative to the largest value (values ≤ 1 with the stabilizer):
   //   (2d + 16) · u · (1 + S),  S = max‖ω_a‖·max‖u_r‖ + max‖u_r‖² + max|log scale|,
   // the γ_d error of both products and of the norms carried through exp, plus a few roundings of the shift.
-  // Power: the plain features of the next token's permutation (first + 1) must exceed it.
+  // Power: the plain features gathered with a neighbouring token's permutations must exceed it.
   const int d = 16, m = 32;
   const Eigen::Index W = 44, H = 25, L = W * H;  // 1100 tokens: blocks at 0, 512 and 1024
   const Eigen::MatrixXd q = gaussian(int(L), d, 61, 1.5), k = gaussian(int(L), d, 62, 1.5);
@@ -338,9 +357,10 @@ TEST_CASE("PermuteFormer's fused features (gather inside the exp pass) equal fea
       CHECK((fq.values - pq.values).cwiseAbs().maxCoeff() <= bound);
       CHECK((fc.running - pc.running).abs().maxCoeff() <= bound);
       CHECK((fc.values - pc.values).cwiseAbs().maxCoeff() <= bound);
-      // Power: the permutations of tokens first + 1, first + 2, … applied to the same rows.
+      // Power: the permutations of the neighbouring tokens (first − 1, first, … or first + 1, …) on the same rows.
       const BlockFeatures<double> raw = block_features_of_rows(k, first, rows, w, c);
-      CHECK((fk.values - positions.gather_rows(raw.values, first + 1)).cwiseAbs().maxCoeff() > bound);
+      const Eigen::Index shifted = first > 0 ? first - 1 : first + 1;
+      CHECK((fk.values - positions.gather_rows(raw.values, shifted)).cwiseAbs().maxCoeff() > bound);
     }
   }
 }
