@@ -232,9 +232,8 @@ class SpeedExperiment final : public Experiment {
 
   // At the largest L: the inputs of the widest shape (float32 Q, K, V per head, drawn in double), W (m×d, d×d blocks)
   // and on the CPU the largest forward at the most threads — exact (a 128 × 256 logits tile per thread; its naive
-  // reference 128 × L), FAVOR bidirectional, causal or PermuteFormer (its L × m power tables per head) — which the
-  // drop rule keeps under --memory-cap-gb once it measures memory (the peak-memory child forks a one-thread copy of
-  // a forward, never more).
+  // reference 128 × L), FAVOR bidirectional, causal or PermuteFormer — which the drop rule keeps under
+  // --memory-cap-gb once it measures memory (the peak-memory child forks a one-thread copy of a forward, never more).
   MemoryEstimate memory_estimate(const RunContext& ctx) const override {
     using namespace memory;
     bool gpu = false;

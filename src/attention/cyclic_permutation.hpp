@@ -8,7 +8,6 @@
 #include <vector>
 
 #include "perm/permutation.hpp"
-#include "perm/permutation_powers.hpp"
 
 namespace favorlab {
 

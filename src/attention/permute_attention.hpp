@@ -2,7 +2,8 @@
 // PermuteFormer attention (MATH.md, "PermuteFormer"; PF eq. for q̃, k̃) on top of FAVOR features, linear time:
 //   out_i = Σ_j sim(i, j) v_j / Σ_j sim(i, j),   sim(i, j) = q̃_iᵀ k̃_j = r^{i−j} φ(q_i)ᵀ P_π^{j−i} φ(k_j)
 // (j ≤ i when causal; 2-D positions and the half-and-half permutations in permute_config.hpp). Each feature row is
-// gathered with its cached power-table row (position_permutation.hpp): O(L·m) extra over FAVOR.
+// gathered with its token's index map (position_permutation.hpp) as the features are formed
+// (permuted_features.hpp): O(L·m) extra time over FAVOR, O(m) extra memory.
 // Bidirectional (r = 1): FAVOR's key-block states over the gathered features.
 // Causal (0 < r ≤ 1): chunks of config.chunk rows. r^i and r^{−j} are never formed — r^{−j} overflows float32 once
 // j ≳ 88/|ln r| (≈ 700 at r = 0.88). Inside a chunk the masked scores carry r^{i−j}, i ≥ j; the state carried across

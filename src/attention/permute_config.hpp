@@ -16,7 +16,6 @@
 
 #include "attention/attention_config.hpp"
 #include "perm/permutation.hpp"
-#include "perm/permutation_powers.hpp"
 
 namespace favorlab {
 

@@ -4,7 +4,7 @@
 //   compose(f, g) = f ∘ g, i.e. (f ∘ g)(a) = f(g(a));  power(k) = π ∘ π ∘ … (k times), power(0) = identity.
 //   The permutation matrix is P_π with P_π,ab = 1 iff π(a) = b (PermuteFormer's definition), so (P_π x)_a = x_{π(a)}:
 //   applying P_π to a vector is the *gather* out[a] = x[image[a]], and P_π P_σ = P_{σ∘π}; in particular P_π^i is the
-//   gather with the index map π^i (see permutation_powers.hpp).
+//   gather with the index map π^i (attention/position_permutation.hpp).
 // order() = lcm of the cycle lengths, exact (Boost.Multiprecision cpp_int); order_u64() throws std::overflow_error if
 // the order does not fit in 64 bits (for n ≤ 300 it always does: Landau's g(300) < 2^64).
 // A uniformly random permutation comes from Fisher–Yates on a PhiloxStream, so it depends only on (seed, stream,
