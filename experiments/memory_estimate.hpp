@@ -142,7 +142,7 @@ inline double npy_read_bytes(double values) { return 16 * values; }
 //   FAVOR       one [V, 1]-state of columns × (dv+1) per 512 keys, per thread a 512-row block's features (1.5 ×
 //               columns: trig and hyperbolic fill 2m columns from an m-column projection; 3 × for a generalized
 //               kernel's f(Wu) + ε_k) (bidirectional_favor_blocks.hpp, attention_features.cpp); causal: a window of
-//               2048 rows' query features, two states per chunk and per thread a chunk's features and its
+//               512 rows' query features, two states per chunk and per thread a chunk's features and its
 //               chunk × chunk scores (causal_favor_attention.cpp);
 //   PermuteFormer  also the gathered copies of a block's features (the index maps of the current token are O(columns)
 //               and no table of powers is kept: attention/position_permutation.hpp).
@@ -165,7 +165,7 @@ inline double attend_head_working_bytes(const AttendShape& a, double workers) {
               workers * 512 * (a.d + block_features + 2 * dv1 + (a.permute ? 2 * c : 0));
   } else {
     const double chunk = std::max(1.0, a.chunk);
-    const double window = std::min(std::max(1.0, std::floor(2048 / chunk)), std::ceil(a.lk / chunk));
+    const double window = std::min(std::max(1.0, std::floor(512 / chunk)), std::ceil(a.lk / chunk));
     entries = (2 * window + 1) * c * dv1 + window * chunk * (c + dv1 + 2) +
               workers * chunk * (a.d + (a.generalized ? 5 : 3) * c + chunk + 4 * dv1 + (a.permute ? 2 * c : 0));
   }

@@ -740,7 +740,7 @@ class SpeedExperiment final : public Experiment {
   }
 
   // Causal FAVOR's peak memory, judged at the length the target names (L = 65536) when the run reaches it. At
-  // smaller L the fixed buffers (the 2048-row window's features and chunk states) outweigh inputs + outputs for one
+  // smaller L the fixed buffers (the 512-row window's features and chunk states) outweigh inputs + outputs for one
   // head, so a ratio there is not the claim: the check is then inconclusive and lists what it measured.
   template <class Points>
   void emit_memory_check(Result& result, const Points& points, const std::vector<Shape>& shapes, int max_l,

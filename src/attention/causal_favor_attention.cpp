@@ -13,8 +13,13 @@ namespace favorlab {
 namespace {
 
 // Rows per window: the chunks of one window run in parallel (phases 1 and 3 below). A constant, never the thread
-// count, so the arithmetic — and every bit of the output — is the same on any number of threads.
-constexpr Eigen::Index kWindowRows = 2048;
+// count, so the arithmetic — and every bit of the output — is the same on any number of threads. Why 512: a window
+// holds per chunk its query features and two m × (dv+1) states, ~130 KB per 64-row chunk at m = 256, dv = 64 in
+// float, so 2048 rows (32 chunks, ~4 MB) spill the 1 MiB L2 of the development machine and 512 rows (~1 MB) about
+// fit. Measured at L = 4096, d = 64, m = 256, float, best of 7: 8 heads at one thread 192–205 ms (2048 rows),
+// 148–150 (1024), 143–152 (512), 146–197 (256); one head on two threads 13.6–14.1 ms (2048), 11.4–13.2 (512). 512
+// still gives 8 chunks per window to the threads of one head.
+constexpr Eigen::Index kWindowRows = 512;
 
 template <class T>
 using Column = Eigen::Array<T, Eigen::Dynamic, 1>;

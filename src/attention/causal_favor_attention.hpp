@@ -9,7 +9,7 @@
 // j ≤ i with the factors exp(M_j − M_i) ≤ 1, and its own log scale cancels in num_i / den_i. So no exponent is ever
 // positive, and output i depends on keys and values 0..i only — exactly, not just up to rounding.
 //
-// Parallel for one head: the chunks are taken in windows of 2048 rows. Each chunk of a window first computes, on its
+// Parallel for one head: the chunks are taken in windows of 512 rows. Each chunk of a window first computes, on its
 // own thread, everything that needs only its own rows — features, the masked in-chunk product, its contribution to
 // the state — relative to its own running maximum; then the states entering the window's chunks are chained in order
 // (one m×(dv+1) update per chunk); then each chunk finishes its outputs in parallel. The window is a constant, so the
