@@ -111,7 +111,7 @@ def run_favorlab(binary, args, what):
 def favorlab_speed_args(length):
     return ["speed", "--min-L", str(length), "--max-L", str(length), "--trials", str(CALLS_PER_REPEAT),
             "--shapes", "regular", "--thread-counts", "1", "--threads", "1", "--d", str(D), "--m", str(M),
-            "--no-memory", "--time-cap", "1000", "--quiet", "--out", "-"]
+            "--no-memory", "--mc-trials", "0", "--time-cap", "1000", "--quiet", "--out", "-"]
 
 
 def favorlab_speed(binary, length):
