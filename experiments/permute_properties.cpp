@@ -43,6 +43,7 @@
 #include "io/format_number.hpp"
 #include "io/npy.hpp"
 #include "io/npy_heads.hpp"
+#include "perf/interleaved_timing.hpp"
 #include "stats/sample_quantile.hpp"
 
 namespace favorlab {
@@ -507,13 +508,6 @@ class PermutePropertiesExperiment final : public Experiment {
         "(ratio to bound - 1)/allowance, allowance (m' + 2 chunk + 8) u_float"));
   }
 
-  template <class F>
-  static double seconds_of(F&& f) {
-    const auto start = std::chrono::steady_clock::now();
-    f();
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  }
-
   void overhead(const RunContext& ctx, const Sizes& s, Result& result) const {
     const int eigen_threads = Eigen::nbThreads();
     Eigen::setNbThreads(1);
@@ -534,25 +528,13 @@ class PermutePropertiesExperiment final : public Experiment {
           const Heads<float> v{gaussian_input(L32, d, 1.0, ctx.seed, kTimingStream + 2, 0).cast<float>()};
           const std::vector<PermuteHead> heads{
               {random_permutation(m, ctx.seed, kPermStream, 0), std::nullopt, causal ? r_ : 1.0}};
-          std::vector<double> favor, permute;
-          for (int rep = 0; rep < s.repeats; ++rep) {
-            // Interleaved, alternating which goes first, so drifts in machine load hit both alike.
-            auto run_favor = [&] {
-              favor.push_back(seconds_of([&] { checksum += attend<float>(q, k, v, w, config, 1)[0](0, 0); }));
-            };
-            auto run_permute = [&] {
-              permute.push_back(seconds_of([&] {
-                checksum += permute_attend<float>(q, k, v, w, config, heads, PermuteLayout::line(), 1)[0](0, 0);
-              }));
-            };
-            if (rep % 2 == 0) {
-              run_favor();
-              run_permute();
-            } else {
-              run_permute();
-              run_favor();
-            }
-          }
+          // Interleaved, alternating which goes first, so drifts in machine load hit both alike.
+          const auto seconds = time_interleaved(
+              s.repeats,
+              {[&] { checksum += attend<float>(q, k, v, w, config, 1)[0](0, 0); },
+               [&] { checksum += permute_attend<float>(q, k, v, w, config, heads, PermuteLayout::line(), 1)[0](0, 0); }});
+          const std::vector<double>& favor = seconds[0];
+          const std::vector<double>& permute = seconds[1];
           const double tf = sample_median(favor), tp = sample_median(permute), ratio = tp / tf;
           result.rows.push_back(Json{{"kind", "overhead"},
                                      {"mode", causal ? "causal" : "bidirectional"},

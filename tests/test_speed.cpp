@@ -7,6 +7,7 @@
 #include <Eigen/Core>
 #include <cstring>
 #include <map>
+#include <string>
 #include <stdexcept>
 #include <vector>
 
@@ -17,6 +18,7 @@
 #include "cli_runner.hpp"
 #include "features/projection.hpp"
 #include "perf/favor_products.hpp"
+#include "perf/interleaved_timing.hpp"
 #include "perf/mc_engine_rate.hpp"
 #include "rng/philox_stream.hpp"
 #include "perf/peak_memory.hpp"
@@ -103,6 +105,18 @@ TEST_CASE("the bare products equal their definition", "[speed]") {
     CHECK((out[0] - expected).cwiseAbs().maxCoeff() < 1e-9 * expected.cwiseAbs().maxCoeff());
   }
   CHECK(favor_bare_product_flops(L, L, d, m, dv) == 2.0 * (2 * L * d * m + 2 * L * m * (dv + 1)));
+}
+
+TEST_CASE("interleaved timing rotates the order of the works every repeat", "[speed]") {
+  std::string order;
+  const auto seconds = time_interleaved(4, {[&] { order += 'a'; }, [&] { order += 'b'; }, [&] { order += 'c'; }});
+  CHECK(order == "abcbcacababc");
+  REQUIRE(seconds.size() == 3);
+  for (const auto& s : seconds) {
+    CHECK(s.size() == 4);
+    for (double t : s) CHECK(t >= 0);
+  }
+  CHECK_THROWS_AS(time_interleaved(0, {[] {}}), std::invalid_argument);
 }
 
 TEST_CASE("the Monte Carlo engine's floor runs the sweep's products and counts their FLOPs", "[speed]") {

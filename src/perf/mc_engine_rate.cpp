@@ -1,13 +1,13 @@
 #include "perf/mc_engine_rate.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "features/projection.hpp"
 #include "perf/eigen_threads.hpp"
+#include "perf/interleaved_timing.hpp"
 #include "perf/load_average.hpp"
 #include "rng/philox_stream.hpp"
 #include "stats/sample_quantile.hpp"
@@ -54,25 +54,12 @@ double mc_engine_products(const SweepConfig& config) {
 
 McEngineTiming time_mc_engine(const SweepConfig& config, int repeats) {
   if (repeats < 1) throw std::invalid_argument("repeats must be at least 1, got " + std::to_string(repeats));
-  using Clock = std::chrono::steady_clock;
-  auto seconds_of = [](auto&& work) {
-    const auto start = Clock::now();
-    work();
-    return std::chrono::duration<double>(Clock::now() - start).count();
-  };
-  std::vector<double> sweep, products;
-  volatile double sink = 0;  // keeps the products' result observable
-  for (int r = 0; r < repeats; ++r) {
-    auto time_sweep = [&] { sweep.push_back(seconds_of([&] { run_estimator_sweep(config); })); };
-    auto time_products = [&] { products.push_back(seconds_of([&] { sink = sink + mc_engine_products(config); })); };
-    if (r % 2 == 0) {
-      time_sweep();
-      time_products();
-    } else {
-      time_products();
-      time_sweep();
-    }
-  }
+  run_estimator_sweep(config);  // validates the configuration before any timing (and warms up)
+  volatile double sink = 0;     // keeps the products' result observable
+  const auto seconds = time_interleaved(repeats, {[&] { run_estimator_sweep(config); },
+                                                  [&] { sink = sink + mc_engine_products(config); }});
+  const std::vector<double>& sweep = seconds[0];
+  const std::vector<double>& products = seconds[1];
   McEngineTiming t;
   t.sweep_seconds = sample_median(sweep);
   t.products_seconds = sample_median(products);

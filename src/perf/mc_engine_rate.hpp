@@ -4,8 +4,9 @@
 // (points × d · d × m_s), applies the feature map (sin/cos or exp per entry), estimates and accumulates. Its floor is
 // those products alone: `mc_engine_products` runs exactly them (one fixed projection, preallocated outputs, nothing
 // else) for the same number of trials. time(products)/time(sweep) is then the sweep's rate in GEMM FLOP/s as a
-// fraction of what the same GEMMs reach alone. The two are timed interleaved (repeat r runs the sweep first when r is
-// even, the products first when odd), each repeat at config.threads.
+// fraction of what the same GEMMs reach alone. After one untimed sweep (validation and warm-up) the two are timed
+// interleaved (perf/interleaved_timing.hpp: the sweep first in even repeats, the products first in odd ones), each at
+// config.threads.
 #include <cstdint>
 
 #include "mc/estimator_sweep.hpp"
