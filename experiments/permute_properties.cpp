@@ -532,7 +532,9 @@ class PermutePropertiesExperiment final : public Experiment {
           const auto seconds = time_interleaved(
               s.repeats,
               {[&] { checksum += attend<float>(q, k, v, w, config, 1)[0](0, 0); },
-               [&] { checksum += permute_attend<float>(q, k, v, w, config, heads, PermuteLayout::line(), 1)[0](0, 0); }});
+               [&] {
+                 checksum += permute_attend<float>(q, k, v, w, config, heads, PermuteLayout::line(), 1)[0](0, 0);
+               }});
           const std::vector<double>& favor = seconds[0];
           const std::vector<double>& permute = seconds[1];
           const double tf = sample_median(favor), tp = sample_median(permute), ratio = tp / tf;

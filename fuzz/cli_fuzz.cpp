@@ -4,13 +4,13 @@
 // in tests/fuzz/corpus/cli/ are one argument per line); one empty piece at the very end (a final separator) is dropped.
 // At most kMaxArgs arguments of at most kMaxArgBytes bytes; longer inputs are skipped. "favorlab" is prepended.
 //
-// The harness builds the command line with the same object as src/cli/main.cpp (cli/cli_app.hpp: every subcommand and
-// option, then add_strict_number_checks) and calls app.parse only: no command or experiment ever runs. Expected outcomes:
-// CLI::ParseError (help and version requests included) and std::invalid_argument. When an experiment subcommand parsed,
-// it then does what run_experiment does before allocating anything: resolves --threads and --trials (refusals are
-// std::invalid_argument), calls the experiment's memory_estimate(ctx), which must be non-negative and not NaN (a
-// huge number or +inf is fine: that is how absurd sizes are refused before allocation), and checks it against
-// --max-memory when one is given. Anything else (another exception, a crash, a sanitizer report, an allocation over
+// The harness builds the command line with the same object as src/cli/main.cpp (cli/cli_app.hpp: every subcommand
+// and option, then add_strict_number_checks) and calls app.parse only: no command or experiment ever runs. Expected
+// outcomes: CLI::ParseError (help and version requests included) and std::invalid_argument. When an experiment
+// subcommand parsed, it then does what run_experiment does before allocating anything: resolves --threads and
+// --trials (refusals are std::invalid_argument), calls the experiment's memory_estimate(ctx), which must be
+// non-negative and not NaN (a huge number or +inf is fine: that is how absurd sizes are refused before allocation),
+// and checks it against --max-memory when one is given. Anything else (another exception, a crash, a sanitizer report, an allocation over
 // -malloc_limit_mb, an estimate below zero or NaN) is a finding.
 //
 // Paths: each input is handled in a temporary directory of the harness's own holding two small valid .npy files

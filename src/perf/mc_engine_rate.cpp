@@ -25,7 +25,8 @@ double mc_engine_products(const SweepConfig& config) {
   if (config.specs.empty() || config.points.empty() || config.d < 1 || config.threads < 1)
     throw std::invalid_argument("the products need a spec, a point, d >= 1 and threads >= 1");
   for (const EstimatorSpec& s : config.specs)
-    if (s.m < 1) throw std::invalid_argument("number of random features m must be positive, got " + std::to_string(s.m));
+    if (s.m < 1)
+      throw std::invalid_argument("number of random features m must be positive, got " + std::to_string(s.m));
   const EigenSingleThread eigen_single_thread;
   const auto points = static_cast<Eigen::Index>(config.points.size());
   int max_m = 0;
