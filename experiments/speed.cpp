@@ -58,6 +58,7 @@
 #include "perf/load_average.hpp"
 #include "perf/mc_engine_rate.hpp"
 #include "perf/peak_memory.hpp"
+#include "perf/ratio_checks.hpp"
 #include "stats/sample_quantile.hpp"
 
 namespace favorlab {
@@ -461,7 +462,8 @@ class SpeedExperiment final : public Experiment {
                                {"products_flops_per_second", t.flops / t.products_seconds},
                                {"rate", t.rate()},
                                {"load_average", t.load}});
-    const Ratios r{{"mse-defaults/trials=" + std::to_string(trials)}, {t.rate()}, {t.load}};
+    Ratios r;
+    r.add("mse-defaults/trials=" + std::to_string(trials), t.rate(), t.load);
     check_ratios(result, "Target: the Monte Carlo mse sweep reaches >= 0.5x the GEMM FLOP/s of its own products",
                  "time(the products alone)/time(run_estimator_sweep), the mse defaults (d = 16, m = 16, 208 points, "
                  "4 specs, iid), one thread",
@@ -596,49 +598,11 @@ class SpeedExperiment final : public Experiment {
     return NAN;  // FAVOR never faster within the measured L
   }
 
-  // A ratio target over points. Timings (`timing`) are measurements, never claims: status measured, value the worst
-  // ratio, target the limit. Deterministic counts (memory) are judged: holds when every ratio is within the limit
-  // (≤ limit, or ≥ limit when `at_least`), violated otherwise.
-  struct Ratios {
-    std::vector<std::string> labels;
-    std::vector<double> values;
-    std::vector<double> loads;
-  };
-
-  // `note` opens the detail (what kind of measurement this is); `missing` says why a check has no point.
+  // A ratio target over points (perf/ratio_checks.hpp: timings measured, counts judged).
   static void check_ratios(Result& result, const std::string& claim, const std::string& where, const Ratios& r,
                            double limit, bool at_least, bool timing, const std::string& note,
                            const std::string& missing = "no point measured (a method was dropped or L too small)") {
-    Check c;
-    c.claim = claim;
-    c.where = where;
-    if (r.values.empty()) {
-      c.detail = note + missing;
-      result.checks.push_back(c);
-      return;
-    }
-    std::size_t worst = 0, bad = 0;
-    for (std::size_t i = 0; i < r.values.size(); ++i) {
-      const bool fails = at_least ? r.values[i] < limit : r.values[i] > limit;
-      bad += fails;
-      if (at_least ? r.values[i] < r.values[worst] : r.values[i] > r.values[worst]) worst = i;
-    }
-    if (timing) {
-      c.status = Verdict::measured;
-      c.value = r.values[worst];
-      c.target = limit;
-    } else {
-      set_point_counts(c, static_cast<std::int64_t>(r.values.size() - bad), static_cast<std::int64_t>(bad), 0);
-    }
-    c.statistic = r.values[worst];
-    std::ostringstream d;
-    d << r.values.size() - bad << " of " << r.values.size() << " points within the target; " << note << "target "
-      << (at_least ? ">= " : "<= ") << limit << "; worst " << format_number(r.values[worst], 4) << " at " << r.labels[worst]
-      << " (margin " << format_number(at_least ? r.values[worst] - limit : limit - r.values[worst], 3) << ", load "
-      << format_number(r.loads[worst], 3) << "); all:";
-    for (std::size_t i = 0; i < r.values.size(); ++i) d << " " << r.labels[i] << "=" << format_number(r.values[i], 3);
-    c.detail = d.str();
-    result.checks.push_back(c);
+    result.checks.push_back(ratio_check(claim, where, r, limit, at_least, timing, note, missing));
   }
 
   // time(num)/time(den) at every measured point with L >= min_l (regular shape only if asked); with threads_num,
@@ -755,28 +719,15 @@ class SpeedExperiment final : public Experiment {
       const auto& [l, p] = *by_l.rbegin();
       if (p.peak_bytes < 0) continue;
       const double in_b = input_bytes(shape, l), out_b = output_bytes(shape, l);
-      Ratios& to = l >= kTargetL ? judged : smaller;
-      to.values.push_back((in_b + double(p.peak_bytes)) / (in_b + out_b));
-      to.labels.push_back(shape.name + "/L=" + std::to_string(l));
-      to.loads.push_back(p.load);
-    }
-    std::string missing = "no peak measured (--no-memory, or causal FAVOR dropped)";
-    if (!smaller.values.empty()) {
-      std::ostringstream m;
-      m << "the target is stated at L = " << kTargetL << "; this run's largest L is " << max_l
-        << ", where the fixed buffers (window features, chunk states) weigh more than inputs + outputs, so nothing "
-           "is judged (run --max-L "
-        << kTargetL << "); measured there:";
-      for (std::size_t i = 0; i < smaller.values.size(); ++i)
-        m << " " << smaller.labels[i] << "=" << format_number(smaller.values[i], 3);
-      missing = m.str();
+      (l >= kTargetL ? judged : smaller)
+          .add(shape.name + "/L=" + std::to_string(l), (in_b + double(p.peak_bytes)) / (in_b + out_b), p.load);
     }
     const std::string peak = gpu ? "device bytes allocated by one forward" : "peak rise of the resident set";
-    check_ratios(result, "Target: causal FAVOR peak memory < 3x (inputs + outputs) at L = 65536",
-                 "(inputs + " + peak + ") / (inputs + outputs), causal FAVOR, d=" + std::to_string(d_) + ", m=" +
-                     std::to_string(m_) + ", float32, L=" + std::to_string(kTargetL) +
-                     (gpu ? ", on the device" : ", one thread"),
-                 judged, 3.0, false, false, "", missing);
+    result.checks.push_back(memory_target_check(
+        "Target: causal FAVOR peak memory < 3x (inputs + outputs) at L = 65536",
+        "(inputs + " + peak + ") / (inputs + outputs), causal FAVOR, d=" + std::to_string(d_) + ", m=" +
+            std::to_string(m_) + ", float32, L=" + std::to_string(kTargetL) + (gpu ? ", on the device" : ", one thread"),
+        judged, smaller, kTargetL, max_l, 3.0));
   }
 
   std::int64_t mc_trials(bool quick) const { return mc_trials_ >= 0 ? mc_trials_ : quick ? 500 : 4000; }

@@ -22,6 +22,7 @@
 #include "perf/mc_engine_rate.hpp"
 #include "rng/philox_stream.hpp"
 #include "perf/peak_memory.hpp"
+#include "perf/ratio_checks.hpp"
 #include "sanitizers.hpp"
 
 using namespace favorlab;
@@ -105,6 +106,36 @@ TEST_CASE("the bare products equal their definition", "[speed]") {
     CHECK((out[0] - expected).cwiseAbs().maxCoeff() < 1e-9 * expected.cwiseAbs().maxCoeff());
   }
   CHECK(favor_bare_product_flops(L, L, d, m, dv) == 2.0 * (2 * L * d * m + 2 * L * m * (dv + 1)));
+}
+
+TEST_CASE("the peak-memory target is judged at the length it names, and only there", "[speed][memory]") {
+  const std::string claim = "peak < 3x", where = "causal FAVOR";
+  Ratios at_target, smaller, none;
+  // Judged at L = 65536: within the limit holds; one point past it is violated (the power case).
+  at_target.add("regular/L=65536", 1.05, 0.5);
+  at_target.add("small/L=65536", 1.2, 0.5);
+  Check c = memory_target_check(claim, where, at_target, none, 65536, 65536, 3.0);
+  CHECK(c.status == Verdict::holds);
+  CHECK(c.statistic == 1.2);
+  at_target.add("tiny/L=65536", 3.4, 0.5);
+  c = memory_target_check(claim, where, at_target, none, 65536, 65536, 3.0);
+  CHECK(c.status == Verdict::violated);
+  CHECK(c.statistic == 3.4);
+  CHECK(c.detail.find("2 of 3 points within the target") != std::string::npos);
+  // A run that stopped below the target length: nothing judged, even a ratio past the limit, which is listed.
+  smaller.add("small/L=4096", 3.03, 0.5);
+  c = memory_target_check(claim, where, none, smaller, 65536, 4096, 3.0);
+  CHECK(c.status == Verdict::inconclusive);
+  CHECK(c.detail.find("largest L is 4096") != std::string::npos);
+  CHECK(c.detail.find("small/L=4096=3.03") != std::string::npos);
+  c = memory_target_check(claim, where, none, none, 65536, 4096, 3.0);
+  CHECK(c.status == Verdict::inconclusive);
+  CHECK(c.detail.find("no peak measured") != std::string::npos);
+  // A timing is measured, never judged: value = the worst ratio, target = the limit.
+  c = ratio_check("t <= 1.2", "w", at_target, 1.2, false, true, "timing; ");
+  CHECK(c.status == Verdict::measured);
+  CHECK(c.value == 3.4);
+  CHECK(c.target == 1.2);
 }
 
 TEST_CASE("interleaved timing rotates the order of the works every repeat", "[speed]") {
