@@ -6,29 +6,39 @@
 // three. sign is +1 or −1 (the hyperbolic map's second half); negation is exact, so the numbers are those of the
 // separate passes.
 // Underflow: Eigen's SIMD exp does not underflow — below log(smallest normal) (≈ −708.4 in double, −87.3 in float) it
-// returns about the smallest normal for every argument, e.g. 5.6e-309 for exp(−800) — so a column with an exponent
-// below that bound is computed with std::exp instead, which gives the subnormal or 0. Without this, features that
-// all underflow (plain, unstabilized features of a huge input) came out as equal tiny numbers and FAVOR returned
-// the mean of V instead of 0/0. The check is one vectorized minimum over the exponents, ~7 % of the exp pass
-// (measured on a 512 × 256 float block; any() of a comparison, which Eigen does not vectorize, cost 36 %).
-// Stabilized features take the scalar path only for a column with an entry ~708 (double) or ~87 (float) e-folds
-// below its row's largest. Callers that need exact zeros for −∞ (masked attention entries) still set them afterwards.
+// returns about the smallest normal for every argument, e.g. 5.6e-309 for exp(−800) — so an entry with an exponent
+// below that bound gets std::exp instead, which gives the subnormal or 0. Without this, features that all underflow
+// (plain, unstabilized features of a huge input) came out as equal tiny numbers and FAVOR returned the mean of V
+// instead of 0/0. How: the exponents are evaluated 128 at a time into a small buffer, its minimum decides whether any
+// entry needs the scalar exp, and only those entries are recomputed. Measured on a 512 × 256 float block: 0.14 ms
+// against 0.16–0.17 ms for the plain in-place pass (and 0.18 ms for a whole-column minimum check before it); with one
+// underflowing entry per column 0.18–0.22 ms. Callers that need exact zeros for −∞ (masked attention entries) still
+// set them afterwards.
 #include <Eigen/Core>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
 namespace favorlab {
 
-// out ← exp(arg) · factor for an array expression `arg` of out's size (it may read out itself, entry by entry): Eigen's
-// SIMD exp, or std::exp when an exponent lies below log(smallest normal).
+// out ← exp(arg) · factor for an array expression `arg` of out's size that may read out itself, entry by entry (each
+// chunk of arg is evaluated before the same chunk of out is written): Eigen's SIMD exp, std::exp for the entries whose
+// exponent lies below log(smallest normal).
 template <class Out, class Arg, class T>
 void exp_into(Out&& out, const Arg& arg, T factor) {
   static const T lowest_normal_exponent = std::log(std::numeric_limits<T>::min());
-  if (arg.minCoeff() < lowest_normal_exponent) {
-    for (Eigen::Index i = 0; i < out.size(); ++i) out(i) = std::exp(arg(i)) * factor;
-  } else {
-    out = arg.exp() * factor;
+  constexpr Eigen::Index kChunk = 128;
+  alignas(64) T exponents[kChunk];
+  for (Eigen::Index first = 0; first < out.size(); first += kChunk) {
+    const Eigen::Index count = std::min(kChunk, out.size() - first);
+    Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>, Eigen::Aligned64> chunk(exponents, count);
+    chunk = arg.segment(first, count);
+    const bool underflows = chunk.minCoeff() < lowest_normal_exponent;
+    out.segment(first, count) = chunk.exp() * factor;
+    if (underflows)
+      for (Eigen::Index i = 0; i < count; ++i)
+        if (exponents[i] < lowest_normal_exponent) out(first + i) = std::exp(exponents[i]) * factor;
   }
 }
 
