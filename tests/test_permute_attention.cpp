@@ -15,6 +15,7 @@
 #include "attention/permute_similarity.hpp"
 #include "attention/random_inputs.hpp"
 #include "cli_runner.hpp"
+#include "features/shifted_exp.hpp"
 
 using namespace favorlab;
 
@@ -90,21 +91,46 @@ TEST_CASE("position gathers are the powers of pi, for orders above and below L",
       for (int a = 0; a < 14; ++a) REQUIRE(map[std::size_t(a)] == p(a));
     }
   }
-  // The gathers step from token to token by one composition with π: against each token's own map (index_map, from
-  // the cycles), from several starting tokens, 1-D and 2-D (where the x map restarts at every grid row).
+  // The gathers rotate each cycle of the cycle layout by the token's offset: against each token's own map
+  // (index_map, from the powers of π), from several starting tokens, 1-D and 2-D (where the x map restarts at every
+  // grid row). gather_rows takes the original column order; rotate_exp_rows takes rows already in the cycle layout and
+  // must equal the same exponential (exp_into, on rows of the same shape) of the gathered rows, bit for bit.
   const auto gathers_match_maps = [](const PositionPermutation& p, Eigen::Index length) {
     const Eigen::MatrixXd values = gaussian(int(length), p.columns(), 71);
+    const std::vector<int>& order = p.column_order();
+    std::vector<int> sorted = order;
+    std::sort(sorted.begin(), sorted.end());
+    for (int a = 0; a < p.columns(); ++a) REQUIRE(sorted[std::size_t(a)] == a);  // a relabelling of the columns
+    RowMatrix<double> in_layout(length, p.columns());
+    for (int j = 0; j < p.columns(); ++j) in_layout.col(j) = values.col(order[std::size_t(j)]);
+    const Eigen::ArrayXd shift = Eigen::ArrayXd::LinSpaced(length, 0.5, 1.5);
     std::vector<std::int32_t> map(std::size_t(p.columns()));
     for (const Eigen::Index first : {Eigen::Index(0), Eigen::Index(7), length / 2}) {
       const Eigen::Index rows = length - first;
       const RowMatrix<double> g = p.gather_rows(Eigen::MatrixXd(values.topRows(rows)), first);
+      const RowMatrix<double> e =
+          p.rotate_exp_rows(RowMatrix<double>(in_layout.topRows(rows)), Eigen::ArrayXd(shift.head(rows)), 0.25, first);
+      RowMatrix<double> expected(rows, p.columns());
       for (Eigen::Index r = 0; r < rows; ++r) {
         p.index_map(first + r, map.data());
-        for (int a = 0; a < p.columns(); ++a) REQUIRE(g(r, a) == values(r, map[std::size_t(a)]));
+        for (int j = 0; j < p.columns(); ++j) {
+          const double want = values(r, map[std::size_t(order[std::size_t(j)])]);
+          REQUIRE(g(r, j) == want);
+          expected(r, j) = want;
+        }
+        Eigen::Map<Eigen::ArrayXd> row(expected.row(r).data(), p.columns());
+        exp_into(row, row - shift(r), 0.25);
       }
+      REQUIRE(e == expected);
     }
   };
   gathers_match_maps(PositionPermutation({pi, std::nullopt, 1.0}, PermuteLayout::line(), 130), 130);
+  // Fixed points (one segment that never rotates), the identity, and a single m-cycle.
+  std::vector<int> two_fixed = pi.image();
+  std::swap(two_fixed[0], two_fixed[5]);
+  for (const Permutation& special :
+       {Permutation(two_fixed), Permutation::identity(14), Permutation({1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 0})})
+    gathers_match_maps(PositionPermutation({special, std::nullopt, 1.0}, PermuteLayout::line(), 40), 40);
   // 2-D: token y·W + x gathers with π_x^x on the first half and π_y^y (shifted by m/2) on the second.
   const Permutation px = random_permutation(7, 5, 3, 0), py = random_permutation(7, 5, 3, 1);
   const Eigen::Index W = 9, H = 4;
@@ -122,6 +148,10 @@ TEST_CASE("position gathers are the powers of pi, for orders above and below L",
   // Tokens outside the head's positions are refused, not read out of range.
   CHECK_THROWS_AS(grid.index_map(W * H, map.data()), std::invalid_argument);
   CHECK_THROWS_AS(grid.gather_rows(Eigen::MatrixXd(Eigen::MatrixXd::Zero(3, 14)), W * H - 2), std::invalid_argument);
+  // Rows of another width are refused, not read out of range.
+  CHECK_THROWS_AS(grid.gather_rows(Eigen::MatrixXd(Eigen::MatrixXd::Zero(3, 12)), 0), std::invalid_argument);
+  const RowMatrix<double> wide = RowMatrix<double>::Zero(3, 16);
+  CHECK_THROWS_AS(grid.rotate_exp_rows(wide, Eigen::ArrayXd(Eigen::ArrayXd::Zero(3)), 1.0, 0), std::invalid_argument);
 }
 
 TEST_CASE("causal PermuteFormer: chunk sizes 1, odd and L agree", "[permute]") {

@@ -56,7 +56,14 @@ PermutedFeatures<T>::PermutedFeatures(const Matrix<T>& q, const Matrix<T>& k, co
       w_(w),
       config_(config),
       positions_(positions),
-      fused_(fuse && config.stabilizer && family_info(config.features).map == FeatureMapCode::positive) {}
+      fused_(fuse && config.stabilizer && family_info(config.features).map == FeatureMapCode::positive) {
+  if (!fused_) return;
+  // The positive map's feature a is exp(ω_aᵀu − …): its columns follow W's rows, so W's rows in the cycle layout's
+  // order give projections already in that layout.
+  const std::vector<int>& order = positions.column_order();
+  w_cycles_.resize(w.rows(), w.cols());
+  for (Eigen::Index j = 0; j < w.rows(); ++j) w_cycles_.row(j) = w.row(order[std::size_t(j)]);
+}
 
 template <class T>
 PermutedBlock<T> PermutedFeatures<T>::keys(Eigen::Index first, Eigen::Index rows) const {
@@ -67,9 +74,10 @@ PermutedBlock<T> PermutedFeatures<T>::keys(Eigen::Index first, Eigen::Index rows
     out.log_scale = f.log_scale;
     return out;
   }
-  const Exponents<T> e = positive_exponents(k_, first, rows, w_);
+  const Exponents<T> e = positive_exponents(k_, first, rows, w_cycles_);
   out.log_scale = (e.top - e.half_norm).maxCoeff();  // exponents ω_aᵀu − ‖u‖²/2 − log_scale ≤ 0
-  out.values = positions_.gather_exp_rows(e.proj, Column<T>(e.half_norm + out.log_scale), feature_factor(w_), first);
+  out.values =
+      positions_.rotate_exp_rows(e.proj, Column<T>(e.half_norm + out.log_scale), feature_factor(w_), first);
   return out;
 }
 
@@ -82,8 +90,8 @@ PermutedRows<T> PermutedFeatures<T>::queries(Eigen::Index first, Eigen::Index ro
     out.log_scale = f.log_scale;
     return out;
   }
-  const Exponents<T> e = positive_exponents(q_, first, rows, w_);
-  out.values = positions_.gather_exp_rows(e.proj, e.top, feature_factor(w_), first);
+  const Exponents<T> e = positive_exponents(q_, first, rows, w_cycles_);
+  out.values = positions_.rotate_exp_rows(e.proj, e.top, feature_factor(w_), first);
   out.log_scale = e.top - e.half_norm;
   return out;
 }
@@ -98,10 +106,11 @@ PermutedCausalKeys<T> PermutedFeatures<T>::causal_keys(Eigen::Index first, Eigen
     out.values = positions_.gather_rows(f.values, first);
     return out;
   }
-  const Exponents<T> e = positive_exponents(k_, first, rows, w_);
+  const Exponents<T> e = positive_exponents(k_, first, rows, w_cycles_);
   out.running = running_maxima(Column<T>(e.top - e.half_norm), carried);
   // φ(k_j)·exp(−running_j) = exp(proj − half_norm_j − running_j)/√m: the running maximum goes into the exponent.
-  out.values = positions_.gather_exp_rows(e.proj, Column<T>(e.half_norm + out.running), feature_factor(w_), first);
+  out.values =
+      positions_.rotate_exp_rows(e.proj, Column<T>(e.half_norm + out.running), feature_factor(w_), first);
   return out;
 }
 

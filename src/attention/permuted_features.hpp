@@ -1,12 +1,15 @@
 #pragma once
 // PermuteFormer's features: the FAVOR features of a block of tokens with each token's position permutation applied,
 // φ̃_i = P_π^{pos(i)} φ(u_i), in the log-scaled form of attention_features.hpp (φ = exp(log_scale) · values), as
-// row-major blocks ready for the products.
+// row-major blocks ready for the products, with the feature columns in PositionPermutation's cycle layout (column j
+// is original feature column column_order()[j]; queries and keys alike, so every product and the attention built
+// from them are those of the original order).
 // For the positive map with the stabilizer — PermuteFormer's usual features — the permutation is applied while the
-// features are formed: U Wᵀ is computed row-major, and each row is gathered within itself and exponentiated in the
-// same pass (PositionPermutation::gather_exp_rows), so there is no pass over column-major features and no strided
-// gather. Every other map (and `fuse` = false) forms the column-major features of attention_features.hpp first and
-// gathers them afterwards (gather_rows): the plain path, which the tests hold the fused one to.
+// features are formed: U Wᵀ is computed row-major with W's rows in the cycle layout's order, and each row is rotated
+// cycle by cycle (contiguous copies) and exponentiated in the same pass (PositionPermutation::rotate_exp_rows): no pass
+// over column-major features, no index map, no gather. Every other map (and `fuse` = false) forms the column-major
+// features of attention_features.hpp first and gathers them afterwards (gather_rows): the plain path, which the tests
+// hold the fused one to.
 #include "attention/attention_config.hpp"
 #include "attention/attention_features.hpp"
 #include "attention/position_permutation.hpp"
@@ -53,6 +56,7 @@ class PermutedFeatures {
   const AttentionConfig& config_;
   const PositionPermutation& positions_;
   bool fused_;
+  Matrix<T> w_cycles_;  // fused: W's rows in the cycle layout's column order
 };
 
 }  // namespace favorlab
