@@ -271,14 +271,14 @@ class SpeedExperiment final : public Experiment {
   }
 
   void add_options(CLI::App& app) override {
-    app.add_option("--max-L", max_l_,
+    max_l_option_ = app.add_option("--max-L", max_l_,
                    "Largest sequence length (powers of 2 from 512; default 65536, quick 4096; cuda: 262144, quick "
                    "65536)");
     app.add_option("--min-L", min_l_, "Smallest sequence length (a power of 2)")->capture_default_str();
     app.add_option("--memory-cap-gb", memory_cap_gb_,
                    "Drop a method once its predicted peak memory passes this many GiB")
         ->capture_default_str();
-    app.add_option("--time-cap", time_cap_,
+    time_cap_option_ = app.add_option("--time-cap", time_cap_,
                    "Drop a method once its predicted forward time (CPU per thread; cuda: device time) passes this "
                    "many seconds (default 10, quick 1; cuda: 30, quick 5)");
     app.add_option("--shapes", shapes_, "Shapes: regular (8 heads), small (1 head)")
@@ -292,7 +292,7 @@ class SpeedExperiment final : public Experiment {
     app.add_option("--chunk", chunk_, "Causal FAVOR chunk (rows)")->capture_default_str();
     app.add_option("--fit-from", fit_from_, "Fit the log-log slopes on L >= this")->capture_default_str();
     app.add_flag("--no-memory", no_memory_, "Skip the peak-memory measurements");
-    app.add_option("--mc-trials", mc_trials_,
+    mc_trials_option_ = app.add_option("--mc-trials", mc_trials_,
                    "Trials of the Monte Carlo engine row (the mse sweep against its own GEMMs; cpu backend; default "
                    "4000, quick 500; 0 skips it)");
     backend_.add_to(app, "cpu, or cuda: time the methods on the GPU (device time, device memory; needs a CUDA build "
@@ -303,7 +303,7 @@ class SpeedExperiment final : public Experiment {
     const Backend backend = backend_.parsed();
     const bool gpu = backend == Backend::cuda;
     const int max_l = resolved_max_l(ctx.quick, gpu);
-    const double time_cap = time_cap_ > 0 ? time_cap_ : gpu ? (ctx.quick ? 5.0 : 30.0) : (ctx.quick ? 1.0 : 10.0);
+    const double time_cap = given(time_cap_option_) ? time_cap_ : gpu ? (ctx.quick ? 5.0 : 30.0) : (ctx.quick ? 1.0 : 10.0);
     validate(max_l, time_cap, ctx);
     if (gpu && thread_counts_option_->count() > 0)
       throw std::invalid_argument("--thread-counts applies to --backend cpu only (device time does not depend on "
@@ -730,10 +730,13 @@ class SpeedExperiment final : public Experiment {
         judged, smaller, kTargetL, max_l, 3.0));
   }
 
-  std::int64_t mc_trials(bool quick) const { return mc_trials_ >= 0 ? mc_trials_ : quick ? 500 : 4000; }
+  // Options whose default depends on the run: the value given, else the run's default (never a sentinel value a user
+  // could type).
+  std::int64_t mc_trials(bool quick) const { return given(mc_trials_option_) ? mc_trials_ : quick ? 500 : 4000; }
+  static bool given(const CLI::Option* option) { return option != nullptr && option->count() > 0; }
 
   int resolved_max_l(bool quick, bool gpu) const {
-    return max_l_ > 0 ? max_l_ : gpu ? (quick ? 65536 : 262144) : (quick ? 4096 : 65536);
+    return given(max_l_option_) ? max_l_ : gpu ? (quick ? 65536 : 262144) : (quick ? 4096 : 65536);
   }
 
   void validate(int max_l, double time_cap, const RunContext& ctx) const {
@@ -744,7 +747,7 @@ class SpeedExperiment final : public Experiment {
       throw std::invalid_argument("--max-L must be a power of 2 of at least --min-L, got " + std::to_string(max_l));
     if (max_l > (1 << 24)) throw std::invalid_argument("--max-L must be at most 16777216");
     if (!(memory_cap_gb_ > 0)) throw std::invalid_argument("--memory-cap-gb must be positive");
-    if (!(time_cap > 0) || time_cap_ < 0) throw std::invalid_argument("--time-cap must be positive");
+    if (!(time_cap > 0)) throw std::invalid_argument("--time-cap must be positive");
     if (shapes_.empty()) throw std::invalid_argument("--shapes needs at least one shape");
     for (const auto& s : shapes_)
       if (s != "regular" && s != "small")
@@ -755,7 +758,7 @@ class SpeedExperiment final : public Experiment {
     if (d_ < 1 || d_ > 4096) throw std::invalid_argument("--d must lie in [1, 4096], got " + std::to_string(d_));
     if (m_ < 1 || m_ > 65536) throw std::invalid_argument("--m must lie in [1, 65536], got " + std::to_string(m_));
     if (chunk_ < 1) throw std::invalid_argument("--chunk must be positive, got " + std::to_string(chunk_));
-    if (mc_trials_ < -1 || mc_trials_ == 1 || mc_trials_ > 100000000)
+    if (given(mc_trials_option_) && (mc_trials_ < 0 || mc_trials_ == 1 || mc_trials_ > 100000000))
       throw std::invalid_argument("--mc-trials must be 0 (skip) or lie in [2, 1e8], got " + std::to_string(mc_trials_));
     if (fit_from_ < 1) throw std::invalid_argument("--fit-from must be positive, got " + std::to_string(fit_from_));
     (void)ctx;
@@ -772,9 +775,12 @@ class SpeedExperiment final : public Experiment {
   int chunk_ = AttentionConfig{}.chunk;
   int fit_from_ = 1024;
   bool no_memory_ = false;
-  std::int64_t mc_trials_ = -1;  // -1: the default for the run (4000, quick 500)
+  std::int64_t mc_trials_ = 0;  // when not given: the default for the run (4000, quick 500)
   BackendOption backend_;
   CLI::Option* thread_counts_option_ = nullptr;
+  CLI::Option* max_l_option_ = nullptr;
+  CLI::Option* time_cap_option_ = nullptr;
+  CLI::Option* mc_trials_option_ = nullptr;
 };
 
 }  // namespace
