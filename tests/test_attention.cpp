@@ -3,7 +3,9 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <limits>
 
+#include "attention/all_finite.hpp"
 #include "attention/attend.hpp"
 #include "attention/attention_features.hpp"
 #include "attention/attention_projection.hpp"
@@ -323,6 +325,22 @@ TEST_CASE("error measures: MSE, max error, and +inf for a broken approximation",
   CHECK_THROWS(output_mse(Eigen::MatrixXd(2, 3), exact));
 }
 
+TEST_CASE("all_finite: NaN and infinities in any position, and no overflow from large finite entries", "[attention]") {
+  for (const Eigen::Index n : {Eigen::Index(1), Eigen::Index(7), Eigen::Index(64), Eigen::Index(1001)}) {
+    Eigen::MatrixXf x = Eigen::MatrixXf::Constant(n, 3, std::numeric_limits<float>::max());  // Σ x would overflow
+    CHECK(all_finite(x));
+    CHECK(all_finite(Eigen::MatrixXf(x.leftCols(0))));  // empty: nothing non-finite
+    for (const float bad : {std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity(),
+                            -std::numeric_limits<float>::infinity()})
+      for (const Eigen::Index at : {Eigen::Index(0), n / 2, 3 * n - 1}) {  // first, middle, last (the SIMD tail)
+        Eigen::MatrixXf y = x;
+        y(at % n, at / n) = bad;
+        CHECK_FALSE(all_finite(y));
+      }
+  }
+  CHECK(all_finite(Eigen::VectorXd::Constant(5, -std::numeric_limits<double>::denorm_min())));
+}
+
 TEST_CASE("attention rejects bad input with a message naming the problem", "[attention]") {
   const auto q = gaussian(10, 4, 1.0, 35), k = gaussian(10, 4, 1.0, 36), v = gaussian(10, 2, 1.0, 37);
   AttentionConfig c = favor(FeatureKind::positive, false, 8);
@@ -332,6 +350,10 @@ TEST_CASE("attention rejects bad input with a message naming the problem", "[att
   Eigen::MatrixXd bad = k;
   bad(3, 1) = std::nan("");
   CHECK_THROWS_WITH(run(q, bad, v, w, c), Catch::Contains("K contains NaN"));
+  bad(3, 1) = -std::numeric_limits<double>::infinity();
+  CHECK_THROWS_WITH(run(q, k, bad, w, c), Catch::Contains("V contains NaN or Inf"));
+  bad(3, 1) = std::numeric_limits<double>::infinity();
+  CHECK_THROWS_WITH(run(bad, k, v, w, c), Catch::Contains("Q contains NaN or Inf"));
   CHECK_THROWS_WITH(run(q, k, v, gaussian(7, 4, 1.0, 1), c), Catch::Contains("projection W must be 8"));
   c.causal = true;
   CHECK_THROWS_WITH(run(gaussian(9, 4, 1.0, 1), k, v, w, c), Catch::Contains("as many queries as keys"));

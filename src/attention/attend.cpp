@@ -3,6 +3,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "attention/all_finite.hpp"
 #include "attention/attention_projection.hpp"
 #include "attention/bidirectional_favor_attention.hpp"
 #include "attention/causal_favor_attention.hpp"
@@ -52,9 +53,9 @@ void check_attention_inputs(const Heads<T>& q, const Heads<T>& k, const Heads<T>
     if (config.causal && q[h].rows() != k[h].rows())
       throw std::invalid_argument("causal attention needs as many queries as keys" + head + " (got " +
                                   std::to_string(q[h].rows()) + " and " + std::to_string(k[h].rows()) + ")");
-    if (!q[h].allFinite()) throw std::invalid_argument("Q contains NaN or Inf" + head);
-    if (!k[h].allFinite()) throw std::invalid_argument("K contains NaN or Inf" + head);
-    if (!v[h].allFinite()) throw std::invalid_argument("V contains NaN or Inf" + head);
+    if (!all_finite(q[h])) throw std::invalid_argument("Q contains NaN or Inf" + head);
+    if (!all_finite(k[h])) throw std::invalid_argument("K contains NaN or Inf" + head);
+    if (!all_finite(v[h])) throw std::invalid_argument("V contains NaN or Inf" + head);
   }
   const int d = static_cast<int>(q.front().cols());
   validate_attention_config(config, d);
