@@ -1,5 +1,6 @@
 #include "attention/attention_features.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -109,16 +110,21 @@ ScaledFeatures<T> attention_features_of_rows(const Matrix<T>& x, Eigen::Index fi
 }
 
 template <class T>
-BlockFeatures<T> block_features_of_rows(const Matrix<T>& x, Eigen::Index first, Eigen::Index count,
-                                        const Matrix<T>& w, const AttentionConfig& config) {
+ScaledFeatures<T> relative_features_of_rows(const Matrix<T>& x, Eigen::Index first, Eigen::Index count,
+                                            const Matrix<T>& w, const AttentionConfig& config,
+                                            const ReferenceScales<T>& reference) {
   const FeatureMapCode map = family_info(config.features).map;
   const bool fused = config.stabilizer && (map == FeatureMapCode::positive || map == FeatureMapCode::hyperbolic ||
                                            map == FeatureMapCode::shifted_positive);
-  BlockFeatures<T> out;
+  ScaledFeatures<T> out;
   if (!fused) {
     ScaledFeatures<T> f = attention_features_of_rows(x, first, count, w, config);
-    out.log_scale = f.log_scale.maxCoeff();
-    if ((f.log_scale != out.log_scale).any()) f.values.array().colwise() *= (f.log_scale - out.log_scale).exp();
+    out.log_scale = reference(f.log_scale);
+    if ((f.log_scale != out.log_scale).any()) {
+      Column<T> factor(count);
+      exp_into(factor, f.log_scale - out.log_scale, T(1));  // vectorized, and 0 where the factor underflows
+      f.values.array().colwise() *= factor;
+    }
     out.values = std::move(f.values);
     return out;
   }
@@ -129,8 +135,8 @@ BlockFeatures<T> block_features_of_rows(const Matrix<T>& x, Eigen::Index first, 
   const Column<T> half_norm = u.rowwise().squaredNorm().array() / T(2);
   if (map == FeatureMapCode::hyperbolic) {
     const Column<T> top = proj.array().abs().rowwise().maxCoeff();
-    out.log_scale = (top - half_norm).maxCoeff();
-    const Column<T> shift = half_norm + out.log_scale;  // exponents ±ω_iᵀu − ‖u‖²/2 − log_scale ≤ 0
+    out.log_scale = reference(top - half_norm);
+    const Column<T> shift = half_norm + out.log_scale;  // exponents ±ω_iᵀu − ‖u‖²/2 − reference ≤ 0
     const T norm = T(1) / std::sqrt(T(2 * m));
     out.values.resize(count, 2 * m);
     out.values.leftCols(m) = proj;
@@ -140,12 +146,38 @@ BlockFeatures<T> block_features_of_rows(const Matrix<T>& x, Eigen::Index first, 
     return out;
   }
   const Column<T> top = proj.array().rowwise().maxCoeff();
-  out.log_scale = (top - half_norm).maxCoeff();
-  const Column<T> shift = half_norm + out.log_scale;  // exponents ω_iᵀu − ‖u‖²/2 − log_scale ≤ 0
+  out.log_scale = reference(top - half_norm);
+  const Column<T> shift = half_norm + out.log_scale;  // exponents ω_iᵀu − ‖u‖²/2 − reference ≤ 0
   shifted_exp(proj.array(), shift, T(1) / std::sqrt(T(m)));
   out.values = std::move(proj);
   return out;
 }
+
+template <class T>
+Column<T> running_maxima(const Column<T>& log_scale, T carried) {
+  Column<T> running(log_scale.size());
+  T top = carried;
+  for (Eigen::Index j = 0; j < log_scale.size(); ++j) running(j) = top = std::max(top, log_scale(j));
+  return running;
+}
+
+template <class T>
+BlockFeatures<T> block_features_of_rows(const Matrix<T>& x, Eigen::Index first, Eigen::Index count,
+                                        const Matrix<T>& w, const AttentionConfig& config) {
+  ScaledFeatures<T> f = relative_features_of_rows<T>(x, first, count, w, config, [](const Column<T>& own) {
+    return Column<T>::Constant(own.size(), own.maxCoeff());
+  });
+  return {std::move(f.values), f.log_scale(0)};
+}
+
+#define FAVORLAB_RELATIVE_FEATURES_INSTANTIATE(T)                                                                  \
+  template ScaledFeatures<T> relative_features_of_rows(const Matrix<T>&, Eigen::Index, Eigen::Index,              \
+                                                       const Matrix<T>&, const AttentionConfig&,                   \
+                                                       const ReferenceScales<T>&);                                 \
+  template Column<T> running_maxima(const Column<T>&, T);
+FAVORLAB_RELATIVE_FEATURES_INSTANTIATE(float)
+FAVORLAB_RELATIVE_FEATURES_INSTANTIATE(double)
+#undef FAVORLAB_RELATIVE_FEATURES_INSTANTIATE
 
 template BlockFeatures<float> block_features_of_rows(const Matrix<float>&, Eigen::Index, Eigen::Index,
                                                      const Matrix<float>&, const AttentionConfig&);

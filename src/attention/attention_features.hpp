@@ -15,6 +15,8 @@
 //   generalized: φ(u) = f(Wu) + ε_k, or f(u) + ε_k without projection
 #include <Eigen/Dense>
 
+#include <functional>
+
 #include "attention/attention_config.hpp"
 #include "features/feature_maps.hpp"
 
@@ -43,17 +45,32 @@ ScaledFeatures<T> attention_features_of_rows(const Matrix<T>& x, Eigen::Index fi
 
 namespace favorlab {
 
-// Features of rows [first, first + count) of X (scaled by d^{-1/4}) relative to ONE scale for the whole block:
-// φ(u_i) = exp(log_scale) · values_i, log_scale the largest of the rows' log scales — what a sum over the rows
-// (bidirectional FAVOR's key side) needs. For the positive, shifted positive and hyperbolic maps with the stabilizer the
-// block scale goes straight into the exponent, exp(ω_iᵀu − ‖u‖²/2 − log_scale) ≤ 1, one pass and no per-row
-// rescaling afterwards; the other maps are attention_features_of_rows rescaled row by row.
+// Features of rows [first, first + count) of X (scaled by d^{-1/4}) relative to reference scales instead of their own:
+// φ(u_i) = exp(log_scale_i) · values_i with log_scale = reference(own log scales), reference_i ≥ own_i, so every value
+// stays ≤ 1. The variation is the reference: one scale for the whole block (block_features_of_rows: the largest row
+// log scale — what a sum over the rows, bidirectional FAVOR's key side, needs) or the running maximum of a causal key
+// side (running_maxima). For the positive, shifted positive and hyperbolic maps with the stabilizer the reference
+// goes straight into the exponent, exp(ω_iᵀu − ‖u‖²/2 − reference_i) ≤ 1: one pass and no rescaling afterwards; the
+// other maps are attention_features_of_rows rescaled row by row.
+template <class T>
+using ReferenceScales = std::function<Eigen::Array<T, Eigen::Dynamic, 1>(const Eigen::Array<T, Eigen::Dynamic, 1>&)>;
+
+template <class T>
+ScaledFeatures<T> relative_features_of_rows(const Matrix<T>& x, Eigen::Index first, Eigen::Index count,
+                                            const Matrix<T>& w, const AttentionConfig& config,
+                                            const ReferenceScales<T>& reference);
+
+// running_j = max(carried, max_{i ≤ j} log_scale_i) (carried = −∞: no earlier keys).
+template <class T>
+Eigen::Array<T, Eigen::Dynamic, 1> running_maxima(const Eigen::Array<T, Eigen::Dynamic, 1>& log_scale, T carried);
+
 template <class T>
 struct BlockFeatures {
   Matrix<T> values;
   T log_scale = 0;
 };
 
+// relative_features_of_rows with one reference for the block: the largest row log scale.
 template <class T>
 BlockFeatures<T> block_features_of_rows(const Matrix<T>& x, Eigen::Index first, Eigen::Index count,
                                         const Matrix<T>& w, const AttentionConfig& config);

@@ -7,6 +7,7 @@
 
 #include "attention/attention_features.hpp"
 #include "attention/values_with_ones.hpp"
+#include "features/shifted_exp.hpp"
 
 namespace favorlab {
 
@@ -39,29 +40,36 @@ template <class T>
 ChunkPart<T> chunk_part(const Matrix<T>& q, const Matrix<T>& k, const Matrix<T>& v, const Matrix<T>& w,
                         const AttentionConfig& config, Eigen::Index first, Eigen::Index rows) {
   ChunkPart<T> part;
-  ScaledFeatures<T> keys = attention_features_of_rows(k, first, rows, w, config);
+  // K̃_j relative to exp(r_j): the running maximum goes straight into the keys' exponents (one pass).
+  ScaledFeatures<T> keys = relative_features_of_rows<T>(k, first, rows, w, config, [](const Column<T>& own) {
+    return running_maxima(own, -std::numeric_limits<T>::infinity());
+  });
   ScaledFeatures<T> queries = attention_features_of_rows(q, first, rows, w, config);
-  part.running.resize(rows);
-  T top = -std::numeric_limits<T>::infinity();
-  for (Eigen::Index j = 0; j < rows; ++j) part.running(j) = top = std::max(top, keys.log_scale(j));
-  keys.values.array().colwise() *= (keys.log_scale - part.running).exp();  // K̃_j, relative to exp(r_j)
+  part.running = std::move(keys.log_scale);
 
   Matrix<T> scores(rows, rows);
   scores.noalias() = queries.values * keys.values.transpose();
   // Query i weighs key j ≤ i by exp(r_j − r_i) ≤ 1. The running maximum only grows, so when its first and last
   // values agree every factor is exactly 1 and the products can be skipped — the common case once the maximum has
-  // been reached.
+  // been reached. Column by column: contiguous entries and one vectorized exp per column.
   const bool constant = part.running(0) == part.running(rows - 1);
-  for (Eigen::Index i = 0; i < rows; ++i) {
-    if (!constant && i > 0)
-      scores.row(i).head(i).array() *= (part.running.head(i) - part.running(i)).exp().transpose();
-    scores.row(i).tail(rows - i - 1).setZero();
+  Column<T> factor(rows);
+  for (Eigen::Index j = 0; j < rows; ++j) {
+    scores.col(j).head(j).setZero();  // queries before key j
+    const Eigen::Index later = rows - j - 1;
+    if (constant || later == 0) continue;
+    auto weights = factor.head(later);
+    exp_into(weights, part.running(j) - part.running.tail(later), T(1));
+    scores.col(j).tail(later).array() *= weights;
   }
   const Matrix<T> values = values_with_ones(v, first, rows);
   part.local.noalias() = scores * values;
 
   const T last = part.running(rows - 1);
-  if (!constant) keys.values.array().colwise() *= (part.running - last).exp();
+  if (!constant) {
+    exp_into(factor, part.running - last, T(1));  // a column first: a broadcast exp would be one std::exp per entry
+    keys.values.array().colwise() *= factor;
+  }
   part.state.noalias() = keys.values.transpose() * values;
   part.queries = std::move(queries.values);
   part.query_scale = std::move(queries.log_scale);
@@ -115,9 +123,13 @@ Matrix<T> causal_favor_attention(const Matrix<T>& q, const Matrix<T>& k, const M
       const Eigen::Index first = (w0 + c) * chunk, rows = p.running.size();
       const T before = incoming_scale[std::size_t(c)];
       const Column<T> top = p.running.max(before);  // M_i
-      Matrix<T> num = (p.local.array().colwise() * (p.running - top).exp()).matrix();
-      if (incoming[std::size_t(c)].size() > 0)
-        num += ((p.queries * incoming[std::size_t(c)]).array().colwise() * (before - top).exp()).matrix();
+      Column<T> factor(rows);  // each exp as a column first: a broadcast exp would be one std::exp per entry
+      exp_into(factor, p.running - top, T(1));
+      Matrix<T> num = (p.local.array().colwise() * factor).matrix();
+      if (incoming[std::size_t(c)].size() > 0) {
+        exp_into(factor, before - top, T(1));
+        num += ((p.queries * incoming[std::size_t(c)]).array().colwise() * factor).matrix();
+      }
       if (config.renormalize)
         out.middleRows(first, rows) = (num.leftCols(dv).array().colwise() / num.col(dv).array()).matrix();
       else

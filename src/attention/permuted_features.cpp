@@ -37,15 +37,6 @@ T feature_factor(const Matrix<T>& w) {
   return T(1) / std::sqrt(T(w.rows()));
 }
 
-// running_j = max(carried, max_{i ≤ j} log_scale_i).
-template <class T>
-Column<T> running_maxima(const Column<T>& log_scale, T carried) {
-  Column<T> running(log_scale.size());
-  T top = carried;
-  for (Eigen::Index j = 0; j < log_scale.size(); ++j) running(j) = top = std::max(top, log_scale(j));
-  return running;
-}
-
 }  // namespace
 
 template <class T>
@@ -100,10 +91,11 @@ template <class T>
 PermutedCausalKeys<T> PermutedFeatures<T>::causal_keys(Eigen::Index first, Eigen::Index rows, T carried) const {
   PermutedCausalKeys<T> out;
   if (!fused_) {
-    ScaledFeatures<T> f = attention_features_of_rows(k_, first, rows, w_, config_);
-    out.running = running_maxima(f.log_scale, carried);
-    f.values.array().colwise() *= (f.log_scale - out.running).exp();
+    ScaledFeatures<T> f = relative_features_of_rows<T>(k_, first, rows, w_, config_, [carried](const Column<T>& own) {
+      return running_maxima(own, carried);
+    });
     out.values = positions_.gather_rows(f.values, first);
+    out.running = std::move(f.log_scale);
     return out;
   }
   const Exponents<T> e = positive_exponents(k_, first, rows, w_cycles_);
