@@ -13,6 +13,7 @@
 #include "cli/option_checks.hpp"
 #include "io/atomic_file.hpp"
 #include "mc/distribution.hpp"
+#include "perf/allocator.hpp"
 #include "stats/check.hpp"
 
 namespace fl = favorlab;
@@ -52,6 +53,7 @@ int main(int argc, char** argv) {
   // Every parallel loop in favorlab is an explicit OpenMP loop over fixed blocks (so numbers never depend on the
   // thread count); Eigen's own GEMM threads would nest inside them and oversubscribe the cores.
   Eigen::setNbThreads(1);
+  fl::keep_freed_memory();  // blocked kernels reuse large temporaries: no page faults for each (perf/allocator.hpp)
   fl::DistributedSession mpi(argc, argv);  // MPI only when started by mpirun/srun (mc/distribution.hpp)
   const fl::RankInfo ranks = fl::process_ranks();
   fl::CliApp cli;  // every subcommand and option (cli/cli_app.hpp)
