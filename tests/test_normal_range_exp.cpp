@@ -13,19 +13,13 @@
 #include <vector>
 
 #include "features/shifted_exp.hpp"
+#include "ulp.hpp"
 
 using namespace favorlab;
 
-namespace {
+using favorlab::testing::ulp_of;
 
-template <class T>
-long double ulp_of(long double v) {
-  const long double a = std::fabs(v);
-  if (a < std::numeric_limits<T>::min()) return std::numeric_limits<T>::denorm_min();
-  int e = 0;
-  std::frexp(a, &e);
-  return std::ldexp(1.0L, e - std::numeric_limits<T>::digits);
-}
+namespace {
 
 template <class T>
 constexpr double bound() {

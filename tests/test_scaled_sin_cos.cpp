@@ -12,21 +12,15 @@
 #include <random>
 
 #include "features/scaled_sin_cos.hpp"
+#include "ulp.hpp"
 
 using namespace favorlab;
+
+using favorlab::testing::ulp_of;
 
 namespace {
 
 constexpr double kBound = 2.5;
-
-template <class T>
-long double ulp_of(long double v) {
-  const long double a = std::fabs(v);
-  if (a < std::numeric_limits<T>::min()) return std::numeric_limits<T>::denorm_min();
-  int e = 0;
-  std::frexp(a, &e);
-  return std::ldexp(1.0L, e - std::numeric_limits<T>::digits);
-}
 
 template <class T>
 using Mat = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>;
