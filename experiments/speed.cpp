@@ -303,7 +303,8 @@ class SpeedExperiment final : public Experiment {
     const Backend backend = backend_.parsed();
     const bool gpu = backend == Backend::cuda;
     const int max_l = resolved_max_l(ctx.quick, gpu);
-    const double time_cap = given(time_cap_option_) ? time_cap_ : gpu ? (ctx.quick ? 5.0 : 30.0) : (ctx.quick ? 1.0 : 10.0);
+    const double time_cap =
+        given(time_cap_option_) ? time_cap_ : gpu ? (ctx.quick ? 5.0 : 30.0) : (ctx.quick ? 1.0 : 10.0);
     validate(max_l, time_cap, ctx);
     if (gpu && thread_counts_option_->count() > 0)
       throw std::invalid_argument("--thread-counts applies to --backend cpu only (device time does not depend on "
@@ -765,9 +766,9 @@ class SpeedExperiment final : public Experiment {
   }
 
   int min_l_ = 512;
-  int max_l_ = 0;
+  int max_l_ = 0;  // when not given: the default for the run and backend (resolved_max_l)
   double memory_cap_gb_ = 16;
-  double time_cap_ = 0;
+  double time_cap_ = 0;  // when not given: the default for the run and backend
   std::vector<std::string> shapes_{"regular", "small"};
   std::vector<int> thread_counts_{1, 2};
   int d_ = 64;
