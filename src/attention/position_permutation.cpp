@@ -138,7 +138,7 @@ RowMatrix<T> PositionPermutation::rotate_exp_rows(const RowMatrix<T>& proj,
     T* dst = out.row(r).data();
     for_each_piece(offsets, [&](int to, int from, int count) { std::copy_n(src + from, count, dst + to); });
     Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>> row(dst, columns_);
-    exp_into(row, row - shift(r), factor);  // Eigen's SIMD exp over the row, exact underflow (features/shifted_exp.hpp)
+    exp_into(row, row - shift(r), factor);  // SIMD exp over the row, exact underflow (features/shifted_exp.hpp)
   }
   return out;
 }
