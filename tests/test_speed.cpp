@@ -146,10 +146,7 @@ TEST_CASE("interleaved timing rotates the order of the works every repeat", "[sp
   const auto seconds = time_interleaved(4, {[&] { order += 'a'; }, [&] { order += 'b'; }, [&] { order += 'c'; }});
   CHECK(order == "abcbcacababc");
   REQUIRE(seconds.size() == 3);
-  for (const auto& s : seconds) {
-    CHECK(s.size() == 4);
-    for (double t : s) CHECK(t >= 0);
-  }
+  for (const auto& s : seconds) CHECK(s.size() == 4);
   CHECK_THROWS_AS(time_interleaved(0, {[] {}}), std::invalid_argument);
 }
 
@@ -322,6 +319,8 @@ TEST_CASE("keep_freed_memory: a freed large block comes back without new page fa
   faults_of_rounds();  // the first round after the switch may still fault
   const long kept = faults_of_rounds();
   INFO("faults: " << fresh << " handed back, " << kept << " kept");
+  // Expected: fresh ≈ 20 × 2048 (20 × 4 with huge pages), kept 0. The factor 10 leaves room for faults from anything
+  // else the process does meanwhile; a kept setting that failed would give kept ≈ fresh.
   CHECK(fresh >= 20);
   CHECK(kept * 10 < fresh);
 }

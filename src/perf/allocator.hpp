@@ -7,7 +7,7 @@
 // fault and a zeroed page per 4 KiB, every time. perf of 8-head PermuteFormer at L = 1024 (one thread): the kernel's
 // page-fault path ≈ 19 % of all samples. With mmap only from 32 MiB up and trimming only past 256 MiB free
 // (measured, best of 7, 8 heads, one thread, float): PermuteFormer bidirectional 40.7 → 23.3 ms at L = 1024, causal
-// FAVOR 40.4 → 31.9 ms, bidirectional FAVOR 25.5 → 22.9 ms, its bare GEMMs 24.5 → 19.4 ms; 3–5 % at L = 4096.
+// FAVOR 40.4 → 31.9 ms, bidirectional FAVOR 25.5 → 22.9 ms, its bare GEMMs 24.5 → 19.4 ms; 0–10 % at L = 4096 (two runs).
 // The cost: up to 256 MiB of freed memory may stay resident. `favorlab` calls this once at start; a library user
 // decides for their own process. Peak-memory measurements are unaffected: they run in a child that trims first
 // (perf/peak_memory.hpp), and reusing a freed page never raises the high-water mark.
