@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# GPU check of the CUDA backend, for a machine with an NVIDIA GPU (designed for < 6 min on an H200):
+# GPU check of the CUDA backend, for a machine with an NVIDIA GPU (designed for < 7 min on an H200):
 #   1. configure and build favorlab + tests with FAVORLAB_CUDA=ON in its own build directory (build/gpu-check);
 #   2. run the [cuda] tests (GPU vs CPU with the same W in every mode to 1e-5, causality, the exact kernel) —
 #      a skipped GPU test counts as a failure here, since this script exists to run them;
 #   3. run `favorlab speed --backend cuda --quick` (L = 512 … 65536, the CUDA issue's targets) and copy its checks
 #      (the causal 10x target, the bidirectional 2x target, device memory) into summary.txt;
-#   4. run `favorlab attention-error --backend cuda --quick`: an experiment end to end on the GPU.
+#   4. run `favorlab attention-error --backend cuda --quick`: an experiment end to end on the GPU;
+#   5. tune the causal chunk: causal FAVOR at L = 65536 (8 heads, d = 64, m = 256) for chunks 64 … 1024, device time
+#      and device memory of each into summary.txt (chunk_sweep.txt; the JSON of each run beside it).
 # Everything goes to gpu-check-results/<UTC time>/ (log.txt, summary.txt, the test report, the results as JSON).
 # Exits non-zero when the build or a test fails, or the GPU tests did not run.
 #   --build-only   stop after step 1 (proves that the CUDA sources compile and link on a machine without a GPU)
@@ -98,4 +100,26 @@ else
   note "attention-error --backend cuda --quick: FAILED (see log.txt)"
   finish FAIL 1
 fi
+
+# 5. The causal chunk for this GPU. Each run times every method at the one length (--time-cap keeps exact attention
+# out); the line per chunk is favor_causal's median device time and memory ratio from that run's JSON.
+start=$(date +%s)
+for chunk in 64 128 256 512 1024; do
+  json="$out/speed_cuda_chunk$chunk.json"
+  if ! timeout 120 "$favorlab" speed --backend cuda --shapes regular --min-L 65536 --max-L 65536 --chunk "$chunk" \
+       --trials 5 --time-cap 1 --quiet --out "$json" >> "$log" 2>&1; then
+    note "chunk sweep: chunk $chunk FAILED (see log.txt)"
+    finish FAIL 1
+  fi
+  python3 - "$json" "$chunk" >> "$out/chunk_sweep.txt" 2>> "$log" <<'PY' ||
+import json, sys
+for r in json.load(open(sys.argv[1]))["rows"]:
+    if r.get("method") == "favor_causal" and r.get("L") == 65536:
+        ms, ratio = r["seconds_median"] * 1e3, r.get("memory_ratio")
+        print(f"chunk {sys.argv[2]:>5}: favor_causal {ms:9.2f} ms, memory ratio {ratio}")
+PY
+    echo "chunk $chunk: see $json" >> "$out/chunk_sweep.txt"
+done
+cat "$out/chunk_sweep.txt" | tee -a "$summary" >> "$log"
+note "chunk sweep: done in $(( $(date +%s) - start )) s"
 finish PASS 0

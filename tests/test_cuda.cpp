@@ -352,8 +352,10 @@ TEST_CASE("time_on_cuda: repeats, the same output as attend_cuda, and exact devi
   const auto bytes = [](std::int64_t floats) { return 4 * floats; };
   const std::int64_t features_of_keys = L * dv1 + 2 * L * (F + 1) + L * d + L * m;  // while the keys' φ is formed
 
-  // Bidirectional; causal with chunks of 48 (the keys' features dominate the peak) and one chunk of all 200 rows
-  // (its 200×200 scores dominate).
+  // Bidirectional; causal with chunks of 48 (a ragged last chunk of 8 rows) and one chunk of all 200 rows. Causal
+  // FAVOR forms each chunk's features when it reaches the chunk, so its peak is [V, 1], the output, the running
+  // maxima, the state, a chunk's numerator and scores, and one chunk's features of queries and keys with the keys'
+  // U and U Wᵀ: nothing of L rows but [V, 1], the output and the maxima.
   for (const auto& [causal, chunk] : {std::pair{false, 0}, std::pair{true, 48}, std::pair{true, 1000}}) {
     AttentionConfig c = favor;
     c.causal = causal;
@@ -365,9 +367,13 @@ TEST_CASE("time_on_cuda: repeats, the same output as attend_cuda, and exact devi
     for (double s : t.seconds) CHECK((std::isfinite(s) && s > 0));
     // The same forward as attend_cuda, on the same device and cuBLAS handle: the same bits.
     CHECK(t.first == double(attend_on_backend(Backend::cuda, in.q, in.k, in.v, w, c).front()(0, 0)));
-    const std::int64_t after = L * dv1 + 2 * L * (F + 1) + L * dv +
-                               (causal ? L + F * dv1 + C * dv1 + C * C : F * dv1 + L * dv1 + 1);
-    CHECK(t.peak_bytes == bytes(H * std::max(features_of_keys, after)));
+    if (causal) {
+      const std::int64_t chunk_keys = C * (d + m) + 2 * C * (F + 1);
+      CHECK(t.peak_bytes == bytes(H * (L * dv1 + L * dv + L + F * dv1 + C * dv1 + C * C + chunk_keys)));
+    } else {
+      const std::int64_t after = L * dv1 + 2 * L * (F + 1) + L * dv + F * dv1 + L * dv1 + 1;
+      CHECK(t.peak_bytes == bytes(H * std::max(features_of_keys, after)));
+    }
   }
   AttentionConfig exact;
   exact.mechanism = Mechanism::exact;

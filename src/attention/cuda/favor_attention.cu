@@ -104,18 +104,27 @@ __global__ void head_max_kernel(const float* log_scale, float* top, int length) 
   if (threadIdx.x == 0) top[blockIdx.x] = result;
 }
 
-// One block of kScanThreads per head: running[j] = max_{j' ≤ j} log_scale[j'] (the M_j of causal_favor_attention).
-__global__ void prefix_max_kernel(const float* log_scale, float* running, int length) {
+// The chunk [first, first + rows) of a causal head. Arrays indexed by (head, position) have `length` positions
+// per head; chunk buffers (a chunk's features and log scales: rows per head; num: rows×(dv+1), scores: rows×rows)
+// have a fixed stride per head.
+struct Chunk {
+  int first, rows, length;
+};
+
+// One block of kScanThreads per head: running[h, first + r] = max(running[h, first − 1], max_{r' ≤ r} log_scale[h, r'])
+// for the chunk's log scales (rows per head), i.e. M_j = max_{j' ≤ j} of the keys' log scales (the M_j of
+// causal_favor_attention), carried from chunk to chunk.
+__global__ void prefix_max_kernel(const float* log_scale, float* running, Chunk chunk) {
   __shared__ float tile[kScanThreads];
   __shared__ float carry;
-  const float* x = log_scale + std::size_t(blockIdx.x) * length;
-  float* y = running + std::size_t(blockIdx.x) * length;
+  const float* x = log_scale + std::size_t(blockIdx.x) * chunk.rows;
+  float* y = running + std::size_t(blockIdx.x) * chunk.length + std::size_t(chunk.first);
   const int t = int(threadIdx.x);
-  if (t == 0) carry = -INFINITY;
+  if (t == 0) carry = chunk.first > 0 ? y[-1] : -INFINITY;
   __syncthreads();
-  for (int base = 0; base < length; base += int(kScanThreads)) {
+  for (int base = 0; base < chunk.rows; base += int(kScanThreads)) {
     const int j = base + t;
-    float value = j < length ? x[j] : -INFINITY;
+    float value = j < chunk.rows ? x[j] : -INFINITY;
     tile[t] = value;
     __syncthreads();
     for (int offset = 1; offset < int(kScanThreads); offset *= 2) {  // Hillis–Steele inclusive scan
@@ -126,7 +135,7 @@ __global__ void prefix_max_kernel(const float* log_scale, float* running, int le
       __syncthreads();
     }
     value = fmaxf(value, carry);
-    if (j < length) y[j] = value;
+    if (j < chunk.rows) y[j] = value;
     __syncthreads();  // every thread has read carry
     if (t == int(kScanThreads) - 1) carry = value;
     __syncthreads();
@@ -142,12 +151,13 @@ __global__ void scale_by_head_top_kernel(float* values, const float* log_scale, 
   }
 }
 
-// values[r, :] *= exp(a[r] − b[r]) for every row r.
-__global__ void scale_by_row_difference_kernel(float* values, const float* a, const float* b, int columns,
-                                               std::size_t count) {
-  for (std::size_t i = first_index(); i < count; i += grid_stride()) {
-    const std::size_t row = i / std::size_t(columns);
-    values[i] *= expf(a[row] - b[row]);
+// The chunk's key features (rows×columns per head) relative to their running maxima: × exp(s_j − M_j).
+__global__ void keys_to_running_kernel(float* key_values, const float* log_scale, const float* running, Chunk chunk,
+                                       int columns, std::size_t count) {
+  for (std::size_t t = first_index(); t < count; t += grid_stride()) {
+    const std::size_t row = t / std::size_t(columns);  // h · rows + j
+    const std::size_t h = row / std::size_t(chunk.rows), j = row % std::size_t(chunk.rows);
+    key_values[t] *= expf(log_scale[row] - running[h * std::size_t(chunk.length) + std::size_t(chunk.first) + j]);
   }
 }
 
@@ -161,12 +171,6 @@ __global__ void bidirectional_output_kernel(const float* num, const float* query
     out[i] = renormalize ? n[c] / n[dv] : n[c] * expf(query_log_scale[row] + key_top[row / std::size_t(lq)]);
   }
 }
-
-// The chunk [first, first + rows) of a causal head. Arrays indexed by (head, position) have `length` positions
-// per head; chunk buffers (num: rows×(dv+1), scores: rows×rows) have a fixed stride per head.
-struct Chunk {
-  int first, rows, length;
-};
 
 // num[h, i, :] *= exp(M[h, first − 1] − M[h, first + i]): the carried state's factor for query i (≤ 1).
 __global__ void carry_factor_kernel(float* num, long long num_stride, const float* running, Chunk chunk, int width,
@@ -196,7 +200,8 @@ __global__ void causal_mask_kernel(float* scores, long long scores_stride, const
   }
 }
 
-// Causal output rows of the chunk: num (rows×(dv+1) per head) → out[h, first + i, :].
+// Causal output rows of the chunk: num (rows×(dv+1) per head) → out[h, first + i, :]; query_log_scale holds the
+// chunk's queries (rows per head).
 __global__ void causal_output_kernel(const float* num, long long num_stride, const float* query_log_scale,
                                      const float* running, float* out, Chunk chunk, int dv, bool renormalize,
                                      std::size_t count) {
@@ -206,19 +211,19 @@ __global__ void causal_output_kernel(const float* num, long long num_stride, con
     const float* n = num + h * std::size_t(num_stride) + i * std::size_t(dv + 1);
     const std::size_t position = h * std::size_t(chunk.length) + std::size_t(chunk.first) + i;
     out[position * std::size_t(dv) + c] =
-        renormalize ? n[c] / n[dv] : n[c] * expf(query_log_scale[position] + running[position]);
+        renormalize ? n[c] / n[dv]
+                    : n[c] * expf(query_log_scale[h * std::size_t(chunk.rows) + i] + running[position]);
   }
 }
 
-// Key features of the chunk, relative to the chunk's last running maximum: × exp(M_j − M_last).
+// Key features of the chunk (rows×columns per head), relative to the chunk's last running maximum: × exp(M_j − M_last).
 __global__ void chunk_keys_to_last_kernel(float* key_values, const float* running, Chunk chunk, int columns,
                                           std::size_t count) {
   for (std::size_t t = first_index(); t < count; t += grid_stride()) {
     const std::size_t per_head = std::size_t(chunk.rows) * std::size_t(columns);
     const std::size_t h = t / per_head, j = (t % per_head) / std::size_t(columns);
     const float* m = running + h * std::size_t(chunk.length) + std::size_t(chunk.first);
-    const std::size_t row = h * std::size_t(chunk.length) + std::size_t(chunk.first) + j;
-    key_values[row * std::size_t(columns) + t % std::size_t(columns)] *= expf(m[j] - m[chunk.rows - 1]);
+    key_values[t] *= expf(m[j] - m[chunk.rows - 1]);
   }
 }
 
@@ -278,68 +283,6 @@ void bidirectional(const Shape& s, const FavorOptions& o, const DeviceBuffer& v_
   check_launch("bidirectional_output_kernel");
 }
 
-void causal(const Shape& s, const FavorOptions& o, const DeviceBuffer& v_ext, DeviceBuffer& fq,
-            const DeviceBuffer& sq, DeviceBuffer& fk, const DeviceBuffer& sk, DeviceBuffer& out) {
-  const int F = o.columns, dv1 = s.dv + 1, L = s.lk, C = std::min(o.chunk, L);
-  DeviceBuffer running(std::size_t(s.heads) * L);
-  prefix_max_kernel<<<unsigned(s.heads), kScanThreads>>>(sk.get(), running.get(), L);
-  check_launch("prefix_max_kernel");
-  // K̃_j = K'_j relative to exp(M_j).
-  scale_by_row_difference_kernel<<<blocks_for(fk.size(), kThreads), kThreads>>>(fk.get(), sk.get(), running.get(),
-                                                                                F, fk.size());
-  check_launch("scale_by_row_difference_kernel");
-
-  const std::size_t state_per_head = std::size_t(F) * dv1;
-  DeviceBuffer state(std::size_t(s.heads) * state_per_head);  // G, relative to exp(M at the previous chunk's end)
-  state.zero();
-  const long long num_stride = (long long)C * dv1, scores_stride = (long long)C * C;
-  DeviceBuffer num(std::size_t(s.heads) * std::size_t(num_stride));
-  DeviceBuffer scores(std::size_t(s.heads) * std::size_t(scores_stride));
-  const long long q_stride = (long long)s.lq * F, k_stride = (long long)L * F, v_stride = (long long)L * dv1;
-  for (int first = 0; first < L; first += C) {
-    const Chunk chunk{first, std::min(C, L - first), L};
-    const int rows = chunk.rows;
-    const float* q_chunk = fq.get() + std::size_t(first) * F;
-    float* k_chunk = fk.get() + std::size_t(first) * F;
-    const float* v_chunk = v_ext.get() + std::size_t(first) * dv1;
-    const std::size_t num_count = std::size_t(s.heads) * rows * dv1;
-    if (first > 0) {  // num = exp(M_old − M_i) · Q'_c G: the keys of earlier chunks
-      gemm_heads(CUBLAS_OP_N, CUBLAS_OP_N, dv1, rows, F, state.get(), dv1, (long long)state_per_head, q_chunk, F,
-                 q_stride, 0.0f, num.get(), dv1, num_stride, s.heads);
-      carry_factor_kernel<<<blocks_for(num_count, kThreads), kThreads>>>(num.get(), num_stride, running.get(), chunk,
-                                                                         dv1, num_count);
-      check_launch("carry_factor_kernel");
-    }
-    // scores = Q'_c K̃_cᵀ (rows×rows): column-major scoresᵀ = K̃_c Q'_cᵀ; then the mask and exp(M_j − M_i).
-    gemm_heads(CUBLAS_OP_T, CUBLAS_OP_N, rows, rows, F, k_chunk, F, k_stride, q_chunk, F, q_stride, 0.0f,
-               scores.get(), rows, scores_stride, s.heads);
-    const std::size_t score_count = std::size_t(s.heads) * rows * rows;
-    causal_mask_kernel<<<blocks_for(score_count, kThreads), kThreads>>>(scores.get(), scores_stride, running.get(),
-                                                                        chunk, score_count);
-    check_launch("causal_mask_kernel");
-    // num += scores [V_c, 1]: column-major numᵀ = [V_c, 1]ᵀ scoresᵀ.
-    gemm_heads(CUBLAS_OP_N, CUBLAS_OP_N, dv1, rows, rows, v_chunk, dv1, v_stride, scores.get(), rows, scores_stride,
-               first > 0 ? 1.0f : 0.0f, num.get(), dv1, num_stride, s.heads);
-    const std::size_t out_count = std::size_t(s.heads) * rows * s.dv;
-    causal_output_kernel<<<blocks_for(out_count, kThreads), kThreads>>>(num.get(), num_stride, sq.get(),
-                                                                        running.get(), out.get(), chunk, s.dv,
-                                                                        o.renormalize, out_count);
-    check_launch("causal_output_kernel");
-    // G ← exp(M_old − M_last) G + K̂_cᵀ [V_c, 1] with K̂_j = K̃_j exp(M_j − M_last).
-    const std::size_t key_count = std::size_t(s.heads) * rows * F;
-    chunk_keys_to_last_kernel<<<blocks_for(key_count, kThreads), kThreads>>>(fk.get(), running.get(), chunk, F,
-                                                                             key_count);
-    check_launch("chunk_keys_to_last_kernel");
-    if (first > 0) {
-      state_to_last_kernel<<<blocks_for(state.size(), kThreads), kThreads>>>(state.get(), state_per_head,
-                                                                             running.get(), chunk, state.size());
-      check_launch("state_to_last_kernel");
-    }
-    gemm_heads(CUBLAS_OP_N, CUBLAS_OP_T, dv1, F, rows, v_chunk, dv1, v_stride, k_chunk, F, k_stride, 1.0f,
-               state.get(), dv1, (long long)state_per_head, s.heads);
-  }
-}
-
 // [V, 1] (heads·lk rows of dv + 1): one product gives the numerator and the denominator D̂ (values_with_ones.hpp).
 __global__ void append_ones_kernel(const float* v, float* v_ext, int dv, std::size_t count) {
   for (std::size_t i = first_index(); i < count; i += grid_stride()) {
@@ -348,8 +291,14 @@ __global__ void append_ones_kernel(const float* v, float* v_ext, int dv, std::si
   }
 }
 
-__global__ void scaled_copy_kernel(const float* x, float* y, std::size_t count, float factor) {
-  for (std::size_t i = first_index(); i < count; i += grid_stride()) y[i] = x[i] * factor;
+// y[h, r, :] = x[h, first + r, :] · factor for the rows [first, first + rows) of every head of x (heads×length×d).
+__global__ void scaled_rows_kernel(const float* x, float* y, int length, int first, int rows, int d, float factor,
+                                   std::size_t count) {
+  for (std::size_t i = first_index(); i < count; i += grid_stride()) {
+    const std::size_t per_head = std::size_t(rows) * std::size_t(d);
+    const std::size_t h = i / per_head;
+    y[i] = x[(h * std::size_t(length) + std::size_t(first)) * std::size_t(d) + i % per_head] * factor;
+  }
 }
 
 DeviceBuffer with_ones(const Shape& s, const DeviceBuffer& v) {
@@ -357,13 +306,6 @@ DeviceBuffer with_ones(const Shape& s, const DeviceBuffer& v) {
   append_ones_kernel<<<blocks_for(v_ext.size(), kThreads), kThreads>>>(v.get(), v_ext.get(), s.dv, v_ext.size());
   check_launch("append_ones_kernel");
   return v_ext;
-}
-
-DeviceBuffer scaled(const DeviceBuffer& x, float factor) {
-  DeviceBuffer y(x.size());
-  scaled_copy_kernel<<<blocks_for(x.size(), kThreads), kThreads>>>(x.get(), y.get(), x.size(), factor);
-  check_launch("scaled_copy_kernel");
-  return y;
 }
 
 // The raw inputs on the device: q heads×lq×d, k heads×lk×d, v heads×lk×dv, w m×d (heads×m×d and offsets heads×m for
@@ -379,15 +321,20 @@ struct DeviceInputs {
         offsets(oh != nullptr ? uploaded(oh, std::size_t(s.heads) * m) : DeviceBuffer(0)) {}
 };
 
-// φ of the raw rows X (heads × rows × d) and their log scales: U = X d^{-1/4} first, then U Wᵀ (the CPU's order of
-// rounding), then the feature map. U and U Wᵀ are freed on return, so a forward never holds both inputs' projections.
+// φ of the raw rows [first, first + rows) of every head of X (heads × length × d) and their log scales, heads·rows
+// of each: U = X d^{-1/4} first, then U Wᵀ (the CPU's order of rounding), then the feature map. U and U Wᵀ are freed
+// on return, so a forward never holds two projections at once.
 struct Features {
   DeviceBuffer values, log_scale;  // heads·rows × columns, heads·rows
 };
 
-Features features_of(const Shape& s, const FavorOptions& o, const DeviceBuffer& x, const DeviceInputs& in, int rows) {
+Features features_of(const Shape& s, const FavorOptions& o, const DeviceBuffer& x, const DeviceInputs& in,
+                     int length, int first, int rows) {
   const std::size_t n = std::size_t(s.heads) * rows;
-  const DeviceBuffer u = scaled(x, o.input_scale);
+  DeviceBuffer u(n * s.d);
+  scaled_rows_kernel<<<blocks_for(u.size(), kThreads), kThreads>>>(x.get(), u.get(), length, first, rows, s.d,
+                                                                   o.input_scale, u.size());
+  check_launch("scaled_rows_kernel");
   DeviceBuffer p(o.m > 0 ? n * o.m : 0);
   if (o.m > 0) project(u.get(), in.w.get(), p.get(), rows, s.d, o.m, s.heads, o.per_head_projection);
   if (o.m > 0 && in.offsets.size() > 0) {
@@ -401,20 +348,93 @@ Features features_of(const Shape& s, const FavorOptions& o, const DeviceBuffer& 
   return f;
 }
 
+// Chunked causal FAVOR, chunk by chunk of C rows: the chunk's query and key features are formed when the chunk is
+// reached and freed after it, so no feature matrix of all L rows exists. The running maxima M_j of the keys' log
+// scales are carried from chunk to chunk (prefix_max_kernel), which is all the stabilizer needs of earlier chunks.
+// Per chunk: K̃_j = K'_j relative to exp(M_j); num = exp(M_old − M_i) Q'_c G (the keys of earlier chunks) plus the
+// masked scores Q'_c K̃_cᵀ scaled by exp(M_j − M_i) times [V_c, 1]; then G ← exp(M_old − M_last) G + K̂_cᵀ [V_c, 1].
+void causal(const Shape& s, const FavorOptions& o, const DeviceInputs& in, const DeviceBuffer& v_ext,
+            DeviceBuffer& out) {
+  const int F = o.columns, dv1 = s.dv + 1, L = s.lk, C = std::min(o.chunk, L);
+  DeviceBuffer running(std::size_t(s.heads) * L);
+  const std::size_t state_per_head = std::size_t(F) * dv1;
+  DeviceBuffer state(std::size_t(s.heads) * state_per_head);  // G, relative to exp(M at the previous chunk's end)
+  state.zero();
+  const long long num_stride = (long long)C * dv1, scores_stride = (long long)C * C;
+  DeviceBuffer num(std::size_t(s.heads) * std::size_t(num_stride));
+  DeviceBuffer scores(std::size_t(s.heads) * std::size_t(scores_stride));
+  const long long v_stride = (long long)L * dv1;
+  for (int first = 0; first < L; first += C) {
+    const Chunk chunk{first, std::min(C, L - first), L};
+    const int rows = chunk.rows;
+    const Features fq = features_of(s, o, in.q, in, s.lq, first, rows);
+    const Features fk = features_of(s, o, in.k, in, L, first, rows);
+    const long long f_stride = (long long)rows * F;  // the chunk's features, per head
+    const float* q_chunk = fq.values.get();
+    float* k_chunk = fk.values.get();
+    const float* v_chunk = v_ext.get() + std::size_t(first) * dv1;
+    prefix_max_kernel<<<unsigned(s.heads), kScanThreads>>>(fk.log_scale.get(), running.get(), chunk);
+    check_launch("prefix_max_kernel");
+    keys_to_running_kernel<<<blocks_for(fk.values.size(), kThreads), kThreads>>>(
+        k_chunk, fk.log_scale.get(), running.get(), chunk, F, fk.values.size());
+    check_launch("keys_to_running_kernel");
+    const std::size_t num_count = std::size_t(s.heads) * rows * dv1;
+    if (first > 0) {  // num = exp(M_old − M_i) · Q'_c G: the keys of earlier chunks
+      gemm_heads(CUBLAS_OP_N, CUBLAS_OP_N, dv1, rows, F, state.get(), dv1, (long long)state_per_head, q_chunk, F,
+                 f_stride, 0.0f, num.get(), dv1, num_stride, s.heads);
+      carry_factor_kernel<<<blocks_for(num_count, kThreads), kThreads>>>(num.get(), num_stride, running.get(), chunk,
+                                                                         dv1, num_count);
+      check_launch("carry_factor_kernel");
+    }
+    // scores = Q'_c K̃_cᵀ (rows×rows): column-major scoresᵀ = K̃_c Q'_cᵀ; then the mask and exp(M_j − M_i).
+    gemm_heads(CUBLAS_OP_T, CUBLAS_OP_N, rows, rows, F, k_chunk, F, f_stride, q_chunk, F, f_stride, 0.0f,
+               scores.get(), rows, scores_stride, s.heads);
+    const std::size_t score_count = std::size_t(s.heads) * rows * rows;
+    causal_mask_kernel<<<blocks_for(score_count, kThreads), kThreads>>>(scores.get(), scores_stride, running.get(),
+                                                                        chunk, score_count);
+    check_launch("causal_mask_kernel");
+    // num += scores [V_c, 1]: column-major numᵀ = [V_c, 1]ᵀ scoresᵀ.
+    gemm_heads(CUBLAS_OP_N, CUBLAS_OP_N, dv1, rows, rows, v_chunk, dv1, v_stride, scores.get(), rows, scores_stride,
+               first > 0 ? 1.0f : 0.0f, num.get(), dv1, num_stride, s.heads);
+    const std::size_t out_count = std::size_t(s.heads) * rows * s.dv;
+    causal_output_kernel<<<blocks_for(out_count, kThreads), kThreads>>>(num.get(), num_stride, fq.log_scale.get(),
+                                                                        running.get(), out.get(), chunk, s.dv,
+                                                                        o.renormalize, out_count);
+    check_launch("causal_output_kernel");
+    // G ← exp(M_old − M_last) G + K̂_cᵀ [V_c, 1] with K̂_j = K̃_j exp(M_j − M_last).
+    chunk_keys_to_last_kernel<<<blocks_for(fk.values.size(), kThreads), kThreads>>>(k_chunk, running.get(), chunk, F,
+                                                                                    fk.values.size());
+    check_launch("chunk_keys_to_last_kernel");
+    if (first > 0) {
+      state_to_last_kernel<<<blocks_for(state.size(), kThreads), kThreads>>>(state.get(), state_per_head,
+                                                                             running.get(), chunk, state.size());
+      check_launch("state_to_last_kernel");
+    }
+    gemm_heads(CUBLAS_OP_N, CUBLAS_OP_T, dv1, F, rows, v_chunk, dv1, v_stride, k_chunk, F, f_stride, 1.0f,
+               state.get(), dv1, (long long)state_per_head, s.heads);
+  }
+}
+
 // The whole forward on device-resident inputs; returns the output (heads×lq×dv). Device memory it holds at most,
-// in floats per head (the [cuda] tests check this count): [V, 1] L(dv+1) and both feature sets 2L(F+1) throughout;
-// while the keys' features are formed also U_K (L d) and U_K Wᵀ (L m); afterwards the output L dv plus, causal, the
-// running maxima L, the state F(dv+1), a chunk's numerator C(dv+1) and scores C²; bidirectional, the state
-// F(dv+1), the numerator L(dv+1) and one maximum.
+// in floats per head (the [cuda] tests check these counts):
+//   bidirectional: [V, 1] L(dv+1) and both feature sets 2L(F+1) throughout; while the keys' features are formed also
+//   U_K (L d) and U_K Wᵀ (L m); afterwards the output L dv, the state F(dv+1), the numerator L(dv+1) and one maximum;
+//   causal: [V, 1] L(dv+1), the output L dv, the running maxima L, the state F(dv+1), a chunk's numerator C(dv+1) and
+//   scores C² throughout; then per chunk of C rows its queries' and keys' features 2C(F+1), and while the keys' are
+//   formed also U (C d) and U Wᵀ (C m). The causal peak therefore grows with L only through L(2 dv + 2): at
+//   L = 65536, d = dv = 64, m = 256 and C = 64 that is 131 floats per row and head, a memory ratio
+//   (inputs + peak)/(inputs + outputs) of (192 + 131)/256 ≈ 1.26.
 DeviceBuffer favor_forward(const Shape& s, const FavorOptions& o, const DeviceInputs& in) {
   const DeviceBuffer v_ext = with_ones(s, in.v);
-  Features fq = features_of(s, o, in.q, in, s.lq);
-  Features fk = features_of(s, o, in.k, in, s.lk);
+  if (o.causal) {
+    DeviceBuffer result(std::size_t(s.heads) * s.lq * s.dv);
+    causal(s, o, in, v_ext, result);
+    return result;
+  }
+  Features fq = features_of(s, o, in.q, in, s.lq, 0, s.lq);
+  Features fk = features_of(s, o, in.k, in, s.lk, 0, s.lk);
   DeviceBuffer result(std::size_t(s.heads) * s.lq * s.dv);
-  if (o.causal)
-    causal(s, o, v_ext, fq.values, fq.log_scale, fk.values, fk.log_scale, result);
-  else
-    bidirectional(s, o, v_ext, fq.values, fq.log_scale, fk.values, fk.log_scale, result);
+  bidirectional(s, o, v_ext, fq.values, fq.log_scale, fk.values, fk.log_scale, result);
   return result;
 }
 
