@@ -146,7 +146,7 @@ void BM_CausalChunk(benchmark::State& state) {
   state.counters["rows_per_s"] = benchmark::Counter(double(kL) * double(state.iterations()),
                                                     benchmark::Counter::kIsRate);
 }
-BENCHMARK(BM_CausalChunk)->Arg(16)->Arg(32)->Arg(64)->Arg(128)->Arg(256)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_CausalChunk)->Arg(16)->Arg(32)->Arg(48)->Arg(64)->Arg(128)->Arg(256)->Unit(benchmark::kMillisecond);
 
 void BM_Bidirectional(benchmark::State& state) {
   AttentionConfig c;

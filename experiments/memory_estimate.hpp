@@ -142,8 +142,9 @@ inline double npy_read_bytes(double values) { return 16 * values; }
 //   FAVOR       one [V, 1]-state of columns × (dv+1) per 512 keys, per thread a 512-row block's features (1.5 ×
 //               columns: trig and hyperbolic fill 2m columns from an m-column projection; 3 × for a generalized
 //               kernel's f(Wu) + ε_k) (bidirectional_favor_blocks.hpp, attention_features.cpp); causal: a window of
-//               512 rows' query features, two states per chunk and per thread a chunk's features and its
-//               chunk × chunk scores (causal_favor_attention.cpp);
+//               512 rows' query features, one state per chunk and the carried state, and per thread a feature
+//               block's (256 rows of whole chunks) keys, [V, 1] and projection and a chunk × chunk scores
+//               (causal_favor_attention.cpp);
 //   PermuteFormer  also the gathered copies of a block's features (the index maps of the current token are O(columns)
 //               and no table of powers is kept: attention/position_permutation.hpp).
 struct AttendShape {
@@ -151,7 +152,7 @@ struct AttendShape {
   double m = 0, columns = 0;  // FAVOR: projection rows and feature columns
   bool exact = false, causal = false, permute = false;
   bool generalized = false;   // a generalized kernel (relu, exp, …) among the feature maps
-  double chunk = 64;          // causal FAVOR's rows per chunk
+  double chunk = 48;          // causal FAVOR's rows per chunk
   double scalar = kDouble;    // bytes per entry: kDouble, or kFloat for attend<float>
 };
 
@@ -164,10 +165,11 @@ inline double attend_head_working_bytes(const AttendShape& a, double workers) {
     entries = (std::ceil(a.lk / 512) + 1) * c * dv1 +
               workers * 512 * (a.d + block_features + 2 * dv1 + (a.permute ? 2 * c : 0));
   } else {
-    const double chunk = std::max(1.0, a.chunk);
-    const double window = std::min(std::max(1.0, std::floor(512 / chunk)), std::ceil(a.lk / chunk));
-    entries = (2 * window + 1) * c * dv1 + window * chunk * (c + dv1 + 2) +
-              workers * chunk * (a.d + (a.generalized ? 5 : 3) * c + chunk + 4 * dv1 + (a.permute ? 2 * c : 0));
+    const double chunk = std::max(1.0, a.chunk), block = chunk * std::max(1.0, std::floor(256 / chunk));
+    const double window = std::min(block * std::max(1.0, std::floor(512 / block)), std::ceil(a.lk / chunk) * chunk);
+    entries = (std::ceil(window / chunk) + 1) * c * dv1 + window * (c + dv1 + 2) +
+              workers * (block * (a.d + (a.generalized ? 5 : 3) * c + 2 * dv1) +
+                         chunk * (chunk + 2 * dv1 + (a.permute ? 2 * c : 0)));
   }
   return entries * a.scalar;
 }

@@ -6,7 +6,7 @@
 #   3. run `favorlab speed --backend cuda --quick` (L = 512 … 65536, the CUDA issue's targets) and copy its checks
 #      (the causal 10x target, the bidirectional 2x target, device memory) into summary.txt;
 #   4. run `favorlab attention-error --backend cuda --quick`: an experiment end to end on the GPU;
-#   5. tune the causal chunk: causal FAVOR at L = 65536 (8 heads, d = 64, m = 256) for chunks 64 … 1024, device time
+#   5. tune the causal chunk: causal FAVOR at L = 65536 (8 heads, d = 64, m = 256) for chunks 48 … 1024, device time
 #      and device memory of each into summary.txt (chunk_sweep.txt; the JSON of each run beside it).
 # Everything goes to gpu-check-results/<UTC time>/ (log.txt, summary.txt, the test report, the results as JSON).
 # Exits non-zero when the build or a test fails, or the GPU tests did not run.
@@ -104,7 +104,7 @@ fi
 # 5. The causal chunk for this GPU. Each run times every method at the one length (--time-cap keeps exact attention
 # out); the line per chunk is favor_causal's median device time and memory ratio from that run's JSON.
 start=$(date +%s)
-for chunk in 64 128 256 512 1024; do
+for chunk in 48 64 128 256 512 1024; do
   json="$out/speed_cuda_chunk$chunk.json"
   if ! timeout 120 "$favorlab" speed --backend cuda --shapes regular --min-L 65536 --max-L 65536 --chunk "$chunk" \
        --trials 5 --time-cap 1 --quiet --out "$json" >> "$log" 2>&1; then

@@ -13,42 +13,56 @@ namespace favorlab {
 
 namespace {
 
-// Rows per window: the chunks of one window run in parallel (phases 1 and 3 below). A constant, never the thread
-// count, so the arithmetic — and every bit of the output — is the same on any number of threads. Why 512: a window
-// holds per chunk its query features and two m × (dv+1) states, ~130 KB per 64-row chunk at m = 256, dv = 64 in
-// float, so 2048 rows (32 chunks, ~4 MB) spill the 1 MiB L2 of the development machine and 512 rows (~1 MB) about
-// fit. Measured at L = 4096, d = 64, m = 256, float, best of 7: 8 heads at one thread 192–205 ms (2048 rows),
-// 148–150 (1024), 143–152 (512), 146–197 (256); one head on two threads 13.6–14.1 ms (2048), 11.4–13.2 (512). 512
-// still gives 8 chunks per window to the threads of one head.
+// Rows per window (whole feature blocks): the blocks and chunks of one window run in parallel (phases 1 and 3
+// below). A constant, never the thread count, so the arithmetic — and every bit of the output — is the same on any
+// number of threads. Why 512: a window holds its query features and one m × (dv+1) state per chunk, ~1 MB at
+// m = 256, dv = 64 in float, about the 1 MiB L2 of the development machine; 2048 rows spill it. Measured (when a
+// window held two states per 64-row chunk) at L = 4096, d = 64, m = 256, float, best of 7: 8 heads at one thread
+// 192–205 ms (2048 rows), 148–150 (1024), 143–152 (512), 146–197 (256); one head on two threads 13.6–14.1 ms (2048),
+// 11.4–13.2 (512).
 constexpr Eigen::Index kWindowRows = 512;
+
+// Rows per feature block: the queries' and keys' features are formed for whole chunks, this many rows (at least one
+// chunk) at a time, then cut into chunks. So the chunk, which sets the within-chunk work (∝ chunk per row), is chosen
+// apart from the size of the feature GEMMs, and two blocks per window keep two threads of one head busy. A constant,
+// like kWindowRows.
+constexpr Eigen::Index kFeatureRows = 256;
 
 template <class T>
 using Column = Eigen::Array<T, Eigen::Dynamic, 1>;
 
 // What one chunk computes on its own, before the state of earlier chunks is known. Everything is relative to the
-// chunk's own running maximum r_j of the key log scales (r starts at −∞ at the chunk's first row).
+// running maximum r_j of the key log scales over the chunk's feature block (r starts at −∞ at the block's first
+// row, so it never depends on later keys): once the block's maximum is reached r is flat over whole chunks, and
+// their within-chunk weights and key rescaling are skipped (all factors exactly 1).
 template <class T>
 struct ChunkPart {
-  Matrix<T> queries;     // Q'_c (query features, relative to exp(query log scale))
-  Column<T> query_scale; // query log scales
-  Column<T> running;     // r_j, the chunk-local running maximum of key log scales
-  Matrix<T> local;       // [num, den] of the keys inside the chunk, row i relative to exp(r_i)
-  Matrix<T> state;       // Σ_j K'_j [V_j, 1] over the chunk, relative to exp(r_last)
+  Column<T> running;  // r_j, the running maximum of key log scales since the feature block's first row
+  Matrix<T> local;    // [num, den] of the keys inside the chunk, row i relative to exp(r_i)
+  Matrix<T> state;    // Σ_j K'_j [V_j, 1] over the chunk, relative to exp(r_last)
 };
 
+// A feature block: whole chunks, queries kept for phase 3.
 template <class T>
-ChunkPart<T> chunk_part(const Matrix<T>& q, const Matrix<T>& k, const Matrix<T>& v, const Matrix<T>& w,
-                        const AttentionConfig& config, Eigen::Index first, Eigen::Index rows) {
-  ChunkPart<T> part;
-  // K̃_j relative to exp(r_j): the running maximum goes straight into the keys' exponents (one pass).
-  ScaledFeatures<T> keys = relative_features_of_rows<T>(k, first, rows, w, config, [](const Column<T>& own) {
-    return running_maxima(own, -std::numeric_limits<T>::infinity());
-  });
-  ScaledFeatures<T> queries = attention_features_of_rows(q, first, rows, w, config);
-  part.running = std::move(keys.log_scale);
+struct BlockPart {
+  ScaledFeatures<T> queries;  // Q' (relative to exp(query log scale)) and the query log scales of the block's rows
+  std::vector<ChunkPart<T>> chunks;
+};
 
+// The within-chunk part of a chunk from its queries' and keys' features and its [V, 1] (row blocks of the feature
+// block's); keys holds K̃_j relative to exp(r_j) and is rescaled in place.
+template <class T, class Queries, class Keys, class Values>
+ChunkPart<T> chunk_part(const Queries& queries, Keys&& keys, Column<T> running, const Values& values) {
+  const Eigen::Index rows = queries.rows();
+  ChunkPart<T> part;
+  part.running = std::move(running);
+  // Scores of query i and key j ≤ i only, as two halves: the first h queries against the first h keys, the others
+  // against all; the top-right h × (rows − h) corner (keys after every query of the upper half) is never formed —
+  // the mask below zeroes it — which saves a quarter of the scores' and of the local product's multiply-adds.
+  const Eigen::Index h = rows / 2;
   Matrix<T> scores(rows, rows);
-  scores.noalias() = queries.values * keys.values.transpose();
+  scores.topLeftCorner(h, h).noalias() = queries.topRows(h) * keys.topRows(h).transpose();
+  scores.bottomRows(rows - h).noalias() = queries.bottomRows(rows - h) * keys.transpose();
   // Query i weighs key j ≤ i by exp(r_j − r_i) ≤ 1. The running maximum only grows, so when its first and last
   // values agree every factor is exactly 1 and the products can be skipped — the common case once the maximum has
   // been reached. Column by column: contiguous entries and one vectorized exp per column.
@@ -62,18 +76,38 @@ ChunkPart<T> chunk_part(const Matrix<T>& q, const Matrix<T>& k, const Matrix<T>&
     exp_into(weights, part.running(j) - part.running.tail(later), T(1));
     scores.col(j).tail(later).array() *= weights;
   }
-  const Matrix<T> values = values_with_ones(v, first, rows);
-  part.local.noalias() = scores * values;
+  part.local.resize(rows, values.cols());
+  part.local.topRows(h).noalias() = scores.topLeftCorner(h, h) * values.topRows(h);
+  part.local.bottomRows(rows - h).noalias() = scores.bottomRows(rows - h) * values;
 
   const T last = part.running(rows - 1);
   if (!constant) {
     exp_into(factor, part.running - last, T(1));  // a column first: a broadcast exp would be one std::exp per entry
-    keys.values.array().colwise() *= factor;
+    keys.array().colwise() *= factor;
   }
-  part.state.noalias() = keys.values.transpose() * values;
-  part.queries = std::move(queries.values);
-  part.query_scale = std::move(queries.log_scale);
+  part.state.noalias() = keys.transpose() * values;
   return part;
+}
+
+// Feature block [first, first + rows) of whole chunks: features of its queries and keys in one pass each (keys
+// relative to the running maximum of their own chunk), then each chunk's part.
+template <class T>
+BlockPart<T> block_part(const Matrix<T>& q, const Matrix<T>& k, const Matrix<T>& v, const Matrix<T>& w,
+                        const AttentionConfig& config, Eigen::Index first, Eigen::Index rows) {
+  const Eigen::Index chunk = config.chunk;
+  // K̃_j relative to exp(r_j): the running maxima go straight into the keys' exponents (one pass).
+  ScaledFeatures<T> keys = relative_features_of_rows<T>(k, first, rows, w, config, [](const Column<T>& own) {
+    return running_maxima(own, -std::numeric_limits<T>::infinity());
+  });
+  BlockPart<T> block;
+  block.queries = attention_features_of_rows(q, first, rows, w, config);
+  const Matrix<T> values = values_with_ones(v, first, rows);
+  for (Eigen::Index c = 0; c < rows; c += chunk) {
+    const Eigen::Index n = std::min(chunk, rows - c);
+    block.chunks.push_back(chunk_part<T>(block.queries.values.middleRows(c, n), keys.values.middleRows(c, n),
+                                         keys.log_scale.segment(c, n), values.middleRows(c, n)));
+  }
+  return block;
 }
 
 }  // namespace
@@ -82,59 +116,67 @@ template <class T>
 Matrix<T> causal_favor_attention(const Matrix<T>& q, const Matrix<T>& k, const Matrix<T>& v, const Matrix<T>& w,
                                  const AttentionConfig& config, int threads) {
   const Eigen::Index length = q.rows(), dv = v.cols(), chunk = config.chunk;
-  const Eigen::Index chunks = (length + chunk - 1) / chunk;
-  const Eigen::Index window = std::max<Eigen::Index>(1, kWindowRows / chunk);
+  const Eigen::Index block_rows = chunk * std::max<Eigen::Index>(1, kFeatureRows / chunk);  // whole chunks
+  const Eigen::Index window_rows = block_rows * std::max<Eigen::Index>(1, kWindowRows / block_rows);
   Matrix<T> out(length, dv);
   Matrix<T> state;                                          // G before the window, relative to exp(carried)
   T carried = -std::numeric_limits<T>::infinity();          // M before the window (−∞: no keys yet)
-  std::vector<ChunkPart<T>> parts;
-  std::vector<Matrix<T>> incoming;  // per chunk of the window: G before it, relative to exp(incoming_scale)
+  std::vector<BlockPart<T>> blocks;
+  std::vector<const Matrix<T>*> incoming;  // per chunk of the window: G before it, relative to exp(incoming_scale)
   std::vector<T> incoming_scale;
-  for (Eigen::Index w0 = 0; w0 < chunks; w0 += window) {
-    const Eigen::Index count = std::min(window, chunks - w0);
-    parts.assign(std::size_t(count), {});
-    // Phase 1, in parallel: each chunk on its own.
+  for (Eigen::Index w0 = 0; w0 < length; w0 += window_rows) {
+    const Eigen::Index count = (std::min(window_rows, length - w0) + block_rows - 1) / block_rows;
+    blocks.assign(std::size_t(count), {});
+    // Phase 1, in parallel: each feature block, and each of its chunks, on its own.
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
-    for (Eigen::Index c = 0; c < count; ++c) {
-      const Eigen::Index first = (w0 + c) * chunk;
-      parts[std::size_t(c)] = chunk_part(q, k, v, w, config, first, std::min(chunk, length - first));
+    for (Eigen::Index b = 0; b < count; ++b) {
+      const Eigen::Index first = w0 + b * block_rows;
+      blocks[std::size_t(b)] = block_part(q, k, v, w, config, first, std::min(block_rows, length - first));
     }
-    // Phase 2, in order: the state entering each chunk. M only grows, so every factor exp(· − M_new) is ≤ 1.
-    incoming.assign(std::size_t(count), {});
-    incoming_scale.assign(std::size_t(count), carried);
-    for (Eigen::Index c = 0; c < count; ++c) {
-      const ChunkPart<T>& p = parts[std::size_t(c)];
-      incoming[std::size_t(c)] = state;
-      incoming_scale[std::size_t(c)] = carried;
-      const T top = p.running(p.running.size() - 1);
-      const T next = std::max(carried, top);
-      if (state.size() == 0)
-        state = p.state * std::exp(top - next);
-      else
-        state = state * std::exp(carried - next) + p.state * std::exp(top - next);
-      carried = next;
-    }
+    // Phase 2, in order: the state entering each chunk. M only grows, so every factor exp(· − M_new) is ≤ 1. Each
+    // chunk's state becomes, in place, G after it (the chunk after it reads that), relative to exp(M after it).
+    incoming.clear();
+    incoming_scale.clear();
+    const Matrix<T>* before = state.size() > 0 ? &state : nullptr;
+    for (BlockPart<T>& block : blocks)
+      for (ChunkPart<T>& p : block.chunks) {
+        incoming.push_back(before);
+        incoming_scale.push_back(carried);
+        const T top = p.running(p.running.size() - 1);
+        const T next = std::max(carried, top);
+        if (before == nullptr)
+          p.state *= std::exp(top - next);
+        else
+          p.state = *before * std::exp(carried - next) + p.state * std::exp(top - next);
+        carried = next;
+        before = &p.state;
+      }
     // Phase 3, in parallel: each chunk's outputs from its own part and the state entering it. Row i is taken
     // relative to exp(M_i), M_i = max(incoming scale, r_i): the running maximum over keys 0..i, so output i depends
     // on keys and values 0..i only.
+    const Eigen::Index chunks = Eigen::Index(incoming.size()), per_block = block_rows / chunk;
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
-    for (Eigen::Index c = 0; c < count; ++c) {
-      const ChunkPart<T>& p = parts[std::size_t(c)];
-      const Eigen::Index first = (w0 + c) * chunk, rows = p.running.size();
-      const T before = incoming_scale[std::size_t(c)];
-      const Column<T> top = p.running.max(before);  // M_i
+    for (Eigen::Index c = 0; c < chunks; ++c) {
+      const BlockPart<T>& block = blocks[std::size_t(c / per_block)];
+      const ChunkPart<T>& p = block.chunks[std::size_t(c % per_block)];
+      const Eigen::Index offset = (c % per_block) * chunk, rows = p.running.size(), first = w0 + c * chunk;
+      const T scale = incoming_scale[std::size_t(c)];
+      const Column<T> top = p.running.max(scale);  // M_i
       Column<T> factor(rows);  // each exp as a column first: a broadcast exp would be one std::exp per entry
       exp_into(factor, p.running - top, T(1));
       Matrix<T> num = (p.local.array().colwise() * factor).matrix();
-      if (incoming[std::size_t(c)].size() > 0) {
-        exp_into(factor, before - top, T(1));
-        num += ((p.queries * incoming[std::size_t(c)]).array().colwise() * factor).matrix();
+      if (const Matrix<T>* g = incoming[std::size_t(c)]; g != nullptr) {
+        exp_into(factor, scale - top, T(1));
+        num += ((block.queries.values.middleRows(offset, rows) * *g).array().colwise() * factor).matrix();
       }
       if (config.renormalize)
         out.middleRows(first, rows) = (num.leftCols(dv).array().colwise() / num.col(dv).array()).matrix();
       else
-        out.middleRows(first, rows) = (num.leftCols(dv).array().colwise() * (p.query_scale + top).exp()).matrix();
+        out.middleRows(first, rows) =
+            (num.leftCols(dv).array().colwise() * (block.queries.log_scale.segment(offset, rows) + top).exp())
+                .matrix();
     }
+    state = *before;  // after phase 3, which reads the window's first incoming state: that may be `state` itself
   }
   return out;
 }

@@ -422,7 +422,7 @@ void causal(const Shape& s, const FavorOptions& o, const DeviceInputs& in, const
 //   causal: [V, 1] L(dv+1), the output L dv, the running maxima L, the state F(dv+1), a chunk's numerator C(dv+1) and
 //   scores C² throughout; then per chunk of C rows its queries' and keys' features 2C(F+1), and while the keys' are
 //   formed also U (C d) and U Wᵀ (C m). The causal peak therefore grows with L only through L(2 dv + 2): at
-//   L = 65536, d = dv = 64, m = 256 and C = 64 that is 131 floats per row and head, a memory ratio
+//   L = 65536, d = dv = 64, m = 256 and C = 48 that is 131 floats per row and head, a memory ratio
 //   (inputs + peak)/(inputs + outputs) of (192 + 131)/256 ≈ 1.26.
 DeviceBuffer favor_forward(const Shape& s, const FavorOptions& o, const DeviceInputs& in) {
   const DeviceBuffer v_ext = with_ones(s, in.v);
