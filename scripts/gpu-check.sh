@@ -101,12 +101,13 @@ else
   finish FAIL 1
 fi
 
-# 5. The causal chunk for this GPU. Each run times every method at the one length (--time-cap keeps exact attention
-# out); the line per chunk is favor_causal's median device time and memory ratio from that run's JSON.
+# 5. The causal chunk for this GPU. Each run times every method at L = 32768 and 65536; --time-cap 1 drops exact
+# attention at 65536 when its time at 32768 predicts more than 1 s there. The line per chunk is favor_causal's median
+# device time and memory ratio at L = 65536 from that run's JSON.
 start=$(date +%s)
 for chunk in 48 64 128 256 512 1024; do
   json="$out/speed_cuda_chunk$chunk.json"
-  if ! timeout 120 "$favorlab" speed --backend cuda --shapes regular --min-L 65536 --max-L 65536 --chunk "$chunk" \
+  if ! timeout 120 "$favorlab" speed --backend cuda --shapes regular --min-L 32768 --max-L 65536 --chunk "$chunk" \
        --trials 5 --time-cap 1 --quiet --out "$json" >> "$log" 2>&1; then
     note "chunk sweep: chunk $chunk FAILED (see log.txt)"
     finish FAIL 1

@@ -175,11 +175,11 @@ TEST_CASE("chunked causal FAVOR equals the sequential prefix sums for every chun
 // Long enough for several windows and feature blocks at every chunk below (chunk 48: blocks of 240 rows, windows of
 // 480; chunk 1: 256 and 512; chunk 300: one chunk per block and window; chunk 600: one block longer than the usual
 // window), so the states chained across chunks, blocks and windows are all checked against the quadratic reference.
-// Later keys have larger norms, so the running maximum moves in later blocks and windows too and every carried rescaling
-// is exercised. Tolerance: double rounding u ≈ 1.1e-16; exponents up to ≈ 20 carry ≈ 20u into each exp and sums over
-// at most 1100 keys add ≤ 1100u ≈ 1.2e-13 relative — 1e-10 is far above that and far below what a state lost or
-// mis-scaled between chunks gives (a whole block's keys missing or weighted wrongly changes outputs by O(1e-2) or more;
-// the check at the end shows how much the masked keys alone move them).
+// Later keys have larger norms, so the running maximum moves in later blocks and windows too and every carried
+// rescaling is exercised. Tolerance: double rounding u ≈ 1.1e-16; exponents up to ≈ 20 carry ≈ 20u into each exp and
+// sums over at most 1100 keys add ≤ 1100u ≈ 1.2e-13 relative — 1e-10 is far above that and far below what a state
+// lost or mis-scaled between chunks gives (a whole block's keys missing or weighted wrongly changes outputs by O(1e-2)
+// or more; the check at the end shows how much the masked keys alone move them).
 TEST_CASE("chunked causal FAVOR equals the quadratic reference over many windows and feature blocks", "[attention]") {
   const int L = 1100, d = 8;
   Eigen::MatrixXd k = gaussian(L, d, 0.6, 40);

@@ -90,7 +90,7 @@ ChunkPart<T> chunk_part(const Queries& queries, Keys&& keys, Column<T> running, 
 }
 
 // Feature block [first, first + rows) of whole chunks: features of its queries and keys in one pass each (keys
-// relative to the running maximum of their own chunk), then each chunk's part.
+// relative to their running maximum since the block's first row), then each chunk's part.
 template <class T>
 BlockPart<T> block_part(const Matrix<T>& q, const Matrix<T>& k, const Matrix<T>& v, const Matrix<T>& w,
                         const AttentionConfig& config, Eigen::Index first, Eigen::Index rows) {
