@@ -170,6 +170,32 @@ TEST_CASE("causal PermuteFormer: chunk sizes 1, odd and L agree", "[permute]") {
   }
 }
 
+// Causal PermuteFormer runs on causal FAVOR's windowed algorithm with the decay passed in: over several windows and
+// feature blocks (L = 1100: chunk 48 gives blocks of 240 rows and windows of 480; chunk 300 one chunk per window) it
+// must equal the quadratic reference, 1-D and 2-D, on one and two threads. r = 0.995 keeps keys of earlier windows
+// in play (r^480 ≈ 0.09). Tolerance as in the test above (double rounding of features and sums of ≤ 1100 terms,
+// ≲ 1e-13 relative); a state mis-decayed by one factor r between chunks moves outputs by ≈ 1e-3 or more, which the
+// check with r = 1 shows the reference can see.
+TEST_CASE("causal PermuteFormer equals the quadratic reference over many windows and feature blocks", "[permute]") {
+  const int d = 4, m = 8;
+  const Eigen::Index W = 44, H = 25, L = W * H;
+  const auto q = gaussian(int(L), d, 51), k = gaussian(int(L), d, 52), v = gaussian(int(L), 2, 53);
+  for (bool two_d : {false, true})
+    for (int chunk : {1, 48, 300}) {
+      const AttentionConfig c = permute_config(FeatureKind::positive, true, m, chunk);
+      const Eigen::MatrixXd w = draw_attention_projection(c, d, 8, 0);
+      const PermuteHead head = random_head(m, two_d, 0.995, 57);
+      const PermuteLayout layout = two_d ? PermuteLayout::grid(W, H) : PermuteLayout::line();
+      const Eigen::MatrixXd ref = permute_attention_reference(q, k, v, w, c, head, layout, 0, L);
+      INFO((two_d ? "2-D" : "1-D") << " chunk " << chunk);
+      CHECK(relative_max_error(linear(q, k, v, w, c, head, layout), ref) < 1e-10);
+      CHECK(relative_max_error(linear(q, k, v, w, c, head, layout, 2), ref) < 1e-10);
+      PermuteHead undecayed = head;
+      undecayed.r = 1.0;
+      CHECK(relative_max_error(permute_attention_reference(q, k, v, w, c, undecayed, layout, 0, L), ref) > 1e-3);
+    }
+}
+
 TEST_CASE("causal PermuteFormer output i does not change, bit for bit, when later keys or values change",
           "[permute]") {
   const int d = 4, m = 8, L = 30, cut = 13;  // cut is inside a chunk of 8

@@ -5,33 +5,20 @@
 // read out block by block. The variation is `features`, which forms the features of a block of rows:
 //   features.keys(first, rows)    → {values (rows × columns), log_scale: one for the block}
 //   features.queries(first, rows) → {values, log_scale: one per row}
-// FavorFeatures below for FAVOR; PermutedFeatures (attention/permuted_features.hpp) for PermuteFormer, which applies
-// the position permutations P_π^i as it forms them.
+// FavorFeatures (attention/favor_features.hpp) for FAVOR; PermutedFeatures (attention/permuted_features.hpp) for
+// PermuteFormer, which applies the position permutations P_π^i as it forms them.
 #include <algorithm>
 #include <cmath>
 #include <vector>
 
 #include "attention/attention_config.hpp"
 #include "attention/attention_features.hpp"
+#include "attention/favor_features.hpp"
 #include "attention/values_with_ones.hpp"
 
 namespace favorlab {
 
 inline constexpr Eigen::Index kBidirectionalBlock = 512;
-
-template <class T>
-struct FavorFeatures {
-  const Matrix<T>& q;
-  const Matrix<T>& k;
-  const Matrix<T>& w;
-  const AttentionConfig& config;
-  BlockFeatures<T> keys(Eigen::Index first, Eigen::Index rows) const {
-    return block_features_of_rows(k, first, rows, w, config);  // relative to the block's max
-  }
-  ScaledFeatures<T> queries(Eigen::Index first, Eigen::Index rows) const {
-    return attention_features_of_rows(q, first, rows, w, config);
-  }
-};
 
 template <class T, class Features>
 Matrix<T> bidirectional_favor_blocks(Eigen::Index lq, const Matrix<T>& v, const AttentionConfig& config, int threads,

@@ -13,7 +13,8 @@
 // own thread, everything that needs only its own rows — features, the masked in-chunk product, its contribution to
 // the state — relative to its own running maximum; then the states entering the window's chunks are chained in order
 // (one m×(dv+1) update per chunk); then each chunk finishes its outputs in parallel. The window is a constant, so the
-// arithmetic, and every bit of the result, is the same on any number of threads.
+// arithmetic, and every bit of the result, is the same on any number of threads. The algorithm lives in
+// causal_favor_windows.hpp, with the features passed in: PermuteFormer's causal attention runs on it too.
 // w is m×d (0×d for generalized kernels without projection) in precision T; q, k: L×d, v: L×dv.
 #include "attention/attention_config.hpp"
 #include "features/feature_maps.hpp"

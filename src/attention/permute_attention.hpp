@@ -5,10 +5,11 @@
 // gathered with its token's index map (position_permutation.hpp) as the features are formed
 // (permuted_features.hpp): O(L·m) extra time over FAVOR, O(m) extra memory.
 // Bidirectional (r = 1): FAVOR's key-block states over the gathered features.
-// Causal (0 < r ≤ 1): chunks of config.chunk rows. r^i and r^{−j} are never formed — r^{−j} overflows float32 once
-// j ≳ 88/|ln r| (≈ 700 at r = 0.88). Inside a chunk the masked scores carry r^{i−j}, i ≥ j; the state carried across
-// chunks is Σ_{j<c} r^{c−j} k̃'_j [v_j, 1]ᵀ (decayed to the chunk start c, multiplied by r^{chunk} per chunk) and
-// query i of the chunk reads it with r^{i−c}. Every power of r has a non-negative exponent, so nothing can overflow
+// Causal (0 < r ≤ 1): causal FAVOR's windowed algorithm (causal_favor_windows.hpp: feature blocks, chunks of
+// config.chunk rows, one head on several threads) with the decay passed in. r^i and r^{−j} are never formed —
+// r^{−j} overflows float32 once j ≳ 88/|ln r| (≈ 700 at r = 0.88). Inside a chunk the masked scores carry r^{i−j},
+// i ≥ j; the state carried across chunks is Σ_{j<c} r^{c−j} k̃'_j [v_j, 1]ᵀ (decayed to the chunk start c,
+// multiplied by r^{chunk} per chunk) and query i of the chunk reads it with r^{i−c}. Every power of r has a non-negative exponent, so nothing can overflow
 // at any L. The FAVOR stabilizer is carried exactly as in causal_favor_attention.hpp (keys relative to a running
 // maximum of their log scales), so output i depends on keys and values 0..i only, bit for bit.
 // renormalize = false returns Σ_j sim(i, j) v_j itself.

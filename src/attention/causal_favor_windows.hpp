@@ -1,0 +1,220 @@
+#pragma once
+// The windowed algorithm behind causal FAVOR, shared by plain FAVOR and PermuteFormer (as
+// bidirectional_favor_blocks.hpp is for the bidirectional side). The variation is passed in:
+//   features.queries(first, rows)          → {values (rows × columns), log_scale: one per row}
+//   features.causal_keys(first, rows, −∞)  → {values: φ(k_j)·exp(−running_j), running: the running maximum of the
+//                                            key log scales from row `first` on}
+// and a decay r ∈ (0, 1] weighting key j for query i ≥ j by r^(i−j) (PermuteFormer's relative-position decay; r = 1
+// is FAVOR, whose arithmetic then has no decay factor at all). FavorFeatures (attention/favor_features.hpp) for FAVOR;
+// PermutedFeatures (attention/permuted_features.hpp) for PermuteFormer.
+//
+// A head runs in windows of kCausalWindowRows rows (whole feature blocks): phase 1 forms each feature block's
+// features and each of its chunks' own part in parallel; phase 2 chains the chunk states in order; phase 3 finishes
+// each chunk's outputs in parallel. Every size is a constant or the chunk, never the thread count, so the arithmetic —
+// and every bit of the output — is the same on any number of threads.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <utility>
+#include <vector>
+
+#include "attention/attention_config.hpp"
+#include "attention/attention_features.hpp"
+#include "attention/favor_features.hpp"
+#include "attention/values_with_ones.hpp"
+#include "features/shifted_exp.hpp"
+
+namespace favorlab {
+
+// Rows per window (whole feature blocks): the blocks and chunks of one window run in parallel (phases 1 and 3
+// below). A constant, never the thread count, so the arithmetic — and every bit of the output — is the same on any
+// number of threads. Why 512: a window holds its query features and one m × (dv+1) state per chunk, ~1 MB at
+// m = 256, dv = 64 in float, about the 1 MiB L2 of the development machine; 2048 rows spill it. Measured (when a
+// window held two states per 64-row chunk) at L = 4096, d = 64, m = 256, float, best of 7: 8 heads at one thread
+// 192–205 ms (2048 rows), 148–150 (1024), 143–152 (512), 146–197 (256); one head on two threads 13.6–14.1 ms (2048),
+// 11.4–13.2 (512).
+inline constexpr Eigen::Index kCausalWindowRows = 512;
+
+// Rows per feature block: the queries' and keys' features are formed for whole chunks, this many rows (at least one
+// chunk) at a time, then cut into chunks. So the chunk, which sets the within-chunk work (∝ chunk per row), is chosen
+// apart from the size of the feature GEMMs, and two blocks per window keep two threads of one head busy. A constant,
+// like kCausalWindowRows.
+inline constexpr Eigen::Index kCausalFeatureRows = 256;
+
+namespace causal_detail {
+
+template <class T>
+using Column = Eigen::Array<T, Eigen::Dynamic, 1>;
+
+// What one chunk computes on its own, before the state of earlier chunks is known. Everything is relative to the
+// running maximum r_j of the key log scales over the chunk's feature block (r starts at −∞ at the block's first
+// row, so it never depends on later keys): once the block's maximum is reached r is flat over whole chunks, and
+// their within-chunk weights and key rescaling are skipped (all factors exactly 1).
+template <class T>
+struct ChunkPart {
+  Column<T> running;  // r_j, the running maximum of key log scales since the feature block's first row
+  Matrix<T> local;    // [num, den] of the keys inside the chunk, row i relative to exp(r_i)
+  Matrix<T> state;    // Σ_j K'_j [V_j, 1] over the chunk, relative to exp(r_last)
+};
+
+// A feature block: whole chunks, queries kept for phase 3.
+template <class T, class Queries>
+struct BlockPart {
+  Queries queries;  // Q' (relative to exp(query log scale)) and the query log scales of the block's rows
+  std::vector<ChunkPart<T>> chunks;
+};
+
+// The within-chunk part of a chunk from its queries' and keys' features and its [V, 1] (row blocks of the feature
+// block's); keys holds K̃_j relative to exp(r_j) and is rescaled in place. decay holds r^0 … r^chunk, or nothing
+// for r = 1.
+template <class T, class Queries, class Keys, class Values>
+ChunkPart<T> chunk_part(const Queries& queries, Keys&& keys, Column<T> running, const Values& values,
+                        const Column<T>& decay) {
+  const Eigen::Index rows = queries.rows();
+  ChunkPart<T> part;
+  part.running = std::move(running);
+  // Scores of query i and key j ≤ i only, as two halves: the first h queries against the first h keys, the others
+  // against all; the top-right h × (rows − h) corner (keys after every query of the upper half) is never formed —
+  // the mask below zeroes it — which saves a quarter of the scores' and of the local product's multiply-adds.
+  const Eigen::Index h = rows / 2;
+  Matrix<T> scores(rows, rows);
+  scores.topLeftCorner(h, h).noalias() = queries.topRows(h) * keys.topRows(h).transpose();
+  scores.bottomRows(rows - h).noalias() = queries.bottomRows(rows - h) * keys.transpose();
+  // Query i weighs key j ≤ i by exp(r_j − r_i) · r^(i−j) ≤ 1. The running maximum only grows, so when its first
+  // and last values agree every exp factor is exactly 1 and, without decay, the products can be skipped — the common
+  // case once the maximum has been reached. Column by column: contiguous entries and one vectorized exp per column.
+  const bool constant = part.running(0) == part.running(rows - 1), decayed = decay.size() > 0;
+  Column<T> factor(rows);
+  for (Eigen::Index j = 0; j < rows; ++j) {
+    scores.col(j).head(j).setZero();  // queries before key j
+    const Eigen::Index later = rows - j - 1;
+    if (later == 0 || (constant && !decayed)) continue;
+    auto weights = factor.head(later);
+    if (constant) {
+      weights = decay.segment(1, later);
+    } else {
+      exp_into(weights, part.running(j) - part.running.tail(later), T(1));
+      if (decayed) weights *= decay.segment(1, later);
+    }
+    scores.col(j).tail(later).array() *= weights;
+  }
+  part.local.resize(rows, values.cols());
+  part.local.topRows(h).noalias() = scores.topLeftCorner(h, h) * values.topRows(h);
+  part.local.bottomRows(rows - h).noalias() = scores.bottomRows(rows - h) * values;
+
+  // The keys carried to the next chunk's start: × exp(r_j − r_last) · r^(rows − j).
+  const T last = part.running(rows - 1);
+  if (!constant || decayed) {
+    if (constant)
+      factor.setOnes();
+    else
+      exp_into(factor, part.running - last, T(1));  // a column first: a broadcast exp would be one std::exp per entry
+    if (decayed) factor *= decay.segment(1, rows).reverse();
+    keys.array().colwise() *= factor;
+  }
+  part.state.noalias() = keys.transpose() * values;
+  return part;
+}
+
+template <class T, class Features>
+using QueriesOf = decltype(std::declval<const Features&>().queries(0, 0));
+
+// Feature block [first, first + rows) of whole chunks: features of its queries and keys in one pass each (keys
+// relative to their running maximum since the block's first row), then each chunk's part.
+template <class T, class Features>
+BlockPart<T, QueriesOf<T, Features>> block_part(const Features& features, const Matrix<T>& v, Eigen::Index chunk,
+                                                const Column<T>& decay, Eigen::Index first, Eigen::Index rows) {
+  auto keys = features.causal_keys(first, rows, -std::numeric_limits<T>::infinity());
+  BlockPart<T, QueriesOf<T, Features>> block;
+  block.queries = features.queries(first, rows);
+  const Matrix<T> values = values_with_ones(v, first, rows);
+  for (Eigen::Index c = 0; c < rows; c += chunk) {
+    const Eigen::Index n = std::min(chunk, rows - c);
+    block.chunks.push_back(chunk_part<T>(block.queries.values.middleRows(c, n), keys.values.middleRows(c, n),
+                                         keys.running.segment(c, n), values.middleRows(c, n), decay));
+  }
+  return block;
+}
+
+}  // namespace causal_detail
+
+// Causal attention of one head over `length` rows (queries and keys alike) with values v, decay r ∈ (0, 1].
+template <class T, class Features>
+Matrix<T> causal_favor_windows(Eigen::Index length, const Matrix<T>& v, const AttentionConfig& config, int threads,
+                               const Features& features, double r = 1) {
+  using namespace causal_detail;
+  const Eigen::Index dv = v.cols(), chunk = std::min<Eigen::Index>(config.chunk, std::max<Eigen::Index>(1, length));
+  const Eigen::Index block_rows = chunk * std::max<Eigen::Index>(1, kCausalFeatureRows / chunk);  // whole chunks
+  const Eigen::Index window_rows = block_rows * std::max<Eigen::Index>(1, kCausalWindowRows / block_rows);
+  // decay(t) = r^t for 0 ≤ t ≤ chunk: the only powers of r ever used (each ≤ 1; far ones underflow to 0, the correctly
+  // rounded value of a weight below the smallest subnormal). Empty for r = 1: no decay factor at all.
+  Column<T> decay(r == 1 ? 0 : chunk + 1);
+  for (Eigen::Index t = 0; t < decay.size(); ++t) decay(t) = static_cast<T>(std::pow(r, static_cast<double>(t)));
+  Matrix<T> out(length, dv);
+  Matrix<T> state;                                          // G before the window, relative to exp(carried)
+  T carried = -std::numeric_limits<T>::infinity();          // M before the window (−∞: no keys yet)
+  std::vector<BlockPart<T, QueriesOf<T, Features>>> blocks;
+  std::vector<const Matrix<T>*> incoming;  // per chunk of the window: G before it, relative to exp(incoming_scale)
+  std::vector<T> incoming_scale;
+  for (Eigen::Index w0 = 0; w0 < length; w0 += window_rows) {
+    const Eigen::Index count = (std::min(window_rows, length - w0) + block_rows - 1) / block_rows;
+    blocks.assign(std::size_t(count), {});
+    // Phase 1, in parallel: each feature block, and each of its chunks, on its own.
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
+    for (Eigen::Index b = 0; b < count; ++b) {
+      const Eigen::Index first = w0 + b * block_rows;
+      blocks[std::size_t(b)] = block_part<T>(features, v, chunk, decay, first, std::min(block_rows, length - first));
+    }
+    // Phase 2, in order: the state entering each chunk. M only grows, so every factor exp(· − M_new) is ≤ 1. Each
+    // chunk's state becomes, in place, G after it (the chunk after it reads that), relative to exp(M after it) and
+    // decayed to the next chunk's start (the state before it by r^rows).
+    incoming.clear();
+    incoming_scale.clear();
+    const Matrix<T>* before = state.size() > 0 ? &state : nullptr;
+    for (auto& block : blocks)
+      for (ChunkPart<T>& p : block.chunks) {
+        incoming.push_back(before);
+        incoming_scale.push_back(carried);
+        const T top = p.running(p.running.size() - 1);
+        const T next = std::max(carried, top);
+        if (before == nullptr)
+          p.state *= std::exp(top - next);
+        else if (decay.size() == 0)
+          p.state = *before * std::exp(carried - next) + p.state * std::exp(top - next);
+        else
+          p.state = *before * (std::exp(carried - next) * decay(p.running.size())) + p.state * std::exp(top - next);
+        carried = next;
+        before = &p.state;
+      }
+    // Phase 3, in parallel: each chunk's outputs from its own part and the state entering it (read by the chunk's
+    // row i with r^i). Row i is taken relative to exp(M_i), M_i = max(incoming scale, r_i): the running maximum over
+    // keys 0..i, so output i depends on keys and values 0..i only.
+    const Eigen::Index chunks = Eigen::Index(incoming.size()), per_block = block_rows / chunk;
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
+    for (Eigen::Index c = 0; c < chunks; ++c) {
+      const auto& block = blocks[std::size_t(c / per_block)];
+      const ChunkPart<T>& p = block.chunks[std::size_t(c % per_block)];
+      const Eigen::Index offset = (c % per_block) * chunk, rows = p.running.size(), first = w0 + c * chunk;
+      const T scale = incoming_scale[std::size_t(c)];
+      const Column<T> top = p.running.max(scale);  // M_i
+      Column<T> factor(rows);  // each exp as a column first: a broadcast exp would be one std::exp per entry
+      exp_into(factor, p.running - top, T(1));
+      Matrix<T> num = (p.local.array().colwise() * factor).matrix();
+      if (const Matrix<T>* g = incoming[std::size_t(c)]; g != nullptr) {
+        exp_into(factor, scale - top, T(1));
+        if (decay.size() > 0) factor *= decay.head(rows);
+        num += ((block.queries.values.middleRows(offset, rows) * *g).array().colwise() * factor).matrix();
+      }
+      if (config.renormalize)
+        out.middleRows(first, rows) = (num.leftCols(dv).array().colwise() / num.col(dv).array()).matrix();
+      else
+        out.middleRows(first, rows) =
+            (num.leftCols(dv).array().colwise() * (block.queries.log_scale.segment(offset, rows) + top).exp())
+                .matrix();
+    }
+    state = *before;  // after phase 3, which reads the window's first incoming state: that may be `state` itself
+  }
+  return out;
+}
+
+}  // namespace favorlab
