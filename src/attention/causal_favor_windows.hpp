@@ -48,13 +48,13 @@ using Column = Eigen::Array<T, Eigen::Dynamic, 1>;
 
 // What one chunk computes on its own, before the state of earlier chunks is known. Everything is relative to the
 // running maximum r_j of the key log scales over the chunk's feature block (r starts at −∞ at the block's first
-// row, so it never depends on later keys): once the block's maximum is reached r is flat over whole chunks, and
-// their within-chunk weights and key rescaling are skipped (all factors exactly 1).
+// row, so it never depends on later keys): once the block's maximum is reached r is flat over whole chunks, whose
+// exp factors are then exactly 1 — without decay their within-chunk weights and key rescaling are skipped.
 template <class T>
 struct ChunkPart {
   Column<T> running;  // r_j, the running maximum of key log scales since the feature block's first row
   Matrix<T> local;    // [num, den] of the keys inside the chunk, row i relative to exp(r_i)
-  Matrix<T> state;    // Σ_j K'_j [V_j, 1] over the chunk, relative to exp(r_last)
+  Matrix<T> state;    // Σ_j K'_j [V_j, 1] over the chunk, relative to exp(r_last), decayed to the next chunk's start
 };
 
 // A feature block: whole chunks, queries kept for phase 3.
