@@ -71,6 +71,12 @@ TEST_CASE("Memory predictions bound the measured peak of the option-driven buffe
        "--trials 2",
        "attention-error --L 512 --d 16 --m-values 16 --features positive --couplings iid --modes bidirectional "
        "--trials 2"},
+      // Causal FAVOR: a window's query features and chunk states, per thread a feature block's keys and projection.
+      {"attention-error causal --m-values",
+       "attention-error --L 512 --d 16 --m-values 16384 --features positive --couplings iid --modes causal "
+       "--trials 2",
+       "attention-error --L 512 --d 16 --m-values 16 --features positive --couplings iid --modes causal "
+       "--trials 2"},
       // PermuteFormer's long causal float32 runs: Q and K in double and float32 over L.
       {"permute-properties --lengths",
        "permute-properties --lengths 300000 --grid 4x4 --positions 16 --offsets 2 --overhead-L 64 --overhead-m 16 "

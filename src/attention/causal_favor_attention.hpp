@@ -9,10 +9,11 @@
 // j ≤ i with the factors exp(M_j − M_i) ≤ 1, and its own log scale cancels in num_i / den_i. So no exponent is ever
 // positive, and output i depends on keys and values 0..i only — exactly, not just up to rounding.
 //
-// Parallel for one head: the chunks are taken in windows of 512 rows. Each chunk of a window first computes, on its
-// own thread, everything that needs only its own rows — features, the masked in-chunk product, its contribution to
-// the state — relative to its own running maximum; then the states entering the window's chunks are chained in order
-// (one m×(dv+1) update per chunk); then each chunk finishes its outputs in parallel. The window is a constant, so the
+// Parallel for one head: the rows are taken in windows of 512, each cut into feature blocks of 256 rows (whole
+// chunks). Each block first computes, on its own thread, everything that needs only its own rows — its features and,
+// per chunk, the masked in-chunk product (lower half-triangles) and the chunk's contribution to the state — relative
+// to the running maximum since the block's first row; then the states entering the window's chunks are chained in
+// order (one m×(dv+1) update per chunk, in place); then each chunk finishes its outputs in parallel. The window is a constant, so the
 // arithmetic, and every bit of the result, is the same on any number of threads. The algorithm lives in
 // causal_favor_windows.hpp, with the features passed in: PermuteFormer's causal attention runs on it too.
 // w is m×d (0×d for generalized kernels without projection) in precision T; q, k: L×d, v: L×dv.

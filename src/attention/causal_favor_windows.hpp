@@ -116,16 +116,16 @@ ChunkPart<T> chunk_part(const Queries& queries, Keys&& keys, Column<T> running, 
   return part;
 }
 
-template <class T, class Features>
+template <class Features>
 using QueriesOf = decltype(std::declval<const Features&>().queries(0, 0));
 
 // Feature block [first, first + rows) of whole chunks: features of its queries and keys in one pass each (keys
 // relative to their running maximum since the block's first row), then each chunk's part.
 template <class T, class Features>
-BlockPart<T, QueriesOf<T, Features>> block_part(const Features& features, const Matrix<T>& v, Eigen::Index chunk,
+BlockPart<T, QueriesOf<Features>> block_part(const Features& features, const Matrix<T>& v, Eigen::Index chunk,
                                                 const Column<T>& decay, Eigen::Index first, Eigen::Index rows) {
   auto keys = features.causal_keys(first, rows, -std::numeric_limits<T>::infinity());
-  BlockPart<T, QueriesOf<T, Features>> block;
+  BlockPart<T, QueriesOf<Features>> block;
   block.queries = features.queries(first, rows);
   const Matrix<T> values = values_with_ones(v, first, rows);
   for (Eigen::Index c = 0; c < rows; c += chunk) {
@@ -153,7 +153,7 @@ Matrix<T> causal_favor_windows(Eigen::Index length, const Matrix<T>& v, const At
   Matrix<T> out(length, dv);
   Matrix<T> state;                                          // G before the window, relative to exp(carried)
   T carried = -std::numeric_limits<T>::infinity();          // M before the window (−∞: no keys yet)
-  std::vector<BlockPart<T, QueriesOf<T, Features>>> blocks;
+  std::vector<BlockPart<T, QueriesOf<Features>>> blocks;
   std::vector<const Matrix<T>*> incoming;  // per chunk of the window: G before it, relative to exp(incoming_scale)
   std::vector<T> incoming_scale;
   for (Eigen::Index w0 = 0; w0 < length; w0 += window_rows) {

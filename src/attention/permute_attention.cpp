@@ -1,17 +1,12 @@
 #include "attention/permute_attention.hpp"
 
-#include <algorithm>
-#include <cmath>
-#include <limits>
 #include <stdexcept>
 #include <string>
 
-#include "attention/attention_features.hpp"
 #include "attention/bidirectional_favor_blocks.hpp"
 #include "attention/causal_favor_windows.hpp"
 #include "attention/head_parallel.hpp"
 #include "attention/permuted_features.hpp"
-#include "attention/values_with_ones.hpp"
 
 namespace favorlab {
 

@@ -12,7 +12,8 @@
 // survive overflow and subnormal results, and then takes a max with x) is not needed. On 131 072 floats in
 // [−87, 0.5] (one thread, AVX2): 0.43 ns per entry against Eigen's 0.85 ns, both within 1.23 ulp of long-double exp
 // (measured); in double 0.83 ulp against Eigen's 1.6. Without FMA (a portable SSE2 build) double takes 1.2× Eigen's
-// time (the polynomial's multiplies and adds are separate there) and errs by up to 1.12 ulp; float is still 2× faster. n comes from adding the shifter 1.5·2^(p−1) (p the significand bits): the sum's rounding is the
+// time (the polynomial's multiplies and adds are separate there) and errs by up to 1.12 ulp; float is still 2× faster.
+// n comes from adding the shifter 1.5·2^(p−1) (p the significand bits): the sum's rounding is the
 // round-to-nearest of x·log₂e, and its low bits are n as an integer, so no float-to-int conversion is needed (AVX2
 // has none for 64-bit lanes).
 //   float: e^r = 1 + r + r²·P(r), P of degree 5 — the minimax coefficients of Cephes' expf (the ones Eigen uses).
