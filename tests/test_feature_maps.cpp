@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <limits>
+#include <string>
 
 #include "features/estimator.hpp"
 #include "features/feature_maps.hpp"
@@ -117,4 +118,38 @@ TEST_CASE("phi(x)^T phi(y) equals the estimator formulas of MATH.md", "[features
 TEST_CASE("estimator names round-trip and unknown names are rejected", "[features]") {
   for (const auto& name : estimator_names()) CHECK(estimator_name(parse_estimator(name)) == name);
   CHECK_THROWS_AS(parse_estimator("softmax"), std::invalid_argument);
+}
+
+TEST_CASE("feature maps and estimates written into reused buffers equal freshly allocated ones bit for bit",
+          "[features]") {
+  // Buffers left dirty by a call with other shapes and another family: nothing of theirs may reach the result.
+  KernelWorkspace workspace;
+  Eigen::MatrixXd out = Eigen::MatrixXd::Constant(9, 3, std::numeric_limits<double>::quiet_NaN());
+  int calls = 0;
+  for (const int rows : {5, 3, 5})
+    for (const int m : {7, 4})
+      for (const std::string& name : estimator_names()) {
+        const Estimator e = parse_estimator(name);
+        const int d = 6;
+        const Eigen::MatrixXd x = sample_inputs(rows, d, 10 + rows), y = sample_inputs(rows, d, 20 + m);
+        PhiloxStream rng(30 + m, 0, 0);
+        Eigen::MatrixXd w = iid_projection(m, d, rng);
+        if (row_norms_for(e) == RowNorms::sqrt_d) rescale_rows_to_sqrt_d(w);
+        const Eigen::VectorXd fresh = estimate_kernel(e, x, y, w);
+        const Eigen::VectorXd& reused = estimate_kernel(e, x, y, w, {}, workspace);
+        REQUIRE(reused.size() == rows);
+        CHECK((reused.array() == fresh.array()).all());
+        ++calls;
+      }
+  CHECK(calls == 6 * static_cast<int>(estimator_names().size()));
+
+  const Eigen::MatrixXd u = sample_inputs(4, 6, 40);
+  PhiloxStream rng(41, 0, 0);
+  const Eigen::MatrixXd w = iid_projection(5, 6, rng);
+  trig_features<double>(u, w, out);
+  CHECK(out == trig_features<double>(u, w));
+  positive_features<double>(u, w, out);
+  CHECK(out == positive_features<double>(u, w));
+  hyperbolic_features<double>(u, w, out);
+  CHECK(out == hyperbolic_features<double>(u, w));
 }

@@ -18,6 +18,7 @@
 #include "attention/backend.hpp"
 #include "attention/random_inputs.hpp"
 #include "cli_runner.hpp"
+#include "features/estimator.hpp"
 #include "features/projection.hpp"
 #include "perf/allocator.hpp"
 #include "perf/favor_products.hpp"
@@ -170,12 +171,36 @@ TEST_CASE("the Monte Carlo engine's floor runs the sweep's products and counts t
   const Eigen::MatrixXd w2 = draw_projection(Coupling::iid, RowNorms::chi, 7, c.d, other);
   CHECK((geometry_x(c.points[0], c.d) + geometry_y(c.points[0], c.d)).dot(w2.row(0)) !=
         Approx(first).epsilon(1e-6));
+  // The estimates alone: Σ over trials and specs of the first point's estimate with that fixed projection (rows of
+  // norm √d for smreg, as the sweep rescales them).
+  c.specs.push_back({Estimator::smreg, 4});
+  Eigen::MatrixXd x(3, c.d), y(3, c.d);
+  for (int p = 0; p < 3; ++p) {
+    x.row(p) = geometry_x(c.points[std::size_t(p)], c.d).transpose();
+    y.row(p) = geometry_y(c.points[std::size_t(p)], c.d).transpose();
+  }
+  double per_trial = 0, unscaled = 0;  // unscaled: smreg on chi-norm rows, for the power check
+  for (const EstimatorSpec& s : c.specs) {
+    Eigen::MatrixXd ws = w.topRows(s.m);
+    unscaled += estimate_kernel(s.estimator, x, y, ws)(0);
+    if (s.estimator == Estimator::smreg) rescale_rows_to_sqrt_d(ws);
+    per_trial += estimate_kernel(s.estimator, x, y, ws)(0);
+  }
+  REQUIRE(unscaled != Approx(per_trial).epsilon(1e-6));
+  for (int threads : {1, 2}) {
+    c.threads = threads;
+    CHECK(mc_engine_estimates(c) == Approx(6.0 * per_trial).epsilon(1e-12));
+  }
+  c.threads = 1;
   const McEngineTiming t = time_mc_engine(c, 1);
   CHECK(t.sweep_seconds > 0);
   CHECK(t.products_seconds > 0);
+  CHECK(t.estimates_seconds > 0);
+  CHECK(t.ceiling() == t.products_seconds / t.estimates_seconds);
   CHECK_THROWS_AS(time_mc_engine(c, 0), std::invalid_argument);
   c.specs.push_back({Estimator::positive, 0});
   CHECK_THROWS_AS(mc_engine_products(c), std::invalid_argument);
+  CHECK_THROWS_AS(mc_engine_estimates(c), std::invalid_argument);
 }
 
 TEST_CASE("speed driver at a tiny size writes every method, field, fit and check", "[speed][cli]") {
@@ -205,6 +230,8 @@ TEST_CASE("speed driver at a tiny size writes every method, field, fit and check
       CHECK(row["rate"].get<double>() > 0);
       CHECK(row["rate"].get<double>() == Approx(row["products_seconds_median"].get<double>() /
                                                 row["sweep_seconds_median"].get<double>()));
+      CHECK(row["ceiling"].get<double>() == Approx(row["products_seconds_median"].get<double>() /
+                                                   row["estimates_seconds_median"].get<double>()));
       continue;
     }
     REQUIRE(row["kind"] == "time");

@@ -1,6 +1,7 @@
 #include "features/estimator.hpp"
 
 #include <stdexcept>
+#include <utility>
 
 #include "features/feature_maps.hpp"
 #include "features/gerf_projection.hpp"
@@ -13,25 +14,51 @@ Estimator parse_estimator(std::string_view name) { return parse_family(name, "es
 
 RowNorms row_norms_for(Estimator e) { return family_info(e).norms; }
 
-Eigen::MatrixXd estimator_features(Estimator e, const Eigen::MatrixXd& u, const Eigen::MatrixXd& w,
-                                   const FeatureParameters& params) {
+namespace {
+
+void features_into(Estimator e, const Eigen::MatrixXd& u, const Eigen::MatrixXd& w, const FeatureParameters& params,
+                   Eigen::MatrixXd& out) {
   const FamilyInfo& info = family_info(e);
   if (info.data_dependent)
     throw std::invalid_argument("the features of '" + std::string(info.name) + "' depend on the pair; use estimate_kernel");
   switch (info.map) {
-    case FeatureMapCode::trig: return trig_features<double>(u, w);
-    case FeatureMapCode::hyperbolic: return hyperbolic_features<double>(u, w);
-    case FeatureMapCode::positive: return positive_features<double>(u, w);
+    case FeatureMapCode::trig: return trig_features<double>(u, w, out);
+    case FeatureMapCode::hyperbolic: return hyperbolic_features<double>(u, w, out);
+    case FeatureMapCode::positive: return positive_features<double>(u, w, out);
     case FeatureMapCode::shifted_positive:
-      return shifted_positive_features<double>(u, packed(info.prepare(w, {}, params)));
+      return shifted_positive_features<double>(u, packed(info.prepare(w, {}, params)), out);
     default: throw std::invalid_argument("'" + std::string(info.name) + "' is not a softmax-kernel estimator");
   }
 }
 
+}  // namespace
+
+Eigen::MatrixXd estimator_features(Estimator e, const Eigen::MatrixXd& u, const Eigen::MatrixXd& w,
+                                   const FeatureParameters& params) {
+  Eigen::MatrixXd out;
+  features_into(e, u, w, params, out);
+  return out;
+}
+
+const Eigen::VectorXd& estimate_kernel(Estimator e, const Eigen::MatrixXd& x, const Eigen::MatrixXd& y,
+                                       const Eigen::MatrixXd& w, const FeatureParameters& params,
+                                       KernelWorkspace& workspace) {
+  if (const PairEstimatesFn pair = family_info(e).pair_estimates) {
+    workspace.estimates = pair(x, y, w);
+    return workspace.estimates;
+  }
+  features_into(e, x, w, params, workspace.x_features);
+  features_into(e, y, w, params, workspace.y_features);
+  workspace.estimates.resize(x.rows());
+  workspace.estimates.noalias() = workspace.x_features.cwiseProduct(workspace.y_features).rowwise().sum();
+  return workspace.estimates;
+}
+
 Eigen::VectorXd estimate_kernel(Estimator e, const Eigen::MatrixXd& x, const Eigen::MatrixXd& y,
                                 const Eigen::MatrixXd& w, const FeatureParameters& params) {
-  if (const PairEstimatesFn pair = family_info(e).pair_estimates) return pair(x, y, w);
-  return estimator_features(e, x, w, params).cwiseProduct(estimator_features(e, y, w, params)).rowwise().sum();
+  KernelWorkspace workspace;
+  estimate_kernel(e, x, y, w, params, workspace);
+  return std::move(workspace.estimates);
 }
 
 }  // namespace favorlab

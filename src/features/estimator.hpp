@@ -32,4 +32,16 @@ Eigen::MatrixXd estimator_features(Estimator e, const Eigen::MatrixXd& u, const 
 Eigen::VectorXd estimate_kernel(Estimator e, const Eigen::MatrixXd& x, const Eigen::MatrixXd& y,
                                 const Eigen::MatrixXd& w, const FeatureParameters& params = {});
 
+// The buffers of the overload below. Kept from call to call with the same shapes, they make a call allocate nothing
+// for the families with fixed features (the data-dependent ones, oprf and sderf, still allocate).
+struct KernelWorkspace {
+  Eigen::MatrixXd x_features, y_features;
+  Eigen::VectorXd estimates;
+};
+
+// The same estimates, written to and returned as workspace.estimates; the numbers are those of the overload above.
+const Eigen::VectorXd& estimate_kernel(Estimator e, const Eigen::MatrixXd& x, const Eigen::MatrixXd& y,
+                                       const Eigen::MatrixXd& w, const FeatureParameters& params,
+                                       KernelWorkspace& workspace);
+
 }  // namespace favorlab

@@ -15,13 +15,34 @@ namespace favorlab {
 template <class T>
 using Matrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>;
 
+// Each map writes φ(U) into `out`, resized to its shape (no allocation when it already has it: a Monte Carlo trial
+// reuses its buffers, mc/estimator_sweep.cpp). out may not alias u, w or prepared.
 template <class T>
-Matrix<T> trig_features(const Matrix<T>& u, const Matrix<T>& w);
+void trig_features(const Matrix<T>& u, const Matrix<T>& w, Matrix<T>& out);
 template <class T>
-Matrix<T> positive_features(const Matrix<T>& u, const Matrix<T>& w);
+void positive_features(const Matrix<T>& u, const Matrix<T>& w, Matrix<T>& out);
 template <class T>
-Matrix<T> hyperbolic_features(const Matrix<T>& u, const Matrix<T>& w);
+void hyperbolic_features(const Matrix<T>& u, const Matrix<T>& w, Matrix<T>& out);
 template <class T>
-Matrix<T> shifted_positive_features(const Matrix<T>& u, const Matrix<T>& prepared);
+void shifted_positive_features(const Matrix<T>& u, const Matrix<T>& prepared, Matrix<T>& out);
+
+// The same maps returning a new matrix.
+template <class T>
+Matrix<T> mapped(const Matrix<T>& u, const Matrix<T>& w,
+                 void (*map)(const Matrix<T>&, const Matrix<T>&, Matrix<T>&)) {
+  Matrix<T> out;
+  map(u, w, out);
+  return out;
+}
+template <class T>
+Matrix<T> trig_features(const Matrix<T>& u, const Matrix<T>& w) { return mapped<T>(u, w, trig_features); }
+template <class T>
+Matrix<T> positive_features(const Matrix<T>& u, const Matrix<T>& w) { return mapped<T>(u, w, positive_features); }
+template <class T>
+Matrix<T> hyperbolic_features(const Matrix<T>& u, const Matrix<T>& w) { return mapped<T>(u, w, hyperbolic_features); }
+template <class T>
+Matrix<T> shifted_positive_features(const Matrix<T>& u, const Matrix<T>& prepared) {
+  return mapped<T>(u, prepared, shifted_positive_features);
+}
 
 }  // namespace favorlab

@@ -52,8 +52,11 @@ struct NormalRangeExp<double> {
   static constexpr double shifter = 6755399441055744.0;          // 1.5 · 2^52
 };
 
+// Always inlined: GCC kept it out of line, a call per batch with the batch and the result passed through memory.
+// Inlined, exp_into over double columns (208 × 32 and 512 × 256, AVX-512, one thread) took 0.84–0.86× the time, the
+// Monte Carlo mse sweep about 0.95×; float unchanged (1.01–1.02×, within noise); the same bits.
 template <class T, class A>
-xsimd::batch<T, A> normal_range_exp(const xsimd::batch<T, A>& x) {
+[[gnu::always_inline]] inline xsimd::batch<T, A> normal_range_exp(const xsimd::batch<T, A>& x) {
   using C = NormalRangeExp<T>;
   using Batch = xsimd::batch<T, A>;
   using Bits = xsimd::batch<typename C::Bits, A>;

@@ -9,6 +9,8 @@
 // own exception, the others std::runtime_error "another rank of the MPI job failed".
 //   Acc:  copyable, with merge(const Acc&); encodable by block_codec.hpp when run under MPI
 //   body: void(std::int64_t trial, Acc& acc)     must not depend on anything but the trial index and acc
+//         it runs on a thread of a team of `threads`, so omp_get_thread_num() < threads can index per-thread scratch
+//         buffers (whose contents must not carry into the result)
 #include <omp.h>
 
 #include <algorithm>
