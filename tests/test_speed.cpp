@@ -151,7 +151,8 @@ TEST_CASE("interleaved timing rotates the order of the works every repeat", "[sp
   CHECK_THROWS_AS(time_interleaved(0, {[] {}}), std::invalid_argument);
 }
 
-TEST_CASE("the Monte Carlo engine's floor runs the sweep's products and counts their FLOPs", "[speed]") {
+TEST_CASE("the Monte Carlo engine's floor runs the sweep's products (FLOPs counted), its ceiling the estimates",
+          "[speed]") {
   SweepConfig c;
   c.d = 5;
   c.specs = {{Estimator::positive, 3}, {Estimator::trig, 7}};
