@@ -20,8 +20,8 @@ struct McEngineTiming {
   double sweep_seconds = 0;      // median over repeats of one run_estimator_sweep(config)
   double products_seconds = 0;   // median over repeats of mc_engine_products(config)
   double estimates_seconds = 0;  // median over repeats of mc_engine_estimates(config)
-  double flops = 0;             // GEMM floating-point operations of config.trials trials (mc_engine_flops)
-  double load = 0;              // the 1-minute load average after the last repeat
+  double flops = 0;              // GEMM floating-point operations of config.trials trials (mc_engine_flops)
+  double load = 0;               // the 1-minute load average after the last repeat
   std::int64_t trials = 0;
   int repeats = 0;
   double rate() const { return products_seconds / sweep_seconds; }  // sweep GEMM FLOP/s ÷ bare GEMM FLOP/s
