@@ -188,6 +188,9 @@ TEST_CASE("the Monte Carlo engine's floor runs the sweep's products (FLOPs count
     per_trial += estimate_kernel(s.estimator, x, y, ws)(0);
   }
   REQUIRE(unscaled != Approx(per_trial).epsilon(1e-6));
+  // 1e-12 relative: the engine adds the same 18 double terms (6 trials × 3 specs) in another order, which moves the
+  // sum by at most about 18 ε ≈ 4e-15 relative for terms of one sign (these three estimates are all positive); a wrong
+  // projection moves it by more than 1e-6 (above).
   for (int threads : {1, 2}) {
     c.threads = threads;
     CHECK(mc_engine_estimates(c) == Approx(6.0 * per_trial).epsilon(1e-12));
