@@ -14,7 +14,10 @@ FastAttention causal] run in that order rotated by r, so a load burst on a share
     FastAttention (dim_heads 64, nb_features 256, causal False/True) on (1, 8, L, 64) tensors under
     torch.inference_mode(); one untimed warm-up per method and L, then per repeat two back-to-back calls of which
     the faster is the sample (the same best-of-two as favorlab's).
-Rows report the median and minimum of the samples over repeats; ratios divide medians of the same run. A peer method
+Rows report the median and minimum of the samples over repeats; ratios divide medians of the same run. The two
+performer-pytorch targets also report a ceiling: performer-pytorch's time over favorlab's four bare GEMMs of the same
+shapes (timed in the same favorlab process), the ratio favorlab would reach if its forward cost no more than those
+products — below the target, only faster GEMMs could reach it. A peer method
 whose call took more than --time-cap seconds at some L is skipped at every larger L (a "dropped" row says why).
 """
 import argparse
@@ -239,7 +242,13 @@ RATIOS = [
      "Target: FAVOR bidirectional >= 5x faster than performer-pytorch", 5.0, "at least"),
     (("performer-pytorch", "fast_attention_causal"), ("favorlab", "favor_causal"),
      "Target: causal FAVOR >= 50x faster than performer-pytorch", 50.0, "at least"),
+    # The ceilings of the two targets above: performer-pytorch against favorlab's four bare GEMMs of the same shapes
+    # (its `gemm` method, timed in the same speed process), the ratio favorlab would reach if its forward cost no more
+    # than those products. Causal FAVOR forms the same products and more, so the bidirectional GEMMs bound it too.
+    (("performer-pytorch", "fast_attention_bidirectional"), ("favorlab", "gemm"), None, None, None),
+    (("performer-pytorch", "fast_attention_causal"), ("favorlab", "gemm"), None, None, None),
 ]
+CEILING_DENOMINATOR = ("favorlab", "gemm")
 
 
 def ratio_name(num, den):
@@ -287,9 +296,28 @@ def ratio_checks(rows, simd_note):
                   f"{'>=' if at_least else '<='} {target:g}; worst {worst['value']:.3g} at L={worst['L']}"
                   f" (load {'unknown' if load is None else f'{load:.2f}'}); all: "
                   + ", ".join(f"L={r['L']}={r['value']:.3g}" for r in points) + f"; {simd_note}")
-        checks.append({"claim": claim, "where": where, "status": "measured", "value": worst["value"],
-                       "target": target, "detail": detail})
+        check = {"claim": claim, "where": where, "status": "measured", "value": worst["value"], "target": target,
+                 "detail": detail}
+        if num[0] == "performer-pytorch":
+            ceiling_note, ceiling = ceiling_of(rows, num, target)
+            check["detail"] += f"; {ceiling_note}"
+            check["ceiling"] = ceiling
+        checks.append(check)
     return checks
+
+
+def ceiling_of(rows, num, target):
+    """The ceiling of a performer-pytorch target: (a sentence for the detail, [{"L", "value"}] or None)."""
+    name = ratio_name(num, CEILING_DENOMINATOR)
+    points = [r for r in rows if r["kind"] == "ratio" and r["name"] == name]
+    if not points:
+        return "ceiling not measured (favorlab's bare GEMMs were not timed)", None
+    reachable = sum(r["value"] >= target for r in points)
+    note = ("ceiling, time(performer-pytorch) / time(favorlab's four bare GEMMs of the same shapes), the ratio if "
+            "favorlab's forward cost no more than its products: "
+            + ", ".join(f"L={r['L']}={r['value']:.3g}" for r in points)
+            + f" (at or above the target at {reachable} of {len(points)})")
+    return note, [{"L": r["L"], "value": r["value"]} for r in points]
 
 
 def relative_error(x, reference):
