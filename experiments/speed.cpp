@@ -18,6 +18,9 @@
 // Checks: timing checks are INFORMATIONAL (wall-clock on a machine shared with other jobs; the load average is in
 // every row and detail) — never unit tests. The memory check (causal FAVOR peak < 3× inputs + outputs) is
 // deterministic up to page granularity.
+// FMA peak (cpu backend): one core's multiply-add peak for the build's instruction set (perf/fma_peak.hpp), one
+// "fma_peak" row; the gemm and favor_bidirectional rows give their GEMM FLOP/s as a fraction of it (times the thread
+// count), and a measured check lists the bare GEMMs' fractions: how near FAVOR's floor is to the machine's own.
 // Monte Carlo engine (cpu backend, --mc-trials): the `mse` sweep at its defaults against its own GEMMs alone
 // (perf/mc_engine_rate.hpp), one "mc_engine" row and its target (>= 0.5x the GEMM FLOP/s), measured, with the
 // ceiling the estimates alone would reach.
@@ -56,6 +59,7 @@
 #include "experiments/memory_estimate.hpp"
 #include "io/format_number.hpp"
 #include "perf/favor_products.hpp"
+#include "perf/fma_peak.hpp"
 #include "perf/load_average.hpp"
 #include "perf/mc_engine_rate.hpp"
 #include "perf/peak_memory.hpp"
@@ -342,6 +346,10 @@ class SpeedExperiment final : public Experiment {
                                              : "rise of the resident set in a forked child, one thread"}};
     BackendOption::record(result, backend);
 
+    // One core's multiply-add peak for this build's instruction set (perf/fma_peak.hpp), before any attention runs:
+    // what the bare GEMMs' FLOP/s are divided by.
+    std::optional<FmaPeak> peak;
+    if (!gpu) peak = measure_fma_peak(ctx.quick ? 0.02 : 0.1);
     // The engine's own threads are what is measured: Eigen's GEMMs must not start threads of their own.
     const int eigen_threads = Eigen::nbThreads();
     Eigen::setNbThreads(1);
@@ -421,10 +429,11 @@ class SpeedExperiment final : public Experiment {
     }
     Eigen::setNbThreads(eigen_threads);
 
-    emit_rows(result, points, shapes, dropped, gpu);
+    emit_rows(result, points, shapes, dropped, gpu, peak);
     if (gpu) {
       emit_cuda_checks(result, points, shapes);
     } else {
+      emit_fma_peak(result, points, shapes, *peak);
       emit_cpu_checks(result, points, shapes);
       emit_mc_engine(result, ctx, repeats);
     }
@@ -522,7 +531,8 @@ class SpeedExperiment final : public Experiment {
 
   template <class Points>
   void emit_rows(Result& result, const Points& points, const std::vector<Shape>& shapes,
-                 const std::map<std::string, std::map<std::string, std::string>>& dropped, bool gpu) const {
+                 const std::map<std::string, std::map<std::string, std::string>>& dropped, bool gpu,
+                 const std::optional<FmaPeak>& peak) const {
     for (const Shape& shape : shapes) {
       for (const auto& [threads, by_method] : points.at(shape.name)) {
         // The binding goes in by name: clang before 16 cannot capture a structured binding implicitly.
@@ -567,6 +577,8 @@ class SpeedExperiment final : public Experiment {
             if (method == "favor_bidirectional" || method == "gemm") {
               const double flops = shape.heads * favor_bare_product_flops(l, l, d_, m_, d_);
               row["gemm_flops_per_second"] = flops / p.seconds_median;
+              // Against `threads` cores at the measured one-core peak (a shared core would lower it: see the load).
+              if (peak) row["fraction_of_fma_peak"] = flops / p.seconds_median / (threads * peak->flops_per_second);
             }
             result.rows.push_back(row);
             if (l >= fit_from_) fit_l.push_back(l), fit_t.push_back(p.seconds_median);
@@ -647,6 +659,41 @@ class SpeedExperiment final : public Experiment {
       if ((r.labels[i] + "/").find(tag) != std::string::npos)
         at.values.push_back(r.values[i]), at.labels.push_back(r.labels[i]), at.loads.push_back(r.loads[i]);
     return at;
+  }
+
+  // The FMA peak row, and the bare GEMMs' FLOP/s as a fraction of it: how far the floor FAVOR is held to is from the
+  // machine's own. Measured, never judged (the 1 it is compared with is the peak itself, which no GEMM passes).
+  template <class Points>
+  void emit_fma_peak(Result& result, const Points& points, const std::vector<Shape>& shapes,
+                     const FmaPeak& peak) const {
+    result.rows.push_back(Json{{"kind", "fma_peak"},
+                               {"flops_per_second", peak.flops_per_second},
+                               {"lanes", peak.lanes},
+                               {"chains", peak.chains},
+                               {"fused", peak.fused},
+                               {"steps", peak.steps},
+                               {"runs", peak.runs},
+                               {"threads", 1},
+                               {"load_average", load_average()}});
+    Ratios r;
+    for (const Shape& shape : shapes)
+      for (const auto& [threads, by_method] : points.at(shape.name)) {
+        const auto gemm = by_method.find("gemm");
+        if (gemm == by_method.end()) continue;
+        for (const auto& [l, p] : gemm->second) {
+          const double flops = shape.heads * favor_bare_product_flops(l, l, d_, m_, d_);
+          r.add(shape.name + "/L=" + std::to_string(l) + "/threads=" + std::to_string(threads),
+                flops / p.seconds_median / (threads * peak.flops_per_second), p.load);
+        }
+      }
+    check_ratios(result, "Measured: the bare GEMMs' FLOP/s as a fraction of the FMA peak (one core per thread)",
+                 "FLOPs of gemm / time(gemm) / (threads x the fma_peak row), every shape, L and thread count",
+                 r, 1.0, false, true,
+                 "a timing (wall clock on a possibly shared machine), measured, never judged; the peak is " +
+                     std::to_string(peak.chains) + " independent " + (peak.fused ? "fused multiply-add" : "multiply and add") +
+                     " chains on " + std::to_string(peak.lanes) + " floats, " +
+                     format_number(peak.flops_per_second / 1e9, 4) +
+                     " GFLOP/s on one core (the 1 compared with is the peak itself); ");
   }
 
   template <class Points>

@@ -23,6 +23,7 @@
 #include "perf/allocator.hpp"
 #include "perf/favor_products.hpp"
 #include "perf/interleaved_timing.hpp"
+#include "perf/fma_peak.hpp"
 #include "perf/mc_engine_rate.hpp"
 #include "rng/philox_stream.hpp"
 #include "perf/peak_memory.hpp"
@@ -207,6 +208,41 @@ TEST_CASE("the Monte Carlo engine's floor runs the sweep's products (FLOPs count
   CHECK_THROWS_AS(mc_engine_estimates(c), std::invalid_argument);
 }
 
+TEST_CASE("the FMA peak runs the multiply-add chains it counts", "[speed]") {
+  // Known answer: the same recursion one lane at a time, x ← x·a + b rounded once (fused) or twice (a multiply and an
+  // add, each rounded — a volatile keeps the compiler from fusing them), summed in the same order. Exact equality: the
+  // same float operations in the same order.
+  const float a = 0.999f, b = 1e-4f;
+  const auto reference = [&](std::int64_t steps) {
+    double sum = 0;
+    for (int c = 0; c < kFmaPeakChains; ++c)
+      for (int l = 0; l < fma_peak_lanes(); ++l) {
+        float x = 1.0f + float(c) + float(l) / 16.0f;
+        for (std::int64_t s = 0; s < steps; ++s) {
+          if (fma_peak_fused()) {
+            x = std::fma(x, a, b);
+          } else {
+            volatile float product = x * a;
+            x = product + b;
+          }
+        }
+        sum += double(x);
+      }
+    return sum;
+  };
+  CHECK(fma_chains(1000, a, b) == reference(1000));
+  CHECK(fma_chains(0, a, b) == reference(0));
+  // Power: one step fewer (a miscounted FLOP total) gives another sum: each step moves x by (1 − a)(x − 0.1).
+  CHECK(fma_chains(999, a, b) != reference(1000));
+  const FmaPeak p = measure_fma_peak(0.005, 2);
+  CHECK(p.flops_per_second > 0);
+  CHECK(p.steps > 0);
+  CHECK(p.lanes == fma_peak_lanes());
+  CHECK_THROWS_AS(measure_fma_peak(0, 1), std::invalid_argument);
+  CHECK_THROWS_AS(measure_fma_peak(NAN, 1), std::invalid_argument);
+  CHECK_THROWS_AS(measure_fma_peak(0.01, 0), std::invalid_argument);
+}
+
 TEST_CASE("speed driver at a tiny size writes every method, field, fit and check", "[speed][cli]") {
   const auto dir = scratch_dir("speed");
   const auto run = run_cli("speed --quick --quiet --min-L 64 --max-L 128 --d 8 --m 16 --trials 2 --out r.json", dir);
@@ -214,7 +250,9 @@ TEST_CASE("speed driver at a tiny size writes every method, field, fit and check
   const auto doc = nlohmann::json::parse(read_text(dir / "r.json"));
   CHECK(doc["experiment"] == "speed");
   std::map<std::string, int> count;
-  int fits = 0, crossovers = 0, mc_rows = 0;
+  int fits = 0, crossovers = 0, mc_rows = 0, peak_rows = 0;
+  double peak = 0;
+  std::vector<nlohmann::json> gemm_rows;
   for (const auto& row : doc["rows"]) {
     if (row["kind"] == "fit") {
       ++fits;
@@ -224,6 +262,14 @@ TEST_CASE("speed driver at a tiny size writes every method, field, fit and check
     if (row["kind"] == "crossover") {
       ++crossovers;
       CHECK(row.contains("crossover_L"));
+      continue;
+    }
+    if (row["kind"] == "fma_peak") {
+      ++peak_rows;
+      peak = row["flops_per_second"].get<double>();
+      CHECK(peak > 0);
+      CHECK(row["lanes"] == fma_peak_lanes());
+      CHECK(row["fused"] == fma_peak_fused());
       continue;
     }
     if (row["kind"] == "mc_engine") {
@@ -246,7 +292,14 @@ TEST_CASE("speed driver at a tiny size writes every method, field, fit and check
     CHECK(row["seconds_median"].get<double>() > 0);
     CHECK(row["peak_bytes"].get<double>() >= 0);
     CHECK(row["ratio_to_identity"].is_number());
+    if (row["method"] == "gemm") gemm_rows.push_back(row);
   }
+  // The GEMMs' fraction of the FMA peak: their FLOP/s over (threads × the peak row), on every gemm row.
+  REQUIRE(peak_rows == 1);
+  REQUIRE(gemm_rows.size() == 8);
+  for (const auto& row : gemm_rows)
+    CHECK(row["fraction_of_fma_peak"].get<double>() ==
+          Approx(row["gemm_flops_per_second"].get<double>() / (row["threads"].get<double>() * peak)).epsilon(1e-12));
   // 11 methods × 2 shapes × 2 thread counts × 2 lengths
   const std::vector<std::string> methods{"exact", "exact_causal", "exact_reference", "favor_bidirectional",
                                          "favor_oprf", "favor_sderf", "favor_causal", "permuteformer",
@@ -259,8 +312,9 @@ TEST_CASE("speed driver at a tiny size writes every method, field, fit and check
   CHECK(doc["params"]["backend"] == "cpu");
   CHECK(doc["params"]["methods_without_this_backend"] == nlohmann::json::array());
   // FAVOR vs its GEMMs, causal vs bidirectional, 2 threads (3 methods), PermuteFormer vs FAVOR (2), the tiled exact
-  // kernel's gain, oprf and sderf vs positive, exact vs FAVOR (2), the Monte Carlo engine, causal peak memory.
-  REQUIRE(doc["checks"].size() == 14);
+  // kernel's gain, oprf and sderf vs positive, exact vs FAVOR (2), the GEMMs against the FMA peak, the Monte Carlo
+  // engine, causal peak memory.
+  REQUIRE(doc["checks"].size() == 15);
   for (const auto& c : doc["checks"]) {
     const std::string status = c["status"];
     // Timings are measurements, never verdicts; the peak-memory target is a count, judged at the L it names
