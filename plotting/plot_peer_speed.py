@@ -5,7 +5,8 @@
 Left: median time against L, log-log, every implementation and method; one colour per computation (favorlab's colours
 of plot_speed.py: exact red, causal exact orange, bidirectional FAVOR blue, causal FAVOR green) and one line style per
 implementation (favorlab solid, PyTorch dashed, performer-pytorch dotted), so each peer sits on the colour of the
-favorlab method it is compared with. Right: the ratios of the same run against L with their targets (dashed).
+favorlab method it is compared with. Right: the ratios of the same run against L with their targets (dashed), and
+dotted in the same colour the ceiling of a performer-pytorch ratio (performer-pytorch over favorlab's bare GEMMs).
 Times are wall clock on a possibly shared machine: the title gives the median load average and the versions.
 
 Usage: /usr/bin/python3 plotting/plot_peer_speed.py [RESULT] [--out PNG]
@@ -97,7 +98,12 @@ def plot_peer_speed(result):
             color = SPEED_COLORS.get(first.get("denominator_method"), color)
         elif first.get("numerator_implementation") == "favorlab":
             color = SPEED_COLORS.get(first.get("numerator_method"), color)
-        ax_r.plot(column(pts, "L"), column(pts, "value"), color=color, marker="o", markersize=4, label=name)
+        style = {"marker": "o", "markersize": 4, "label": name}
+        if first.get("denominator_method") == "gemm" and first.get("numerator_implementation") != "favorlab":
+            # A ceiling (peer over favorlab's bare GEMMs): dotted, in the colour of the ratio it bounds.
+            color = PEER_COLORS.get(first.get("numerator_method"), color)
+            style = {"marker": ".", "markersize": 3, "linestyle": ":", "linewidth": 1.2, "label": f"ceiling: {name}"}
+        ax_r.plot(column(pts, "L"), column(pts, "value"), color=color, **style)
         target = first.get("target")
         if isinstance(target, (int, float)):
             sense = "≥" if first.get("target_sense") == "at least" else "≤"
