@@ -690,9 +690,9 @@ class SpeedExperiment final : public Experiment {
                  "FLOPs of gemm / time(gemm) / (threads x the fma_peak row), every shape, L and thread count",
                  r, 1.0, false, true,
                  "a timing (wall clock on a possibly shared machine), measured, never judged; the peak is " +
-                     std::to_string(peak.chains) + " independent " + (peak.fused ? "fused multiply-add" : "multiply and add") +
-                     " chains on " + std::to_string(peak.lanes) + " floats, " +
-                     format_number(peak.flops_per_second / 1e9, 4) +
+                     std::to_string(peak.chains) + " independent " +
+                     (peak.fused ? "fused multiply-add" : "multiply and add") + " chains on " +
+                     std::to_string(peak.lanes) + " floats, " + format_number(peak.flops_per_second / 1e9, 4) +
                      " GFLOP/s on one core (the 1 compared with is the peak itself); ");
   }
 

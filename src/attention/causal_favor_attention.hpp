@@ -14,8 +14,9 @@
 // per chunk, the masked in-chunk product (lower half-triangles) and the chunk's contribution to the state — relative
 // to the running maximum since the block's first row; then the states entering the window's chunks are chained in
 // order (one m×(dv+1) update per chunk, in place); then each chunk finishes its outputs in parallel while the next
-// window's blocks are formed. The window is a constant, so the arithmetic, and every bit of the result, is the same on any number of threads. The algorithm lives in
-// causal_favor_windows.hpp, with the features passed in: PermuteFormer's causal attention runs on it too.
+// window's blocks are formed. The window is a constant, so the arithmetic, and every bit of the result, is the same
+// on any number of threads. The algorithm lives in causal_favor_windows.hpp, with the features passed in:
+// PermuteFormer's causal attention runs on it too.
 // w is m×d (0×d for generalized kernels without projection) in precision T; q, k: L×d, v: L×dv.
 #include "attention/attention_config.hpp"
 #include "features/feature_maps.hpp"

@@ -10,8 +10,8 @@
 //
 // A head runs in windows of kCausalWindowRows rows (whole feature blocks): phase 1 forms each feature block's
 // features and each of its chunks' own part in parallel; phase 2 chains the chunk states in order; phase 3 finishes
-// each chunk's outputs in parallel, together with phase 1 of the next window. Every size is a constant or the chunk, never the thread count, so the arithmetic —
-// and every bit of the output — is the same on any number of threads.
+// each chunk's outputs in parallel, together with phase 1 of the next window. Every size is a constant or the chunk,
+// never the thread count, so the arithmetic — and every bit of the output — is the same on any number of threads.
 #include <algorithm>
 #include <cmath>
 #include <limits>

@@ -2,6 +2,7 @@
 
 #include <Eigen/Core>
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cmath>
