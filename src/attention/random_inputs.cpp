@@ -7,9 +7,13 @@ namespace favorlab {
 Eigen::MatrixXd gaussian_input(int rows, int cols, double scale, std::uint64_t seed, std::uint64_t stream,
                                std::uint64_t index) {
   PhiloxStream rng(seed, stream, index);
+  // Row-major draw order (a prefix of rows is the same matrix at any L), through a row buffer: no second matrix.
   Eigen::MatrixXd x(rows, cols);
-  for (int i = 0; i < rows; ++i)  // row-major draw order: a prefix of rows is the same matrix at any L
-    for (int j = 0; j < cols; ++j) x(i, j) = scale * rng.normal();
+  Eigen::RowVectorXd row(cols);
+  for (int i = 0; i < rows; ++i) {
+    rng.normals(row.data(), cols);
+    x.row(i) = scale * row;
+  }
   return x;
 }
 

@@ -36,8 +36,7 @@ void require_shape(int m, int d) {
 // not be Haar-distributed.
 Eigen::MatrixXd haar_orthogonal(int d, PhiloxStream& rng) {
   Eigen::MatrixXd g(d, d);
-  for (int j = 0; j < d; ++j)
-    for (int i = 0; i < d; ++i) g(i, j) = rng.normal();
+  rng.normals(g.data(), g.size());  // column by column
   Eigen::HouseholderQR<Eigen::MatrixXd> qr(g);
   Eigen::MatrixXd q = qr.householderQ();
   const auto& r = qr.matrixQR();
@@ -48,11 +47,10 @@ Eigen::MatrixXd haar_orthogonal(int d, PhiloxStream& rng) {
 
 // Norm of an independent N(0, I_d) vector: a chi_d variate.
 double chi_variate(int d, PhiloxStream& rng) {
+  Eigen::VectorXd g(d);
+  rng.normals(g.data(), d);
   double s = 0;
-  for (int i = 0; i < d; ++i) {
-    const double g = rng.normal();
-    s += g * g;
-  }
+  for (int i = 0; i < d; ++i) s += g(i) * g(i);
   return std::sqrt(s);
 }
 
@@ -61,8 +59,11 @@ double chi_variate(int d, PhiloxStream& rng) {
 Eigen::MatrixXd iid_projection(int m, int d, PhiloxStream& rng) {
   require_shape(m, d);
   Eigen::MatrixXd w(m, d);
-  for (int i = 0; i < m; ++i)
-    for (int j = 0; j < d; ++j) w(i, j) = rng.normal();
+  Eigen::RowVectorXd row(d);  // drawn row by row, through a buffer: no second m × d matrix at any m
+  for (int i = 0; i < m; ++i) {
+    rng.normals(row.data(), d);
+    w.row(i) = row;
+  }
   return w;
 }
 

@@ -527,7 +527,7 @@ GerfImportanceSampledMse importance_sampled_gerf_mse(Estimator e, const Geometry
       [&](std::int64_t trial, ImportanceTrials& acc) {
         PhiloxStream rng(seed, stream, static_cast<std::uint64_t>(trial));
         Eigen::VectorXd xi(d);
-        for (int i = 0; i < d; ++i) xi(i) = rng.normal();
+        rng.normals(xi.data(), d);
         const double s = q.mean + q.sd * rng.normal();
         const Eigen::VectorXd across = xi - unit.dot(xi) * unit;
         const Eigen::MatrixXd w = (s * unit + tau * across).transpose();  // one projection row: m = 1

@@ -413,7 +413,7 @@ ImportanceSampledMse importance_sampled_mse(Estimator e, const Geometry& g, int 
       [&](std::int64_t trial, ImportanceTrials& acc) {
         PhiloxStream rng(seed, stream, static_cast<std::uint64_t>(trial));
         Eigen::VectorXd xi(d);
-        for (int i = 0; i < d; ++i) xi(i) = rng.normal();
+        rng.normals(xi.data(), d);
         double s = q.mean + q.sd * rng.normal();
         if (q.symmetric && rng.uniform() < 0.5) s = -s;
         const Eigen::VectorXd omega = xi - unit.dot(xi) * unit + s * unit;

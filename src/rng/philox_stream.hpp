@@ -6,9 +6,8 @@
 #include <Random123/philox.h>
 
 #include <array>
-#include <cmath>
+#include <cstddef>
 #include <cstdint>
-#include <numbers>
 
 namespace favorlab {
 
@@ -27,20 +26,30 @@ class PhiloxStream {
   // Uniform on the open interval (0, 1): 53 random bits, offset by half a step so neither end is reachable.
   double uniform() { return (static_cast<double>(bits() >> 11) + 0.5) * 0x1.0p-53; }
 
-  // Standard normal by the Box–Muller transform; values come in pairs, the second is kept for the next call.
+  // Standard normal by the Box–Muller transform: from two uniforms u₁ then u₂, r = √(−2 ln u₁), θ = 2π u₂, the pair
+  // (r cos θ, r sin θ); values come in pairs, the second is kept for the next call.
   double normal() {
     if (has_spare_) {
       has_spare_ = false;
       return spare_;
     }
-    const double radius = std::sqrt(-2.0 * std::log(uniform()));
-    const double angle = 2.0 * std::numbers::pi * uniform();
-    spare_ = radius * std::sin(angle);
+    double pair[2];
+    box_muller(1, pair);
+    spare_ = pair[1];
     has_spare_ = true;
-    return radius * std::cos(angle);
+    return pair[0];
   }
 
+  // n standard normals into out[0 .. n): the same values, bit for bit, as n calls of normal() (a kept second value
+  // first, and the last pair's second value kept when n runs out in the middle of one), with the pairs' logarithms,
+  // sines and cosines taken several at a time. n ≤ 0 draws nothing.
+  void normals(double* out, std::ptrdiff_t n);
+
  private:
+  // Draws `pairs` pairs of uniforms (u₁ then u₂, pair by pair, in stream order) and writes each pair's r cos θ and
+  // r sin θ to out[2p] and out[2p + 1] (philox_stream.cpp: SIMD log and sincos, the same for every batch size).
+  void box_muller(std::ptrdiff_t pairs, double* out);
+
   void refill() {
     const auto out = generator_(counter_, key_);
     for (int i = 0; i < 4; ++i) words_[i] = out.v[i];
