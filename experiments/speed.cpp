@@ -575,10 +575,8 @@ class SpeedExperiment final : public Experiment {
                                                                  : NAN)},
                      {"load_average", p.load}};
             if (method == "favor_bidirectional" || method == "gemm") {
-              const double flops = shape.heads * favor_bare_product_flops(l, l, d_, m_, d_);
-              row["gemm_flops_per_second"] = flops / p.seconds_median;
-              // Against `threads` cores at the measured one-core peak (a shared core would lower it: see the load).
-              if (peak) row["fraction_of_fma_peak"] = flops / p.seconds_median / (threads * peak->flops_per_second);
+              row["gemm_flops_per_second"] = bare_gemm_flops(shape, l) / p.seconds_median;
+              if (peak) row["fraction_of_fma_peak"] = fraction_of_peak(shape, l, threads, p, *peak);
             }
             result.rows.push_back(row);
             if (l >= fit_from_) fit_l.push_back(l), fit_t.push_back(p.seconds_median);
@@ -661,6 +659,17 @@ class SpeedExperiment final : public Experiment {
     return at;
   }
 
+  // FLOPs of the four bare products of bidirectional FAVOR at (shape, L), all heads.
+  double bare_gemm_flops(const Shape& shape, int l) const {
+    return shape.heads * favor_bare_product_flops(l, l, d_, m_, d_);
+  }
+
+  // The GEMM FLOP/s of a point against `threads` cores at the measured one-core peak (a core shared with other work
+  // lowers it: see the load).
+  double fraction_of_peak(const Shape& shape, int l, int threads, const Point& p, const FmaPeak& peak) const {
+    return bare_gemm_flops(shape, l) / p.seconds_median / (threads * peak.flops_per_second);
+  }
+
   // The FMA peak row, and the bare GEMMs' FLOP/s as a fraction of it: how far the floor FAVOR is held to is from the
   // machine's own. Measured, never judged (the 1 it is compared with is the peak itself, which no GEMM passes).
   template <class Points>
@@ -680,11 +689,9 @@ class SpeedExperiment final : public Experiment {
       for (const auto& [threads, by_method] : points.at(shape.name)) {
         const auto gemm = by_method.find("gemm");
         if (gemm == by_method.end()) continue;
-        for (const auto& [l, p] : gemm->second) {
-          const double flops = shape.heads * favor_bare_product_flops(l, l, d_, m_, d_);
+        for (const auto& [l, p] : gemm->second)
           r.add(shape.name + "/L=" + std::to_string(l) + "/threads=" + std::to_string(threads),
-                flops / p.seconds_median / (threads * peak.flops_per_second), p.load);
-        }
+                fraction_of_peak(shape, l, threads, p, peak), p.load);
       }
     check_ratios(result, "Measured: the bare GEMMs' FLOP/s as a fraction of the FMA peak (one core per thread)",
                  "FLOPs of gemm / time(gemm) / (threads x the fma_peak row), every shape, L and thread count",

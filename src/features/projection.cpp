@@ -45,7 +45,8 @@ Eigen::MatrixXd haar_orthogonal(int d, PhiloxStream& rng) {
   return q;
 }
 
-// Norm of an independent N(0, I_d) vector: a chi_d variate.
+}  // namespace
+
 double chi_variate(int d, PhiloxStream& rng) {
   Eigen::VectorXd g(d);
   rng.normals(g.data(), d);
@@ -53,8 +54,6 @@ double chi_variate(int d, PhiloxStream& rng) {
   for (int i = 0; i < d; ++i) s += g(i) * g(i);
   return std::sqrt(s);
 }
-
-}  // namespace
 
 Eigen::MatrixXd iid_projection(int m, int d, PhiloxStream& rng) {
   require_shape(m, d);

@@ -34,6 +34,9 @@ Eigen::MatrixXd orthogonal_projection(int m, int d, PhiloxStream& rng);
 Eigen::MatrixXd simplex_projection(int m, int d, PhiloxStream& rng);
 Eigen::MatrixXd draw_projection(Coupling coupling, RowNorms norms, int m, int d, PhiloxStream& rng);
 
+// The norm of an independent N(0, I_d) vector drawn from rng: a chi_d variate (the row norms of RowNorms::chi).
+double chi_variate(int d, PhiloxStream& rng);
+
 // Rescales every row to norm √d (turns chi-norm rows into their regularized counterparts).
 void rescale_rows_to_sqrt_d(Eigen::MatrixXd& w);
 

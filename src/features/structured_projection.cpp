@@ -22,15 +22,8 @@ int blocks_for(int m, int d) { return (m + d - 1) / d; }
 // Per-row norms: √d for sqrt_d; for chi the norm of an independent N(0, I_d) vector.
 Eigen::VectorXd draw_row_scale(int m, int d, RowNorms norms, PhiloxStream& rng) {
   Eigen::VectorXd scale = Eigen::VectorXd::Constant(m, std::sqrt(static_cast<double>(d)));
-  if (norms == RowNorms::chi) {
-    Eigen::VectorXd g(d);
-    for (int r = 0; r < m; ++r) {
-      rng.normals(g.data(), d);
-      double s = 0;
-      for (int k = 0; k < d; ++k) s += g(k) * g(k);
-      scale(r) = std::sqrt(s);
-    }
-  }
+  if (norms == RowNorms::chi)
+    for (int r = 0; r < m; ++r) scale(r) = chi_variate(d, rng);
   return scale;
 }
 
