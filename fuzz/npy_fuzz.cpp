@@ -197,7 +197,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   require(count == array.values.size(), "shape " + fl::npy_shape_string(array.shape) + " but " +
                                             std::to_string(array.values.size()) + " values");
-  const std::size_t item = array.dtype == fl::NpyDtype::float32 ? 4 : 8;
+  const std::size_t item = fl::npy_item_size(array.dtype);
   require(static_cast<std::size_t>(header.data_offset) + count * item == size, "data size disagrees with the file size");
   for (const double v : array.values) require(std::isfinite(v), "decoded a non-finite value");
 

@@ -8,6 +8,7 @@
 #include "attention/attention_projection.hpp"
 #include "attention/random_inputs.hpp"
 #include "cli_runner.hpp"
+#include "io/half_float.hpp"
 #include "io/npy.hpp"
 #include "io/npy_heads.hpp"
 
@@ -87,6 +88,32 @@ TEST_CASE("attend: exact mechanism, head axis, float32 and the attention matrix"
     // and by ~sqrt(40)·u·4 ≈ 1.5e-6 typically; 1e-5 sits between, and a wrong matrix is off by O(0.1).
     const Eigen::MatrixXd v = in.v[h].cast<float>().cast<double>();
     CHECK((a[h] * v - o[h]).cwiseAbs().maxCoeff() < 1e-5);
+  }
+  fs::remove_all(dir);
+}
+
+TEST_CASE("attend: float16 inputs run in float32 and give the float32 run's bits", "[cli][attend]") {
+  const auto dir = scratch_dir("attend-float16");
+  const Inputs in = write_inputs(dir, 2, NpyDtype::float16);
+  // What the files hold: the inputs rounded to float16 (the writer's and reader's own tests check both directions).
+  const Heads<double> q = load(dir / "q.npy");
+  for (std::size_t h = 0; h < 2; ++h)
+    for (Eigen::Index i = 0; i < q[h].size(); ++i)
+      REQUIRE(q[h](i) == float16_to_float(double_to_float16(in.q[h](i))));
+  for (const std::string mode : {"", "--causal ", "--mechanism exact "}) {
+    INFO(mode);
+    REQUIRE(run_cli(kInputs + mode + "--m 16 --out o16.npy", dir).status == 0);
+    const NpyArray out16 = read_npy(dir / "o16.npy");
+    CHECK(out16.dtype == NpyDtype::float32);
+    // The same values (float16 widens exactly) written as float32: the same output, bit for bit.
+    for (const char* name : {"q", "k", "v"}) {
+      const NpyArray a = read_npy(dir / (std::string(name) + ".npy"));
+      REQUIRE(a.dtype == NpyDtype::float16);
+      write_npy(dir / (std::string(name) + "32.npy"), a.shape, a.values, NpyDtype::float32);
+    }
+    REQUIRE(run_cli("attend --q q32.npy --k k32.npy --v v32.npy --quiet " + mode + "--m 16 --out o32.npy", dir)
+                .status == 0);
+    CHECK(read_npy(dir / "o32.npy").values == out16.values);
   }
   fs::remove_all(dir);
 }

@@ -10,6 +10,7 @@
 
 #include "cli_runner.hpp"
 #include "io/atomic_file.hpp"
+#include "io/half_float.hpp"
 #include "io/npy.hpp"
 #include "io/npy_heads.hpp"
 
@@ -114,7 +115,7 @@ int run_python(const fs::path& dir, const std::string& script) {
 TEST_CASE("npy round trip keeps shape, dtype and values", "[npy]") {
   const auto dir = testing::scratch_dir("npy-roundtrip");
   const std::vector<std::vector<std::int64_t>> shapes = {{}, {7}, {3, 5}, {2, 3, 4}, {0, 3}, {1, 1, 2, 1}};
-  for (const NpyDtype dtype : {NpyDtype::float64, NpyDtype::float32}) {
+  for (const NpyDtype dtype : {NpyDtype::float64, NpyDtype::float32, NpyDtype::float16}) {
     for (const auto& shape : shapes) {
       std::size_t n = 1;
       for (const auto d : shape) n *= static_cast<std::size_t>(d);
@@ -122,17 +123,19 @@ TEST_CASE("npy round trip keeps shape, dtype and values", "[npy]") {
       const fs::path p = dir / "a.npy";
       write_npy(p, shape, values, dtype);
       const std::string file = read_bytes(p);
-      INFO("shape " << npy_shape_string(shape) << (dtype == NpyDtype::float32 ? " float32" : " float64"));
+      INFO("shape " << npy_shape_string(shape) << " " << npy_descr(dtype));
       CHECK(file[6] == 1);
       CHECK(file[7] == 0);
       CHECK(data_offset(file) % 64 == 0);
-      CHECK(file.size() - data_offset(file) == n * (dtype == NpyDtype::float32 ? 4 : 8));
+      CHECK(file.size() - data_offset(file) == n * npy_item_size(dtype));
       const NpyArray a = read_npy(p);
       CHECK(a.shape == shape);
       CHECK(a.dtype == dtype);
       REQUIRE(a.values.size() == n);
       for (std::size_t i = 0; i < n; ++i) {
-        const double expected = dtype == NpyDtype::float32 ? static_cast<double>(static_cast<float>(values[i])) : values[i];
+        const double expected = dtype == NpyDtype::float16   ? float16_to_float(double_to_float16(values[i]))
+                                : dtype == NpyDtype::float32 ? static_cast<double>(static_cast<float>(values[i]))
+                                                             : values[i];
         CHECK(a.values[i] == expected);
       }
     }
@@ -209,6 +212,26 @@ TEST_CASE("npy reader reads hand-assembled files", "[npy]") {
     const auto b = read(npy_bytes(1, 0, dict(">f4", false, "(2,)"), f4_bytes({0.1f, -3e-20f}, true)));
     CHECK(b.dtype == NpyDtype::float32);
     CHECK(b.values == std::vector<double>{0.1f, -3e-20f});
+  }
+  SECTION("float16, both byte orders: widened exactly") {
+    // 1.5, −2, 65504 (the largest), 2^-24 (the smallest subnormal), −0, 0.1 rounded (0x2e66 = 0.0999755859375).
+    const std::vector<std::uint16_t> bits = {0x3e00, 0xc000, 0x7bff, 0x0001, 0x8000, 0x2e66};
+    const std::vector<double> expected = {1.5, -2.0, 65504.0, 0x1p-24, -0.0, 0.0999755859375};
+    for (const bool big : {false, true}) {
+      std::string data;
+      for (const std::uint16_t b : bits) {
+        data += static_cast<char>(big ? b >> 8 : b & 0xff);
+        data += static_cast<char>(big ? b & 0xff : b >> 8);
+      }
+      const auto a = read(npy_bytes(1, 0, dict(big ? ">f2" : "<f2", false, "(2, 3)"), data));
+      CHECK(a.dtype == NpyDtype::float16);
+      CHECK(a.shape == std::vector<std::int64_t>{2, 3});
+      CHECK(a.values == expected);
+      CHECK(std::signbit(a.values[4]));
+      // Fortran order: the same bytes are the columns.
+      const auto f = read(npy_bytes(1, 0, dict(big ? ">f2" : "<f2", true, "(3, 2)"), data));
+      CHECK(f.values == std::vector<double>{1.5, 0x1p-24, -2.0, -0.0, 65504.0, 0.0999755859375});
+    }
   }
   SECTION("'|f4' and '=f8' read as native (little-endian) order") {
     if constexpr (std::endian::native == std::endian::little) {
@@ -333,10 +356,15 @@ TEST_CASE("npy reader names the file and the problem", "[npy]") {
     REQUIRE_NPY_ERROR(read_npy_header(fs::path("/dev/zero")), fs::path("/dev/zero"), "not a .npy file");
   }
   SECTION("unsupported dtype, named") {
-    for (const std::string descr : {"<i4", "<f2", "<c16", "|u1", "<f16", "float64", "O"}) {
+    for (const std::string descr : {"<i4", "<i2", "<e", "<c16", "|u1", "<f16", "float64", "float16", "O"}) {
       write_bytes(p, npy_bytes(1, 0, dict(descr, false, "(6,)"), good_data));
-      REQUIRE_NPY_ERROR(read_npy(p), p, "unsupported dtype '" + descr + "': only float32/float64 are supported");
+      REQUIRE_NPY_ERROR(read_npy(p), p,
+                        "unsupported dtype '" + descr + "': only float16/float32/float64 are supported");
     }
+    // bfloat16 from ml_dtypes arrives as 2-byte voids: refused, with the way out.
+    write_bytes(p, npy_bytes(1, 0, dict("<V2", false, "(6,)"), good_data.substr(0, 12)));
+    REQUIRE_NPY_ERROR(read_npy(p), p, "a bfloat16 array saved through ml_dtypes looks like this");
+    REQUIRE_NPY_ERROR(read_npy(p), p, "x.astype(numpy.float32)");
     write_bytes(p, npy_bytes(1, 0, "{'descr': [('x', '<f8')], 'fortran_order': False, 'shape': (6,)}", good_data));
     REQUIRE_NPY_ERROR(read_npy(p), p, "unsupported dtype [('x', '<f8')] (a structured dtype)");
   }
@@ -363,6 +391,9 @@ TEST_CASE("npy reader names the file and the problem", "[npy]") {
     REQUIRE_NPY_ERROR(read_npy(p), p, "contains NaN/Inf (2 values, first at [0, 2])");
     write_bytes(p, npy_bytes(1, 0, dict("<f8", false, "()"), f8_bytes({nan}, false)));
     REQUIRE_NPY_ERROR(read_npy(p), p, "contains NaN/Inf (1 value, first at [])");
+    // float16's ∞ (0x7c00) and a NaN (0x7e01), little-endian.
+    write_bytes(p, npy_bytes(1, 0, dict("<f2", false, "(2, 2)"), std::string("\x00\x3c\x00\x7c\x01\x7e\x00\x3c", 8)));
+    REQUIRE_NPY_ERROR(read_npy(p), p, "contains NaN/Inf (2 values, first at [0, 1])");
   }
   fs::remove_all(dir);
 }
@@ -383,6 +414,12 @@ np.save('scalar.npy', np.float64(-5.75))
 for v in [(2, 0), (3, 0)]:
     with open('v%d.npy' % v[0], 'wb') as f:
         np.lib.format.write_array(f, a, version=v)
+np.save('f2.npy', a.astype(np.float16))
+np.save('be2_fortran.npy', np.asfortranarray(a.astype('>f2')))
+# float16 values of every kind (subnormals, the largest, -0) and numpy's rounding of doubles to float16.
+edge = np.array([0.1, -1/3, 65504.0, 65519.0, 6e-8, 3e-8, 2.9802322387695312e-08, -0.0, 1 + 2**-11 + 2**-40, 1e-5])
+np.save('f2_edge.npy', edge.astype(np.float16))
+np.save('f2_edge_source.npy', edge)
 np.save('int.npy', np.arange(6, dtype=np.int32))
 np.save('nan.npy', np.array([[1.0, 2.0], [np.nan, 4.0]]))
 )");
@@ -398,12 +435,24 @@ np.save('nan.npy', np.array([[1.0, 2.0], [np.nan, 4.0]]))
     return v;
   };
   const std::vector<std::int64_t> shape3 = {2, 3, 4};
-  for (const char* name : {"f8.npy", "f4.npy", "fortran.npy", "be8.npy", "be4_fortran.npy", "v2.npy", "v3.npy"}) {
+  for (const char* name : {"f8.npy", "f4.npy", "fortran.npy", "be8.npy", "be4_fortran.npy", "v2.npy", "v3.npy",
+                           "f2.npy", "be2_fortran.npy"}) {
     INFO(name);
     const NpyArray a = read_npy(dir / name);
     CHECK(a.shape == shape3);
     CHECK(a.values == expected(24));
-    CHECK(a.dtype == (std::string(name).find('4') != std::string::npos ? NpyDtype::float32 : NpyDtype::float64));
+    const std::string n = name;
+    CHECK(a.dtype == (n.find('2') != std::string::npos && n[0] != 'v' ? NpyDtype::float16
+                      : n.find('4') != std::string::npos               ? NpyDtype::float32
+                                                                       : NpyDtype::float64));
+  }
+  {  // numpy's double → float16 rounding is ours: the same values read back as written from the source doubles.
+    const NpyArray ours = read_npy(dir / "f2_edge.npy"), source = read_npy(dir / "f2_edge_source.npy");
+    REQUIRE(ours.values.size() == source.values.size());
+    for (std::size_t i = 0; i < source.values.size(); ++i) {
+      INFO("value " << source.values[i]);
+      CHECK(ours.values[i] == float16_to_float(double_to_float16(source.values[i])));
+    }
   }
   {
     const NpyArray a = read_npy(dir / "fortran_f4_2d.npy");
@@ -425,6 +474,7 @@ np.save('nan.npy', np.array([[1.0, 2.0], [np.nan, 4.0]]))
   write_npy(dir / "ours_1d.npy", {24}, expected(24), NpyDtype::float64);
   write_npy(dir / "ours_0d.npy", {}, std::vector<double>{-5.75}, NpyDtype::float32);
   write_npy(dir / "ours_empty.npy", {0, 3}, std::vector<double>{}, NpyDtype::float64);
+  write_npy(dir / "ours_f2.npy", {3, 8}, expected(24), NpyDtype::float16);
   CHECK(run_python(dir, R"(
 a = np.arange(24, dtype=np.float64) - 5.75
 def check(name, dtype, shape, values):
@@ -438,6 +488,7 @@ check('ours_f4.npy', '<f4', (4, 6), a.reshape(4, 6))
 check('ours_1d.npy', '<f8', (24,), a)
 check('ours_0d.npy', '<f4', (), np.float32(-5.75))
 check('ours_empty.npy', '<f8', (0, 3), np.zeros((0, 3)))
+check('ours_f2.npy', '<f2', (3, 8), a.reshape(3, 8))
 )") == 0);
   fs::remove_all(dir);
 }

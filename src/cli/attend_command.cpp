@@ -118,7 +118,7 @@ void run_typed(const AttendOptions& o, const NpyArray& qa, const NpyArray& ka, c
 }  // namespace
 
 void add_attend_options(CLI::App& app, AttendOptions& o) {
-  app.add_option("--q", o.q, "Queries .npy, shape (L, d) or (H, L, d), float32/float64")->required();
+  app.add_option("--q", o.q, "Queries .npy, shape (L, d) or (H, L, d), float16/float32/float64")->required();
   app.add_option("--k", o.k, "Keys .npy, same shape as --q")->required();
   app.add_option("--v", o.v, "Values .npy, shape (L, dv) or (H, L, dv)")->required();
   app.add_option("--w", o.w, "Projection .npy, shape (m, d), rows are the ω_i (default: drawn from --seed/--draw)");
@@ -139,7 +139,8 @@ void add_attend_options(CLI::App& app, AttendOptions& o) {
   app.add_flag("--no-projection", o.no_projection, "Generalized kernels: f(u) instead of f(Wu)");
   app.add_option("--kernel-epsilon", o.kernel_epsilon, "ε_k added to generalized-kernel features")->capture_default_str();
   app.add_option("--chunk", o.chunk, "Causal FAVOR: rows per chunk (1 = plain prefix sums)")->capture_default_str();
-  app.add_option("--dtype", o.dtype, "float32 or float64 (default: float64 if any input is float64)");
+  app.add_option("--dtype", o.dtype,
+                 "float32 or float64 (default: float64 if any input is float64; float16 inputs run in float32)");
   app.add_option("--seed", o.seed, "Seed of the projection draw")->capture_default_str();
   app.add_option("--draw", o.draw, "Draw number (feature redraw: 0, 1, 2, …)")->capture_default_str();
   app.add_option("--threads", o.threads, "OpenMP threads (default: all processors)");

@@ -13,6 +13,7 @@
 #include <stdexcept>
 
 #include "io/atomic_file.hpp"
+#include "io/half_float.hpp"
 
 namespace favorlab {
 
@@ -146,7 +147,7 @@ class HeaderParser {
         if (text_[end] == ']' && --depth == 0) break;
       }
       fail(source_, "unsupported dtype " + printable(text_.substr(pos_, end + 1 - pos_)) +
-                        " (a structured dtype): only float32/float64 are supported");
+                        " (a structured dtype): only float16/float32/float64 are supported");
     }
     malformed("key 'descr': expected a quoted dtype string such as '<f8', found '" +
               printable(text_.substr(pos_, 20)) + "'");
@@ -222,14 +223,21 @@ struct Dtype {
 Dtype parse_dtype(const std::string& descr, const std::string& source) {
   // '<' little, '>' big, '|' not applicable (numpy never writes it for floats; read as native), '=' native.
   const bool plausible = descr.size() == 3 && std::string_view("<>|=").find(descr[0]) != std::string_view::npos &&
-                         descr[1] == 'f' && (descr[2] == '4' || descr[2] == '8');
-  if (!plausible)
+                         descr[1] == 'f' && (descr[2] == '2' || descr[2] == '4' || descr[2] == '8');
+  if (!plausible) {
+    // numpy saves ml_dtypes' bfloat16 as a 2-byte void: nothing in the file says the bytes are bfloat16.
+    const bool void2 = descr.size() == 3 && descr[1] == 'V' && descr[2] == '2';
     fail(source, "unsupported dtype '" + printable(descr) +
-                     "': only float32/float64 are supported ('<f4', '<f8', '>f4', '>f8')");
+                     "': only float16/float32/float64 are supported ('<f2', '<f4', '<f8', and '>' for big-endian)" +
+                     (void2 ? "; a bfloat16 array saved through ml_dtypes looks like this, but its bytes could be "
+                              "anything: save it as float32 (x.astype(numpy.float32)), which is exact"
+                            : ""));
+  }
   const bool file_big = descr[0] == '>' || (descr[0] != '<' && std::endian::native == std::endian::big);
   const bool native_big = std::endian::native == std::endian::big;
-  return Dtype{descr[2] == '4' ? NpyDtype::float32 : NpyDtype::float64, descr[2] == '4' ? std::size_t{4} : 8,
-               file_big != native_big};
+  const std::size_t size = static_cast<std::size_t>(descr[2] - '0');
+  const NpyDtype type = size == 2 ? NpyDtype::float16 : size == 4 ? NpyDtype::float32 : NpyDtype::float64;
+  return Dtype{type, size, file_big != native_big};
 }
 
 // C-order strides (in elements) of a shape whose element count is known not to overflow.
@@ -288,6 +296,14 @@ std::optional<std::int64_t> element_count(const std::vector<std::int64_t>& shape
 }
 
 }  // namespace
+
+std::size_t npy_item_size(NpyDtype dtype) {
+  return dtype == NpyDtype::float16 ? 2 : dtype == NpyDtype::float32 ? 4 : 8;
+}
+
+const char* npy_descr(NpyDtype dtype) {
+  return dtype == NpyDtype::float16 ? "<f2" : dtype == NpyDtype::float32 ? "<f4" : "<f8";
+}
 
 std::string npy_shape_string(const std::vector<std::int64_t>& shape) {
   std::string s = "(";
@@ -368,7 +384,12 @@ NpyArray convert(const Layout& layout, std::string_view data, const std::string&
   // -Wstringop-overflow from GCC 12 once vectorized for AVX2).
   for (std::size_t i = 0; i < n; ++i) {
     const char* at = data.data() + i * dtype.item_size;
-    if (dtype.type == NpyDtype::float32) {
+    if (dtype.type == NpyDtype::float16) {
+      std::uint16_t bits;
+      std::memcpy(&bits, at, sizeof bits);
+      if (dtype.swap) bits = __builtin_bswap16(bits);
+      file_order[i] = float16_to_float(bits);  // exact
+    } else if (dtype.type == NpyDtype::float32) {
       std::uint32_t bits;
       std::memcpy(&bits, at, sizeof bits);
       if (dtype.swap) bits = __builtin_bswap32(bits);
@@ -480,7 +501,7 @@ NpyArray read_npy(const std::filesystem::path& path) {
 
 std::string encode_npy(const std::vector<std::int64_t>& shape, std::span<const double> values, NpyDtype dtype,
                        const std::string& source) {
-  const std::size_t item_size = dtype == NpyDtype::float32 ? 4 : 8;
+  const std::size_t item_size = npy_item_size(dtype);
   for (const std::int64_t d : shape)
     if (d < 0) fail(source, "cannot write shape " + npy_shape_string(shape) + ": negative dimension");
   const auto count = element_count(shape, item_size);
@@ -489,7 +510,7 @@ std::string encode_npy(const std::vector<std::int64_t>& shape, std::span<const d
     fail(source, "cannot write shape " + npy_shape_string(shape) + ": it holds " + std::to_string(*count) +
                      " values, " + std::to_string(values.size()) + " given");
 
-  const std::string dict = std::string("{'descr': '") + (dtype == NpyDtype::float32 ? "<f4" : "<f8") +
+  const std::string dict = std::string("{'descr': '") + npy_descr(dtype) +
                            "', 'fortran_order': False, 'shape': " + npy_shape_string(shape) + ", }";
   // Pad with spaces so that preamble + header (ending in '\n') is a multiple of 64; version 2.0 only when the
   // header no longer fits version 1.0's uint16 length (numpy does the same).
@@ -515,7 +536,10 @@ std::string encode_npy(const std::vector<std::int64_t>& shape, std::span<const d
   const bool swap = std::endian::native == std::endian::big;
   unsigned char raw[8];
   for (const double v : values) {
-    if (dtype == NpyDtype::float32) {
+    if (dtype == NpyDtype::float16) {
+      const std::uint16_t h = double_to_float16(v);  // rounded once, as numpy's astype(float16)
+      std::memcpy(raw, &h, sizeof h);
+    } else if (dtype == NpyDtype::float32) {
       const auto f = static_cast<float>(v);
       std::memcpy(raw, &f, sizeof f);
     } else {

@@ -1,14 +1,15 @@
 #!/usr/bin/python3
 """Writes the seed corpus of fuzz/npy_fuzz.cpp: tests/fuzz/corpus/npy/*.npy (committed; rerun after changing this).
 
-Valid files, written by numpy itself (numpy.lib.format.write_array): float32/float64, little and big endian, C and
-Fortran order, versions 1.0/2.0/3.0, ranks 0-3, an empty shape (0, 8, 4), the edge values favorlab must keep bit for
-bit (-0.0, subnormals, float32's largest) and a float64 beyond float32's range (npy_to_heads<float> refuses it).
+Valid files, written by numpy itself (numpy.lib.format.write_array): float16/float32/float64, little and big endian,
+C and Fortran order, versions 1.0/2.0/3.0, ranks 0-3, an empty shape (0, 8, 4), the edge values favorlab must keep
+bit for bit (-0.0, subnormals, float32's largest) and a float64 beyond float32's range (npy_to_heads<float> refuses it).
 Hand-written headers numpy also reads (double quotes, keys in another order, no trailing comma, '=f8', Python 2's 3L).
 A zero dimension beside huge ones (favorlab reads 0 values; numpy 1.24 refuses "array is too big").
 Broken files, each one problem: bad magic, unsupported version, truncated header, lying header length, a shape that
 promises far more data than the file holds, a shape whose byte count overflows, truncated data, trailing bytes, NaN,
-an integer dtype, a structured dtype, a malformed dict.
+float16's infinity, a 2-byte void (how ml_dtypes' bfloat16 is saved), an integer dtype, a structured dtype, a malformed
+dict.
 
 Usage: python3 tests/fuzz/make_npy_corpus.py [OUT_DIR]   (default: tests/fuzz/corpus/npy next to this script)
 """
@@ -61,6 +62,9 @@ def corpus():
                     dtype="<f8").reshape(1, 2, 3)
     files["f8_edge_values_3d_v1.npy"] = npy(edge)
     files["f4_edge_values_2d_v1.npy"] = npy(np.array([[-0.0, 1e-45], [3.4028235e38, -1.17549435e-38]], dtype="<f4"))
+    files["f2_le_2d_v1.npy"] = npy(values(12, "<f2").reshape(3, 4))
+    files["f2_be_fortran_3d_v1.npy"] = npy(np.asfortranarray(values(24, ">f2").reshape(2, 3, 4)))
+    files["f2_edge_values_2d_v1.npy"] = npy(np.array([[-0.0, 6e-8], [65504.0, -6.1035e-05]], dtype="<f2"))
     files["f8_beyond_float32_2d_v1.npy"] = npy(np.array([[1.0, 1e300], [-2.0, 3.0]], dtype="<f8"))
     # Valid, hand-written headers (numpy reads every one of them).
     two = values(2, "<f8").tobytes()
@@ -84,6 +88,9 @@ def corpus():
     files["bad_truncated_data.npy"] = good[:-3]
     files["bad_trailing_bytes.npy"] = good + b"\x00\x00\x00\x00\x00\x00\x00\x00"
     files["bad_nan.npy"] = npy(np.array([[1.0, np.nan], [np.inf, 2.0]], dtype="<f8"))
+    files["bad_f2_inf.npy"] = npy(np.array([1.0, np.inf, -2.0], dtype="<f2"))
+    files["bad_bfloat16_as_void.npy"] = raw("{'descr': '<V2', 'fortran_order': False, 'shape': (2,), }",
+                                            b"\x80\x3f" * 2)
     files["bad_int_dtype.npy"] = npy(np.arange(6, dtype="<i4").reshape(2, 3))
     files["bad_structured_dtype.npy"] = raw("{'descr': [('a', '<f8'), ('b', '<f4')], 'fortran_order': False, "
                                             "'shape': (1,), }", b"\x00" * 12)
