@@ -6,6 +6,7 @@
 // attention layer) and gemm (the four bare products of bidirectional FAVOR in its own block structure,
 // perf/favor_products.hpp: the floor of FAVOR itself).
 // Shapes: regular (8 heads) and small (1 head), d = 64, dv = 64, m = 256, float32, positive features; threads 1 and 2.
+// On the device also FAVOR with its inputs held as float16 or bfloat16 (attention/half_inputs.hpp).
 // Per (shape, threads, L): `--trials` timed repeats of every method, interleaved (repeat r runs all methods, in an
 // order rotated by r), so a load burst on a shared machine hits all methods alike; median and min reported, ratios
 // to exact, identity and gemm taken from the same run. Peak memory: one extra forward per (method, shape, L) in a
@@ -31,7 +32,8 @@
 // host threads play no part (one row per point, threads = 1). Peak memory: the device bytes one forward allocates
 // above its inputs, output included (favorlab's buffers, counted exactly; cuBLAS's internal workspace is not). The
 // drop rule predicts from the device time. Checks: the GPU targets (causal FAVOR >= 10x faster than the
-// tiled exact baseline at L = 65536, 8 heads; bidirectional FAVOR <= 2x its cuBLAS products) and the memory check.
+// tiled exact baseline at L = 65536, 8 heads; bidirectional FAVOR <= 2x its cuBLAS products), FAVOR with 16-bit
+// inputs against float32 ones (measured) and the memory check.
 #include <Eigen/Core>
 #include <omp.h>
 
@@ -91,6 +93,7 @@ struct Method {
   std::function<double(const SpeedInputs&, const AttentionConfig& favor, int threads)> run;
   // The method on the GPU (time_on_cuda's work and configuration); empty: no device implementation.
   std::function<CudaTiming(const SpeedInputs&, const AttentionConfig& favor, int repeats)> cuda;
+  HalfInputs half = HalfInputs::off;  // the format the device holds Q, K, V in (their bytes in the memory ratio)
 
   bool runs_on(Backend backend) const { return backend == Backend::cpu ? bool(run) : bool(cuda); }
 };
@@ -103,14 +106,22 @@ AttentionConfig with(AttentionConfig c, Mechanism mechanism, bool causal) {
   return c;
 }
 
-// A device timing of `work` with the configuration `with(favor, mechanism, causal)` (features: the run's, or `family`).
-auto on_cuda(CudaWork work, Mechanism mechanism, bool causal, std::optional<Family> family = std::nullopt) {
+// A device timing of `work` with the configuration `with(favor, mechanism, causal)` (features: the run's, or `family`),
+// the inputs held in `half` on the device.
+auto on_cuda(CudaWork work, Mechanism mechanism, bool causal, std::optional<Family> family = std::nullopt,
+             HalfInputs half = HalfInputs::off) {
   return [=](const SpeedInputs& in, const AttentionConfig& c, int repeats) {
     const Eigen::MatrixXd w = mechanism == Mechanism::exact ? Eigen::MatrixXd(0, in.w.cols()) : in.w;
     AttentionConfig config = with(c, mechanism, causal);
     if (family) config.features = *family;
-    return time_on_cuda(work, in.q, in.k, in.v, w, config, repeats);
+    return time_on_cuda(work, in.q, in.k, in.v, w, config, repeats, half);
   };
+}
+
+// FAVOR on the device with its inputs held in a 16-bit format (no CPU method: rounding the inputs changes nothing of
+// the CPU's work).
+Method favor_half_on_cuda(const std::string& name, bool causal, HalfInputs half) {
+  return {name, false, {}, on_cuda(CudaWork::attention, Mechanism::favor, causal, std::nullopt, half), half};
 }
 
 // Bidirectional FAVOR with the features of `family` (a data-dependent family prepares its projection per head).
@@ -179,6 +190,11 @@ const std::vector<Method>& methods() {
       // PermuteFormer, 1-D, r = 1, a random π per head: FAVOR plus the position permutations of the features.
       {"permuteformer", false, permute_with(false), {}},
       {"permuteformer_causal", false, permute_with(true), {}},
+      // Inputs held on the device as float16 or bfloat16 (half the input bytes; everything after the first kernels
+      // is float32): what 16-bit storage saves in time and device memory.
+      favor_half_on_cuda("favor_bidirectional_bfloat16_inputs", false, HalfInputs::bfloat16),
+      favor_half_on_cuda("favor_causal_float16_inputs", true, HalfInputs::float16),
+      favor_half_on_cuda("favor_causal_bfloat16_inputs", true, HalfInputs::bfloat16),
       {"identity", false,
        [](const SpeedInputs& in, const AttentionConfig&, int) {
          const Heads<Real> out = in.v;  // X(OPT): the layer that returns V
@@ -193,6 +209,12 @@ const std::vector<Method>& methods() {
        on_cuda(CudaWork::favor_products, Mechanism::favor, false)},
   };
   return table;
+}
+
+const Method& method_named(const std::string& name) {
+  for (const Method& m : methods())
+    if (m.name == name) return m;
+  throw std::logic_error("speed: no method named " + name);
 }
 
 // CPU time of the whole process (all threads), seconds. At one thread it is robust to other jobs on the machine,
@@ -526,7 +548,9 @@ class SpeedExperiment final : public Experiment {
     return {};
   }
 
-  double input_bytes(const Shape& s, int l) const { return 3.0 * s.heads * l * d_ * sizeof(Real); }
+  double input_bytes(const Shape& s, int l, HalfInputs half = HalfInputs::off) const {
+    return 3.0 * s.heads * l * d_ * (half == HalfInputs::off ? sizeof(Real) : 2);
+  }
   double output_bytes(const Shape& s, int l) const { return 1.0 * s.heads * l * d_ * sizeof(Real); }
 
   template <class Points>
@@ -548,7 +572,7 @@ class SpeedExperiment final : public Experiment {
             const Point* exact = at("exact", l);
             const Point* identity = at("identity", l);
             const Point* gemm = at("gemm", l);
-            const double in_b = input_bytes(shape, l), out_b = output_bytes(shape, l);
+            const double in_b = input_bytes(shape, l, method_named(method).half), out_b = output_bytes(shape, l);
             Json row{{"kind", "time"},
                      {"method", method},
                      {"shape", shape.name},
@@ -762,6 +786,11 @@ class SpeedExperiment final : public Experiment {
     check_ratios(result, "Target: bidirectional FAVOR within 2x of its cuBLAS GEMMs alone",
                  "time(favor_bidirectional)/time(gemm), every shape and L",
                  ratio_points(points, shapes, "favor_bidirectional", "gemm", 0, false), 2.0, false, true, info + shape_note);
+    check_ratios(result, "Measured: causal FAVOR with its inputs held as bfloat16 against float32 inputs",
+                 "time(favor_causal_bfloat16_inputs)/time(favor_causal), every shape and L",
+                 ratio_points(points, shapes, "favor_causal_bfloat16_inputs", "favor_causal", 0, false), 1.0, false,
+                 true, info + "no target (the 1 compared with is float32's own time); the arithmetic is float32 "
+                 "either way; ");
   }
 
   // Causal FAVOR's peak memory, judged at the length the target names (L = 65536) when the run reaches it. At

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # GPU check of the CUDA backend, for a machine with an NVIDIA GPU (designed for < 7 min on an H200):
 #   1. configure and build favorlab + tests with FAVORLAB_CUDA=ON in its own build directory (build/gpu-check);
-#   2. run the [cuda] tests (GPU vs CPU with the same W in every mode to 1e-5, causality, the exact kernel) —
+#   2. run the [cuda] tests (GPU vs CPU with the same W in every mode to 1e-5, with float32 inputs and with inputs
+#      held as float16 / bfloat16, causality, the exact kernel) —
 #      a skipped GPU test counts as a failure here, since this script exists to run them;
-#   3. run `favorlab speed --backend cuda --quick` (L = 512 … 65536, the CUDA issue's targets) and copy its checks
-#      (the causal 10x target, the bidirectional 2x target, device memory) into summary.txt;
+#   3. run `favorlab speed --backend cuda --quick` (L = 512 … 65536, the GPU targets) and copy its checks
+#      (the causal 10x target, the bidirectional 2x target, 16-bit against float32 inputs, device memory) and the
+#      16-bit input rows against float32 into summary.txt;
 #   4. run `favorlab attention-error --backend cuda --quick`: an experiment end to end on the GPU;
 #   5. tune the causal chunk: causal FAVOR at L = 65536 (8 heads, d = 64, m = 256) for chunks 48 … 1024, device time
 #      and device memory of each into summary.txt (chunk_sweep.txt; the JSON of each run beside it).
@@ -84,7 +86,27 @@ if timeout 240 "$favorlab" speed --backend cuda --quick --time-cap 15 --out "$ou
      > "$out/speed.txt" 2>&1; then
   cat "$out/speed.txt" >> "$log"
   note "speed --backend cuda --quick: ok in $(( $(date +%s) - start )) s -> speed_cuda_quick.json"
-  grep -E "^ +(holds|violated|inconclusive) " "$out/speed.txt" | tee -a "$summary"
+  grep -E "^ +(holds|violated|inconclusive|measured) " "$out/speed.txt" | tee -a "$summary"
+  # Inputs held as float16 / bfloat16 against float32, 8 heads at the largest L both reached: device time and the
+  # bytes the inputs and one forward hold.
+  python3 - "$out/speed_cuda_quick.json" 2>> "$log" <<'PY' | tee -a "$summary" ||
+import json, sys
+rows = [r for r in json.load(open(sys.argv[1]))["rows"] if r.get("kind") == "time" and r.get("shape") == "regular"]
+for base in ("favor_bidirectional", "favor_causal"):
+    for fmt in ("float16", "bfloat16"):
+        name = f"{base}_{fmt}_inputs"
+        full = {r["L"]: r for r in rows if r["method"] == base}
+        half = {r["L"]: r for r in rows if r["method"] == name}
+        common = sorted(set(full) & set(half))
+        if not common:
+            continue
+        L = common[-1]
+        a, b = full[L], half[L]
+        print(f"16-bit inputs: {name} at L = {L}: {b['seconds_median'] * 1e3:.3f} ms against "
+              f"{a['seconds_median'] * 1e3:.3f} ms ({b['seconds_median'] / a['seconds_median']:.3f}x); device bytes "
+              f"above the inputs {b['peak_bytes']} against {a['peak_bytes']}")
+PY
+    note "16-bit input rows: could not be read from speed_cuda_quick.json"
 else
   cat "$out/speed.txt" >> "$log"
   note "speed --backend cuda --quick: FAILED (see log.txt)"

@@ -118,6 +118,44 @@ TEST_CASE("attend: float16 inputs run in float32 and give the float32 run's bits
   fs::remove_all(dir);
 }
 
+TEST_CASE("attend --half-inputs: the inputs rounded once to float16 or bfloat16, then attended as usual",
+          "[cli][attend]") {
+  const auto dir = scratch_dir("attend-half-inputs");
+  write_inputs(dir, 2);  // float64 files
+  // float16: the same output as attend on float16 files written from the same doubles (both round each value once).
+  for (const char* name : {"q", "k", "v"}) {
+    const NpyArray a = read_npy(dir / (std::string(name) + ".npy"));
+    write_npy(dir / (std::string(name) + "16.npy"), a.shape, a.values, NpyDtype::float16);
+  }
+  for (const std::string mode : {"", "--causal ", "--mechanism exact "}) {
+    INFO(mode);
+    REQUIRE(run_cli(kInputs + mode + "--m 16 --dtype float32 --half-inputs float16 --out h.npy", dir).status == 0);
+    REQUIRE(run_cli("attend --q q16.npy --k k16.npy --v v16.npy --quiet " + mode + "--m 16 --out f16.npy", dir)
+                .status == 0);
+    CHECK(read_npy(dir / "h.npy").values == read_npy(dir / "f16.npy").values);
+    // bfloat16 keeps fewer bits: a different output (power), and float64 arithmetic on the rounded inputs works too.
+    REQUIRE(run_cli(kInputs + mode + "--m 16 --dtype float32 --half-inputs bfloat16 --out b.npy", dir).status == 0);
+    CHECK(read_npy(dir / "b.npy").values != read_npy(dir / "h.npy").values);
+    REQUIRE(run_cli(kInputs + mode + "--m 16 --half-inputs float16 --out h64.npy", dir).status == 0);
+    CHECK(read_npy(dir / "h64.npy").dtype == NpyDtype::float64);
+  }
+  // The summary line says so; a value beyond float16's range and an unknown format are refused (exit 2, no output).
+  const auto loud = run_cli("attend --q q.npy --k k.npy --v v.npy --m 16 --half-inputs bfloat16 --out s.npy", dir);
+  CHECK(loud.status == 0);
+  CHECK_THAT(loud.err, Catch::Contains("inputs rounded to bfloat16"));
+  Heads<double> big = load(dir / "k.npy");
+  big[1](4, 2) = -1e5;
+  save(dir / "k_big.npy", big, true);
+  check_bad_input("attend --q q.npy --k k_big.npy --v v.npy --half-inputs float16 --out x.npy",
+                  "--k k_big.npy: --half-inputs float16: head 1 [4, 2] = -100000 is beyond float16's range", dir,
+                  "x.npy");
+  CHECK(run_cli("attend --q q.npy --k k_big.npy --v v.npy --half-inputs bfloat16 --quiet --out x.npy", dir).status ==
+        0);  // bfloat16 has float's range
+  check_bad_input("attend --q q.npy --k k.npy --v v.npy --half-inputs fp8 --out y.npy",
+                  "--half-inputs must be off, float16 or bfloat16 (got 'fp8')", dir, "y.npy");
+  fs::remove_all(dir);
+}
+
 TEST_CASE("attend: bad input exits 2 with one line naming the file, and writes nothing", "[cli][attend]") {
   const auto dir = scratch_dir("attend-bad");
   write_inputs(dir, 1);

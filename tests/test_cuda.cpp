@@ -18,7 +18,9 @@
 #include "attention/attend.hpp"
 #include "attention/attention_projection.hpp"
 #include "attention/backend.hpp"
+#include "attention/half_inputs.hpp"
 #include "attention/random_inputs.hpp"
+#include "io/half_float.hpp"
 
 using namespace favorlab;
 
@@ -391,4 +393,106 @@ TEST_CASE("time_on_cuda: repeats, the same output as attend_cuda, and exact devi
   CHECK(tc.peak_bytes == bytes(H * L * dv));
   CHECK(tc.first == double(in.v.front()(0, 0)));
   CHECK_THROWS_AS(time_on_cuda(CudaWork::copy, in.q, in.k, in.v, w, favor, 0), std::invalid_argument);
+}
+
+// 16-bit inputs (attention/half_inputs.hpp): the CPU attends the rounded inputs; the GPU holds them in 16 bits and
+// widens them exactly, so it must equal the CPU on the same rounded inputs to the same 1e-5 as float32 inputs.
+TEST_CASE("16-bit inputs: rounded as the formats define, beyond float16's range named, cpu = attend of the rounded",
+          "[cuda][half_inputs]") {
+  CHECK(parse_half_inputs("off") == HalfInputs::off);
+  CHECK(parse_half_inputs("float16") == HalfInputs::float16);
+  CHECK(parse_half_inputs("bfloat16") == HalfInputs::bfloat16);
+  CHECK_THROWS_WITH(parse_half_inputs("fp16"), Catch::Contains("--half-inputs") && Catch::Contains("fp16"));
+
+  const Inputs in = make_inputs(2, 30, 30, 8, 4, 61);
+  const Heads<float> off = rounded_to(HalfInputs::off, in.q, "Q");
+  const Heads<float> f16 = rounded_to(HalfInputs::float16, in.q, "Q");
+  const Heads<float> bf16 = rounded_to(HalfInputs::bfloat16, in.q, "Q");
+  const Heads<double> f16d = rounded_to(HalfInputs::float16, in.qd, "Q");
+  std::size_t moved = 0;
+  for (std::size_t h = 0; h < in.q.size(); ++h) {
+    CHECK(off[h] == in.q[h]);
+    for (Eigen::Index i = 0; i < in.q[h].size(); ++i) {
+      REQUIRE(f16[h](i) == float16_to_float(float_to_float16(in.q[h](i))));
+      REQUIRE(bf16[h](i) == bfloat16_to_float(float_to_bfloat16(in.q[h](i))));
+      REQUIRE(f16d[h](i) == double(float16_to_float(double_to_float16(in.qd[h](i)))));
+      // Within half an ulp of the format: 2^-11 relative for float16 (normal range), 2^-8 for bfloat16.
+      REQUIRE(std::abs(f16[h](i) - in.q[h](i)) <= std::ldexp(std::abs(in.q[h](i)), -11));
+      REQUIRE(std::abs(bf16[h](i) - in.q[h](i)) <= std::ldexp(std::abs(in.q[h](i)), -8));
+      moved += f16[h](i) != in.q[h](i);
+    }
+  }
+  CHECK(moved > in.q[0].size());  // the rounding did something (a float rarely has 11 significant bits)
+  Heads<float> big = in.q;
+  big[1](3, 5) = 70000.0f;
+  CHECK_THROWS_WITH(rounded_to(HalfInputs::float16, big, "--q q.npy"),
+                    Catch::Contains("--q q.npy") && Catch::Contains("head 1 [3, 5] = 70000") &&
+                        Catch::Contains("beyond float16's range") && Catch::Contains("bfloat16"));
+  CHECK(rounded_to(HalfInputs::bfloat16, big, "Q")[1](3, 5) == 70144.0f);  // bfloat16 has float's range
+
+  AttentionConfig c;
+  c.m = 16;
+  const auto w = draw_attention_projection(c, 8, 2, 0);
+  for (const HalfInputs half : {HalfInputs::float16, HalfInputs::bfloat16}) {
+    const Heads<float> direct = attend<float>(rounded_to(half, in.q, "Q"), rounded_to(half, in.k, "K"),
+                                              rounded_to(half, in.v, "V"), w, c);
+    const Heads<float> via = attend_on_backend(Backend::cpu, in.q, in.k, in.v, w, c, 1, half);
+    const Heads<float> full = attend<float>(in.q, in.k, in.v, w, c);
+    for (std::size_t h = 0; h < direct.size(); ++h) {
+      CHECK(via[h] == direct[h]);
+      CHECK(via[h] != full[h]);  // power: the rounding reaches the output
+    }
+  }
+}
+
+TEST_CASE("GPU with 16-bit inputs equals CPU on the same rounded inputs to 1e-5 relative", "[cuda][half_inputs]") {
+  if (!gpu_or_skip()) return;
+  const int d = 16;
+  for (const HalfInputs half : {HalfInputs::float16, HalfInputs::bfloat16}) {
+    for (bool causal : {false, true}) {
+      const Inputs in = comparison_inputs(causal);
+      for (Mode mode : all_modes()) {
+        if (mode.config.causal != causal) continue;
+        const auto w = draw_attention_projection(mode.config, d, 5, 0);
+        const Heads<float> cpu = attend_on_backend(Backend::cpu, in.q, in.k, in.v, w, mode.config, 1, half);
+        const Heads<float> gpu = attend_on_backend(Backend::cuda, in.q, in.k, in.v, w, mode.config, 1, half);
+        REQUIRE(gpu.size() == cpu.size());
+        for (std::size_t h = 0; h < cpu.size(); ++h) {
+          INFO(half_inputs_name(half) << ", " << mode.name << ", head " << h);
+          CHECK(relative_max_error(gpu[h].cast<double>(), cpu[h].cast<double>()) < kGpuTolerance);
+        }
+      }
+    }
+  }
+}
+
+// The forward's own allocations do not depend on how the inputs are held (everything after the first kernels is
+// float32), so the peak above the inputs is the float32 run's, byte for byte; only the inputs shrink.
+TEST_CASE("time_on_cuda with 16-bit inputs: the same output as attend_cuda, the float32 run's peak above the inputs",
+          "[cuda][half_inputs]") {
+  if (!gpu_or_skip()) return;
+  const Inputs in = make_inputs(3, 200, 200, 16, 8, 67);
+  AttentionConfig favor;
+  favor.m = 32;
+  const auto w = draw_attention_projection(favor, 16, 6, 0);
+  AttentionConfig exact;
+  exact.mechanism = Mechanism::exact;
+  const Eigen::MatrixXd none(0, 16);
+  for (const HalfInputs half : {HalfInputs::float16, HalfInputs::bfloat16}) {
+    for (bool causal : {false, true}) {
+      for (const AttentionConfig& base : {favor, exact}) {
+        AttentionConfig c = base;
+        c.causal = causal;
+        const Eigen::MatrixXd& wc = c.mechanism == Mechanism::exact ? none : w;
+        INFO(half_inputs_name(half) << (causal ? " causal " : " bidirectional ") << mechanism_name(c.mechanism));
+        const CudaTiming t16 = time_on_cuda(CudaWork::attention, in.q, in.k, in.v, wc, c, 2, half);
+        const CudaTiming t32 = time_on_cuda(CudaWork::attention, in.q, in.k, in.v, wc, c, 2);
+        CHECK(t16.first == double(attend_on_backend(Backend::cuda, in.q, in.k, in.v, wc, c, 1, half).front()(0, 0)));
+        CHECK(t16.peak_bytes == t32.peak_bytes);
+        CHECK(t16.first != t32.first);  // power: the 16-bit inputs reached the device's output
+      }
+    }
+  }
+  CHECK_THROWS_WITH(time_on_cuda(CudaWork::favor_products, in.q, in.k, in.v, w, favor, 2, HalfInputs::float16),
+                    Catch::Contains("attention only"));
 }

@@ -311,7 +311,10 @@ TEST_CASE("speed driver at a tiny size writes every method, field, fit and check
   CHECK(crossovers == 2 * 2);
   CHECK(mc_rows == 1);
   CHECK(doc["params"]["backend"] == "cpu");
-  CHECK(doc["params"]["methods_without_this_backend"] == nlohmann::json::array());
+  // FAVOR with its inputs held in 16 bits exists on the device only (rounding costs the CPU's arithmetic nothing).
+  CHECK(doc["params"]["methods_without_this_backend"] ==
+        nlohmann::json({"favor_bidirectional_bfloat16_inputs", "favor_causal_float16_inputs",
+                        "favor_causal_bfloat16_inputs"}));
   // FAVOR vs its GEMMs, causal vs bidirectional, 2 threads (3 methods), PermuteFormer vs FAVOR (2), the tiled exact
   // kernel's gain, oprf and sderf vs positive, exact vs FAVOR (2), the GEMMs against the FMA peak, the Monte Carlo
   // engine, causal peak memory.
@@ -357,14 +360,17 @@ TEST_CASE("speed --backend cuda at a tiny size: every device method, device peak
     CHECK(row["peak_bytes"].get<double>() > 0);
     CHECK(row["cpu_seconds_median"].is_null());
   }
-  // 8 device methods × 2 shapes × 2 lengths; PermuteFormer has no device implementation.
+  // 11 device methods × 2 shapes × 2 lengths; PermuteFormer has no device implementation.
   for (const char* method : {"exact", "exact_causal", "favor_bidirectional", "favor_oprf", "favor_sderf",
-                             "favor_causal", "identity", "gemm"})
+                             "favor_causal", "favor_bidirectional_bfloat16_inputs", "favor_causal_float16_inputs",
+                             "favor_causal_bfloat16_inputs", "identity", "gemm"})
     CHECK(count[method] == 4);
   for (const char* host_only : {"permuteformer", "permuteformer_causal", "exact_reference"})
     CHECK(count.count(host_only) == 0);
-  REQUIRE(doc["checks"].size() == 3);  // causal 10x (inconclusive: no L = 65536 here), bidirectional 2x, memory
+  // causal 10x (inconclusive: no L = 65536 here), bidirectional 2x, bfloat16 inputs against float32 (measured), memory
+  REQUIRE(doc["checks"].size() == 4);
   CHECK(doc["checks"][0]["status"] == "inconclusive");
+  CHECK(doc["checks"][2]["status"] == "measured");
   fs::remove_all(dir);
 }
 

@@ -40,11 +40,15 @@ void require_backend(Backend backend) {
 }
 
 Heads<float> attend_on_backend(Backend backend, const Heads<float>& q, const Heads<float>& k, const Heads<float>& v,
-                               const Eigen::MatrixXd& w, const AttentionConfig& config, int threads) {
-  if (backend == Backend::cpu) return attend<float>(q, k, v, w, config, threads);
+                               const Eigen::MatrixXd& w, const AttentionConfig& config, int threads, HalfInputs half) {
+  if (backend == Backend::cpu) {
+    if (half == HalfInputs::off) return attend<float>(q, k, v, w, config, threads);
+    return attend<float>(rounded_to(half, q, "Q"), rounded_to(half, k, "K"), rounded_to(half, v, "V"), w, config,
+                         threads);
+  }
   require_backend(backend);
 #ifdef FAVORLAB_HAVE_CUDA
-  return attend_cuda<float>(q, k, v, w, config);
+  return attend_cuda<float>(q, k, v, w, config, half);
 #else
   throw std::logic_error("unreachable: CUDA reported available in a build without CUDA");
 #endif
@@ -70,13 +74,15 @@ std::string_view backend_precision(Backend backend) { return backend == Backend:
 int host_threads_for(Backend backend, int threads) { return backend == Backend::cpu ? threads : 1; }
 
 CudaTiming time_on_cuda(CudaWork work, const Heads<float>& q, const Heads<float>& k, const Heads<float>& v,
-                        const Eigen::MatrixXd& w, const AttentionConfig& config, int repeats) {
+                        const Eigen::MatrixXd& w, const AttentionConfig& config, int repeats, HalfInputs half) {
   require_backend(Backend::cuda);
   if (repeats < 1) throw std::invalid_argument("time_on_cuda: repeats must be positive");
+  if (half != HalfInputs::off && work != CudaWork::attention)
+    throw std::invalid_argument("time_on_cuda: 16-bit inputs are timed for attention only (the floors are float32)");
 #ifdef FAVORLAB_HAVE_CUDA
-  return time_cuda(work, q, k, v, w, config, repeats);
+  return time_cuda(work, q, k, v, w, config, repeats, half);
 #else
-  (void)work, (void)q, (void)k, (void)v, (void)w, (void)config;
+  (void)work, (void)q, (void)k, (void)v, (void)w, (void)config, (void)half;
   throw std::logic_error("unreachable: CUDA reported available in a build without CUDA");
 #endif
 }

@@ -11,6 +11,7 @@
 
 #include "attention/attend.hpp"
 #include "attention/attention_config.hpp"
+#include "attention/half_inputs.hpp"
 
 namespace favorlab {
 
@@ -34,9 +35,11 @@ void require_backend(Backend backend);
 
 // attend<float>(q, k, v, w, config, threads) on the CPU, or attend_cuda<float>(q, k, v, w, config) on the GPU (threads
 // unused there). Both use the given W (drawn on the host). Asking for cuda where cuda_available() is false throws
-// std::invalid_argument("--backend cuda: " + reason).
+// std::invalid_argument("--backend cuda: " + reason). With `half` (half_inputs.hpp) both attend the inputs rounded to
+// that 16-bit format (rounded_to), which the GPU also holds them in.
 Heads<float> attend_on_backend(Backend backend, const Heads<float>& q, const Heads<float>& k, const Heads<float>& v,
-                               const Eigen::MatrixXd& w, const AttentionConfig& config, int threads = 1);
+                               const Eigen::MatrixXd& w, const AttentionConfig& config, int threads = 1,
+                               HalfInputs half = HalfInputs::off);
 
 // Attention for the experiments, whose inputs, references and error measures are in double: attend<double> on the
 // CPU; on the GPU attend_cuda in float32 (the inputs rounded to float, the output widened back: the CUDA backend's
@@ -66,9 +69,12 @@ struct CudaTiming {
   double first = 0;             // the output's first entry
 };
 
-// One untimed warm-up forward, then `repeats` timed ones, on float32 heads of equal shapes. Throws
-// std::invalid_argument("--backend cuda: …") where CUDA is unavailable, and attend()'s messages for bad inputs.
+// One untimed warm-up forward, then `repeats` timed ones, on float32 heads of equal shapes — held on the device in
+// the 16-bit format `half` where it is not off (CudaWork::attention only: the products and the copy are float32
+// floors). Throws std::invalid_argument("--backend cuda: …") where CUDA is unavailable, and attend()'s messages for
+// bad inputs.
 CudaTiming time_on_cuda(CudaWork work, const Heads<float>& q, const Heads<float>& k, const Heads<float>& v,
-                        const Eigen::MatrixXd& w, const AttentionConfig& config, int repeats);
+                        const Eigen::MatrixXd& w, const AttentionConfig& config, int repeats,
+                        HalfInputs half = HalfInputs::off);
 
 }  // namespace favorlab

@@ -8,6 +8,7 @@
 #include "attention/attend.hpp"
 #include "attention/attention_projection.hpp"
 #include "attention/backend.hpp"
+#include "attention/half_inputs.hpp"
 #include "cli/run_experiment.hpp"
 #include "experiments/memory_estimate.hpp"
 #include "io/atomic_file.hpp"
@@ -70,8 +71,18 @@ std::int64_t nonfinite_count(const auto& heads) {
 template <class T>
 void run_typed(const AttendOptions& o, const NpyArray& qa, const NpyArray& ka, const NpyArray& va,
                AttentionConfig config, NpyDtype out_dtype, int threads) {
-  const Heads<T> q = npy_to_heads<T>(qa, "--q " + o.q), k = npy_to_heads<T>(ka, "--k " + o.k),
-                 v = npy_to_heads<T>(va, "--v " + o.v);
+  // With --half-inputs the heads are rounded to the 16-bit format here, so the output and the attention matrix see
+  // the same values; the CUDA backend then also holds them in it. They are rounded from the file's values once (as
+  // doubles): through a float first, a double beside a 16-bit midpoint would be rounded twice.
+  const HalfInputs half = parse_half_inputs(o.half_inputs);
+  const auto heads_of = [&](const NpyArray& a, const std::string& what) {
+    if (half == HalfInputs::off) return npy_to_heads<T>(a, what);
+    Heads<T> out;
+    for (const Matrix<double>& h : rounded_to(half, npy_to_heads<double>(a, what), what))
+      out.push_back(h.template cast<T>());  // exact: a 16-bit value is a float
+    return out;
+  };
+  const Heads<T> q = heads_of(qa, "--q " + o.q), k = heads_of(ka, "--k " + o.k), v = heads_of(va, "--v " + o.v);
   const int d = static_cast<int>(q.front().cols());
   // Every output path is checked before any work, so a typo in the last one does not waste the run.
   for (const std::string& path : {o.out, o.matrix, o.save_w})
@@ -89,7 +100,7 @@ void run_typed(const AttendOptions& o, const NpyArray& qa, const NpyArray& ka, c
   }
   Heads<T> out;
   if constexpr (std::is_same_v<T, float>)
-    out = attend_on_backend(parse_backend(o.backend), q, k, v, w, config, threads);
+    out = attend_on_backend(parse_backend(o.backend), q, k, v, w, config, threads, half);
   else
     out = attend<T>(q, k, v, w, config, threads);
   Heads<T> matrices;
@@ -108,11 +119,13 @@ void run_typed(const AttendOptions& o, const NpyArray& qa, const NpyArray& ka, c
                  "overflowed (%s features%s)\n",
                  static_cast<long long>(bad), o.features.c_str(), o.no_stabilizer ? ", stabilizer off" : "");
   if (!o.quiet)
-    std::fprintf(stderr, "attend: %s%s%s, %s, %zu head(s) × L = %lld × d = %d (%s) in %.3f s → %s\n",
+    std::fprintf(stderr, "attend: %s%s%s, %s, %zu head(s) × L = %lld × d = %d (%s%s) in %.3f s → %s\n",
                  o.mechanism.c_str(), config.mechanism == Mechanism::favor ? (" " + o.features).c_str() : "",
                  config.mechanism == Mechanism::favor && w.rows() ? (" m = " + std::to_string(w.rows())).c_str() : "",
                  config.causal ? "causal" : "bidirectional", q.size(), static_cast<long long>(q.front().rows()), d,
-                 out_dtype == NpyDtype::float32 ? "float32" : "float64", seconds, o.out.c_str());
+                 out_dtype == NpyDtype::float32 ? "float32" : "float64",
+                 half == HalfInputs::off ? "" : (", inputs rounded to " + o.half_inputs).c_str(), seconds,
+                 o.out.c_str());
 }
 
 }  // namespace
@@ -147,6 +160,10 @@ void add_attend_options(CLI::App& app, AttendOptions& o) {
   app.add_option("--max-memory", o.max_memory,
                  "Refuse to start when the predicted peak memory exceeds this (e.g. 8G; default: the memory available)");
   app.add_option("--backend", o.backend, "cpu, or cuda (float32; needs a CUDA build and a GPU)")->capture_default_str();
+  app.add_option("--half-inputs", o.half_inputs,
+                 "off, float16 or bfloat16: round Q, K, V to this 16-bit format first (nearest even); the arithmetic "
+                 "stays float32/float64, and the cuda backend holds the inputs in 16 bits on the device")
+      ->capture_default_str();
   app.add_flag("--quiet", o.quiet, "No summary line");
 }
 
@@ -211,6 +228,7 @@ void run_attend(const AttendOptions& o) {
   else if (o.dtype == "float64") dtype = NpyDtype::float64;
   else if (!o.dtype.empty()) throw std::invalid_argument("--dtype must be float32 or float64, got '" + o.dtype + "'");
   const Backend backend = parse_backend(o.backend);
+  const HalfInputs half = parse_half_inputs(o.half_inputs);
   if (backend == Backend::cuda && dtype == NpyDtype::float64) {
     if (!o.dtype.empty()) throw std::invalid_argument("--backend cuda computes in float32; --dtype float64 needs --backend cpu");
     dtype = NpyDtype::float32;  // float64 inputs, computed in float32 on the GPU
@@ -244,7 +262,9 @@ void run_attend(const AttendOptions& o) {
   engine.scalar = scalar;
   const double projection = o.w.empty() ? memory::projection_bytes(config.coupling, engine.m, q.cols)
                                         : memory::kDouble * 2 * engine.m * q.cols;  // a file's W (m from --m)
-  const double bytes = in_values * (8 + 8 + scalar) + (out_values + matrix_values) * (2 * scalar + 8) +
+  // (--half-inputs: the heads as doubles and rounded, 16 bytes a value, and on the GPU their 16-bit packing.)
+  const double rounded_copy = half == HalfInputs::off ? 0 : in_values * (16 + 2);
+  const double bytes = in_values * (8 + 8 + scalar) + rounded_copy + (out_values + matrix_values) * (2 * scalar + 8) +
                        (o.matrix.empty() ? 0 : 2 * scalar * q.rows * k.rows) + memory::attend_bytes(engine, threads) +
                        projection;
   check_memory_budget("attend", bytes, "--m, --threads or the input sizes", o.max_memory);

@@ -4,6 +4,7 @@
 #include "attention/cuda/cuda_attention.hpp"
 
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -12,6 +13,7 @@
 
 #include "attention/cuda/cuda_kernels.hpp"
 #include "attention/prepared_projection.hpp"
+#include "io/half_float.hpp"
 
 namespace favorlab {
 
@@ -28,6 +30,36 @@ std::vector<float> pack(const Heads<float>& heads) {
     Eigen::Map<RowMajor<float>>(out.data() + h * static_cast<std::size_t>(rows * cols), rows, cols) = heads[h];
   return out;
 }
+
+// The inputs as the device holds them: float32 arrays, or the 16-bit patterns of values already rounded to the
+// format (rounded_to), so the narrowing here is exact. `host` points into this object: it is neither copied nor moved.
+struct PackedInputs {
+  std::vector<float> q, k, v;
+  std::vector<std::uint16_t> q16, k16, v16;
+  cuda_detail::HostInputs host;
+
+  PackedInputs(const Heads<float>& qh, const Heads<float>& kh, const Heads<float>& vh, HalfInputs half)
+      : q(pack(qh)), k(pack(kh)), v(pack(vh)) {
+    if (half == HalfInputs::off) {
+      host = {cuda_detail::InputFormat::float32, q.data(), k.data(), v.data()};
+      return;
+    }
+    const auto bits = [half](std::vector<float>& x) {
+      std::vector<std::uint16_t> out(x.size());
+      for (std::size_t i = 0; i < x.size(); ++i)
+        out[i] = half == HalfInputs::float16 ? float_to_float16(x[i]) : float_to_bfloat16(x[i]);
+      std::vector<float>().swap(x);  // only the 16-bit copy stays on the host
+      return out;
+    };
+    q16 = bits(q);
+    k16 = bits(k);
+    v16 = bits(v);
+    host = {half == HalfInputs::float16 ? cuda_detail::InputFormat::float16 : cuda_detail::InputFormat::bfloat16,
+            q16.data(), k16.data(), v16.data()};
+  }
+  PackedInputs(const PackedInputs&) = delete;
+  PackedInputs& operator=(const PackedInputs&) = delete;
+};
 
 // The kernels index with int rows and columns and batch heads on a grid dimension (≤ 65535).
 void check_cuda_shapes(const Heads<float>& q, const Heads<float>& k, const Heads<float>& v) {
@@ -115,54 +147,63 @@ cuda_detail::Shape checked_shape(const Heads<float>& q, const Heads<float>& k, c
 
 bool cuda_device_present(std::string& reason) { return cuda_detail::cuda_device_present(reason); }
 
-template <class T>
-Heads<T> attend_cuda(const Heads<T>& q, const Heads<T>& k, const Heads<T>& v, const Eigen::MatrixXd& w,
-                     const AttentionConfig& config) {
-  static_assert(std::is_same_v<T, float>, "the CUDA backend computes in float32 only");
+namespace {
+
+// attend_cuda on inputs already rounded to `half` (or float32 ones for off).
+Heads<float> attend_cuda_rounded(const Heads<float>& q, const Heads<float>& k, const Heads<float>& v,
+                                 const Eigen::MatrixXd& w, const AttentionConfig& config, HalfInputs half) {
   const cuda_detail::Shape shape = checked_shape(q, k, v, w, config, "attend_cuda");
-  const std::vector<float> qh = pack(q), kh = pack(k), vh = pack(v);
+  const PackedInputs in(q, k, v, half);
   std::vector<float> out(static_cast<std::size_t>(shape.heads) * static_cast<std::size_t>(shape.lq) *
                          static_cast<std::size_t>(shape.dv));
 
   if (config.mechanism == Mechanism::exact) {
-    cuda_detail::exact_attention_device(shape, config.causal, config.renormalize, exact_logit_scale(shape.d),
-                                        qh.data(), kh.data(), vh.data(), out.data());
+    cuda_detail::exact_attention_device(shape, config.causal, config.renormalize, exact_logit_scale(shape.d), in.host,
+                                        out.data());
   } else {
     // The same W as the CPU: drawn on the host, rounded to float (or prepared per head) as the CPU does.
     const DeviceProjection projection = device_projection(q, k, w, config);
     cuda_detail::FavorOptions options = favor_options(config, shape.d);
     options.per_head_projection = projection.per_head;
-    cuda_detail::favor_attention_device(shape, options, qh.data(), kh.data(), vh.data(), projection.w.data(),
-                                        out.data(), projection.offsets_or_null());
+    cuda_detail::favor_attention_device(shape, options, in.host, projection.w.data(), out.data(),
+                                        projection.offsets_or_null());
   }
 
-  Heads<T> result(q.size());
+  Heads<float> result(q.size());
   const std::size_t per_head = static_cast<std::size_t>(shape.lq) * static_cast<std::size_t>(shape.dv);
   for (std::size_t h = 0; h < q.size(); ++h)
     result[h] = Eigen::Map<const RowMajor<float>>(out.data() + h * per_head, shape.lq, shape.dv);
   return result;
 }
 
+}  // namespace
+
+template <class T>
+Heads<T> attend_cuda(const Heads<T>& q, const Heads<T>& k, const Heads<T>& v, const Eigen::MatrixXd& w,
+                     const AttentionConfig& config, HalfInputs half) {
+  static_assert(std::is_same_v<T, float>, "the CUDA backend computes in float32 only");
+  if (half == HalfInputs::off) return attend_cuda_rounded(q, k, v, w, config, half);
+  return attend_cuda_rounded(rounded_to(half, q, "Q"), rounded_to(half, k, "K"), rounded_to(half, v, "V"), w, config,
+                             half);
+}
+
 template Heads<float> attend_cuda(const Heads<float>&, const Heads<float>&, const Heads<float>&,
-                                  const Eigen::MatrixXd&, const AttentionConfig&);
+                                  const Eigen::MatrixXd&, const AttentionConfig&, HalfInputs);
 
 namespace {
 
 cuda_detail::DeviceTiming time_favor(const cuda_detail::Shape& shape, const AttentionConfig& config,
-                                     const Heads<float>& q, const Heads<float>& k, const std::vector<float>& qh,
-                                     const std::vector<float>& kh, const std::vector<float>& vh,
+                                     const Heads<float>& q, const Heads<float>& k, const PackedInputs& in,
                                      const Eigen::MatrixXd& w, int repeats) {
   const DeviceProjection projection = device_projection(q, k, w, config);
   cuda_detail::FavorOptions options = favor_options(config, shape.d);
   options.per_head_projection = projection.per_head;
-  return cuda_detail::time_favor_device(shape, options, qh.data(), kh.data(), vh.data(), projection.w.data(), repeats,
+  return cuda_detail::time_favor_device(shape, options, in.host, projection.w.data(), repeats,
                                         projection.offsets_or_null());
 }
 
-}  // namespace
-
-CudaTiming time_cuda(CudaWork work, const Heads<float>& q, const Heads<float>& k, const Heads<float>& v,
-                     const Eigen::MatrixXd& w, const AttentionConfig& config, int repeats) {
+CudaTiming time_cuda_rounded(CudaWork work, const Heads<float>& q, const Heads<float>& k, const Heads<float>& v,
+                             const Eigen::MatrixXd& w, const AttentionConfig& config, int repeats, HalfInputs half) {
   AttentionConfig checked = config;
   if (work == CudaWork::favor_products) {  // validated as the bidirectional positive-feature FAVOR it is the floor of
     checked.mechanism = Mechanism::favor;
@@ -171,26 +212,36 @@ CudaTiming time_cuda(CudaWork work, const Heads<float>& q, const Heads<float>& k
     checked.project = true;
   }
   const cuda_detail::Shape shape = checked_shape(q, k, v, w, checked, "time_on_cuda");
-  const std::vector<float> qh = pack(q), kh = pack(k), vh = pack(v);
-  const RowMajor<float> wf = w.cast<float>();
+  const PackedInputs in(q, k, v, half);
   cuda_detail::DeviceTiming timing;
   switch (work) {
     case CudaWork::attention:
       timing = config.mechanism == Mechanism::exact
                    ? cuda_detail::time_exact_device(shape, config.causal, config.renormalize,
-                                                    exact_logit_scale(shape.d), qh.data(), kh.data(), vh.data(),
-                                                    repeats)
-                   : time_favor(shape, config, q, k, qh, kh, vh, w, repeats);
+                                                    exact_logit_scale(shape.d), in.host, repeats)
+                   : time_favor(shape, config, q, k, in, w, repeats);
       break;
-    case CudaWork::favor_products:
-      timing = cuda_detail::time_favor_products_device(shape, projection_rows(checked), qh.data(), kh.data(),
-                                                       vh.data(), wf.data(), repeats);
+    case CudaWork::favor_products: {
+      const RowMajor<float> wf = w.cast<float>();
+      timing = cuda_detail::time_favor_products_device(shape, projection_rows(checked), in.q.data(), in.k.data(),
+                                                       in.v.data(), wf.data(), repeats);
       break;
+    }
     case CudaWork::copy:
-      timing = cuda_detail::time_copy_device(shape, vh.data(), repeats);
+      timing = cuda_detail::time_copy_device(shape, in.v.data(), repeats);
       break;
   }
   return {timing.seconds, static_cast<std::int64_t>(timing.peak_bytes), double(timing.first)};
+}
+
+}  // namespace
+
+CudaTiming time_cuda(CudaWork work, const Heads<float>& q, const Heads<float>& k, const Heads<float>& v,
+                     const Eigen::MatrixXd& w, const AttentionConfig& config, int repeats, HalfInputs half) {
+  if (half == HalfInputs::off || work != CudaWork::attention)  // the floors are float32 (time_on_cuda refuses half)
+    return time_cuda_rounded(work, q, k, v, w, config, repeats, HalfInputs::off);
+  return time_cuda_rounded(work, rounded_to(half, q, "Q"), rounded_to(half, k, "K"), rounded_to(half, v, "V"), w,
+                           config, repeats, half);
 }
 
 }  // namespace favorlab

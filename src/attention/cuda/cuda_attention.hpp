@@ -17,19 +17,23 @@
 #include "attention/attend.hpp"
 #include "attention/attention_config.hpp"
 #include "attention/backend.hpp"
+#include "attention/half_inputs.hpp"
 
 namespace favorlab {
 
 // Whether a CUDA device is present (cudaGetDeviceCount > 0); `reason` says why not, or names device 0.
 bool cuda_device_present(std::string& reason);
 
+// With `half` (half_inputs.hpp) Q, K and V are rounded to that 16-bit format on the host (rounded_to: W and a
+// data-dependent family's statistics come from the rounded inputs, as on the CPU), uploaded as 16-bit patterns and
+// widened exactly in the first kernels that read them; everything after is float32 as without.
 template <class T>
 Heads<T> attend_cuda(const Heads<T>& q, const Heads<T>& k, const Heads<T>& v, const Eigen::MatrixXd& w,
-                     const AttentionConfig& config);
+                     const AttentionConfig& config, HalfInputs half = HalfInputs::off);
 
 // time_on_cuda's work (backend.hpp) after its availability check: validates like attend_cuda, uploads once, then
 // times the device-resident forward.
 CudaTiming time_cuda(CudaWork work, const Heads<float>& q, const Heads<float>& k, const Heads<float>& v,
-                     const Eigen::MatrixXd& w, const AttentionConfig& config, int repeats);
+                     const Eigen::MatrixXd& w, const AttentionConfig& config, int repeats, HalfInputs half);
 
 }  // namespace favorlab

@@ -1,7 +1,7 @@
 #pragma once
 // The raw interface between the host wrapper (cuda_attention.cpp: Eigen, validation) and the CUDA sources (*.cu: no
-// Eigen, no favorlab headers, so nvcc never compiles them). Arrays live on the host, float32, row-major, heads
-// stacked: q is heads×lq×d, k is heads×lk×d, v is heads×lk×dv, w is m×d, out is heads×lq×dv. Each call copies in, computes
+// Eigen, no favorlab headers, so nvcc never compiles them). Arrays live on the host, float32 (Q, K, V also 16-bit: HostInputs),
+// row-major, heads stacked: q is heads×lq×d, k is heads×lk×d, v is heads×lk×dv, w is m×d, out is heads×lq×dv. Each call copies in, computes
 // on the current device, copies out, and throws std::runtime_error with the CUDA or cuBLAS error text on failure.
 // Inputs are assumed valid (the wrapper ran check_attention_inputs).
 // The time_* functions upload once, then time the device-resident forward (time_forward in cuda_support.cuh).
@@ -18,6 +18,17 @@ using FeatureCode = ::favorlab::FeatureMapCode;
 
 struct Shape {
   int heads = 0, lq = 0, lk = 0, d = 0, dv = 0;
+};
+
+// Q, K and V on the host, in the format they are held in on the device: float32 arrays, or the 16-bit patterns of
+// float16 / bfloat16 arrays (io/half_float.hpp; the same layouts, two bytes an entry), which the first kernels that
+// read them widen to float exactly.
+enum class InputFormat { float32, float16, bfloat16 };
+struct HostInputs {
+  InputFormat format = InputFormat::float32;
+  const void* q = nullptr;
+  const void* k = nullptr;
+  const void* v = nullptr;
 };
 
 struct FavorOptions {
@@ -42,11 +53,11 @@ struct DeviceTiming {
   float first = 0;
 };
 
-void favor_attention_device(const Shape& shape, const FavorOptions& options, const float* q, const float* k,
-                            const float* v, const float* w, float* out, const float* offsets = nullptr);
+void favor_attention_device(const Shape& shape, const FavorOptions& options, const HostInputs& inputs,
+                            const float* w, float* out, const float* offsets = nullptr);
 
-DeviceTiming time_favor_device(const Shape& shape, const FavorOptions& options, const float* q, const float* k,
-                               const float* v, const float* w, int repeats, const float* offsets = nullptr);
+DeviceTiming time_favor_device(const Shape& shape, const FavorOptions& options, const HostInputs& inputs,
+                               const float* w, int repeats, const float* offsets = nullptr);
 
 // The floor of bidirectional FAVOR: its four products alone, batched over heads as favor_attention_device does them
 // (P_q = Q Wᵀ, P_k = K Wᵀ, S = P_kᵀ [V, 1], N = P_q S), m feature columns, with no feature map, scaling or division;
@@ -58,11 +69,11 @@ DeviceTiming time_favor_products_device(const Shape& shape, int m, const float* 
 DeviceTiming time_copy_device(const Shape& shape, const float* v, int repeats);
 
 // Exact softmax attention; logit_scale = 1/√d, computed by the caller exactly as the CPU does.
-void exact_attention_device(const Shape& shape, bool causal, bool renormalize, float logit_scale, const float* q,
-                            const float* k, const float* v, float* out);
+void exact_attention_device(const Shape& shape, bool causal, bool renormalize, float logit_scale,
+                            const HostInputs& inputs, float* out);
 
-DeviceTiming time_exact_device(const Shape& shape, bool causal, bool renormalize, float logit_scale, const float* q,
-                               const float* k, const float* v, int repeats);
+DeviceTiming time_exact_device(const Shape& shape, bool causal, bool renormalize, float logit_scale,
+                               const HostInputs& inputs, int repeats);
 
 // Whether a CUDA device can be used; `reason` says why not (or names device 0).
 bool cuda_device_present(std::string& reason);

@@ -1,12 +1,16 @@
 #pragma once
-// Shared by the CUDA sources: error checks that throw, an owning device buffer that counts the bytes it holds, a
-// cuBLAS handle, the timing of a device-resident forward, block reductions.
+// Shared by the CUDA sources: error checks that throw, an owning device array that counts the bytes it holds, the
+// inputs in their storage format, a cuBLAS handle, the timing of a device-resident forward, block reductions.
 #include <cublas_v2.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "attention/cuda/cuda_kernels.hpp"
@@ -39,53 +43,57 @@ void reset_device_peak();
 // no implicit synchronization, as with any caching allocator. Without pool support, plain cudaMalloc/cudaFree.
 bool pooled_device_memory();
 
-// Owns count floats of device memory (freed on every exit path, so an exception never leaks). Pooled buffers are
+// Owns count elements of device memory (freed on every exit path, so an exception never leaks). Pooled buffers are
 // stream-ordered on the default stream, where all of favorlab's device work runs in order.
-class DeviceBuffer {
+template <class T>
+class DeviceArray {
  public:
-  explicit DeviceBuffer(std::size_t count) : count_(count), pooled_(count > 0 && pooled_device_memory()) {
+  explicit DeviceArray(std::size_t count) : count_(count), pooled_(count > 0 && pooled_device_memory()) {
     if (count_ > 0) {
       void** where = reinterpret_cast<void**>(&data_);
       if (pooled_)
-        check_cuda(cudaMallocAsync(where, count_ * sizeof(float), cudaStream_t{}), "cudaMallocAsync");
+        check_cuda(cudaMallocAsync(where, bytes(), cudaStream_t{}), "cudaMallocAsync");
       else
-        check_cuda(cudaMalloc(where, count_ * sizeof(float)), "cudaMalloc");
-      count_device_bytes(count_ * sizeof(float), true);
+        check_cuda(cudaMalloc(where, bytes()), "cudaMalloc");
+      count_device_bytes(bytes(), true);
     }
   }
-  DeviceBuffer(DeviceBuffer&& other) noexcept : count_(other.count_), pooled_(other.pooled_), data_(other.data_) {
+  DeviceArray(DeviceArray&& other) noexcept : count_(other.count_), pooled_(other.pooled_), data_(other.data_) {
     other.count_ = 0;
     other.data_ = nullptr;
   }
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(DeviceBuffer&&) = delete;
-  ~DeviceBuffer() {
+  DeviceArray(const DeviceArray&) = delete;
+  DeviceArray& operator=(const DeviceArray&) = delete;
+  DeviceArray& operator=(DeviceArray&&) = delete;
+  ~DeviceArray() {
     if (data_ != nullptr) {
       if (pooled_)
         cudaFreeAsync(data_, cudaStream_t{});
       else
         cudaFree(data_);
-      count_device_bytes(count_ * sizeof(float), false);
+      count_device_bytes(bytes(), false);
     }
   }
-  float* get() const { return data_; }
+  T* get() const { return data_; }
   std::size_t size() const { return count_; }
-  void upload(const float* host) {
-    if (count_ > 0) check_cuda(cudaMemcpy(data_, host, count_ * sizeof(float), cudaMemcpyHostToDevice), "upload");
+  void upload(const T* host) {
+    if (count_ > 0) check_cuda(cudaMemcpy(data_, host, bytes(), cudaMemcpyHostToDevice), "upload");
   }
-  void download(float* host) const {
-    if (count_ > 0) check_cuda(cudaMemcpy(host, data_, count_ * sizeof(float), cudaMemcpyDeviceToHost), "download");
+  void download(T* host) const {
+    if (count_ > 0) check_cuda(cudaMemcpy(host, data_, bytes(), cudaMemcpyDeviceToHost), "download");
   }
   void zero() {
-    if (count_ > 0) check_cuda(cudaMemset(data_, 0, count_ * sizeof(float)), "cudaMemset");
+    if (count_ > 0) check_cuda(cudaMemset(data_, 0, bytes()), "cudaMemset");
   }
 
  private:
+  std::size_t bytes() const { return count_ * sizeof(T); }
   std::size_t count_;
   bool pooled_;
-  float* data_ = nullptr;
+  T* data_ = nullptr;
 };
+
+using DeviceBuffer = DeviceArray<float>;
 
 // One cuBLAS handle per process, created on first use and deliberately never destroyed: destroying it from a static
 // destructor can run after the CUDA runtime has shut down. Default math mode: float32 compute, no TF32.
@@ -101,12 +109,58 @@ inline void gemm_heads(cublasOperation_t op_a, cublasOperation_t op_b, int m, in
                "cublasSgemmStridedBatched");
 }
 
-// count floats copied from the host to a new device buffer.
-inline DeviceBuffer uploaded(const float* host, std::size_t count) {
-  DeviceBuffer buffer(count);
+// count elements copied from the host to a new device array.
+template <class T>
+DeviceArray<T> uploaded(const T* host, std::size_t count) {
+  DeviceArray<T> buffer(count);
   buffer.upload(host);
   return buffer;
 }
+
+// An input's element as float: exact for all three formats.
+__device__ inline float widened(float x) { return x; }
+__device__ inline float widened(__half x) { return __half2float(x); }
+__device__ inline float widened(__nv_bfloat16 x) { return __bfloat162float(x); }
+
+template <class E>
+constexpr InputFormat format_of() {
+  if constexpr (std::is_same_v<E, __half>) return InputFormat::float16;
+  else if constexpr (std::is_same_v<E, __nv_bfloat16>) return InputFormat::bfloat16;
+  else return InputFormat::float32;
+}
+
+// One of Q, K, V on the device in its format (HostInputs): float32, or the 16-bit patterns of float16 / bfloat16,
+// read as __half / __nv_bfloat16 (the same two bytes). Kernels take the element type as a template parameter.
+class DeviceInput {
+ public:
+  DeviceInput(InputFormat format, const void* host, std::size_t count)
+      : format_(format),
+        floats_(format == InputFormat::float32 ? uploaded(static_cast<const float*>(host), count) : DeviceBuffer(0)),
+        bits_(format == InputFormat::float32 ? DeviceArray<std::uint16_t>(0)
+                                             : uploaded(static_cast<const std::uint16_t*>(host), count)) {}
+  InputFormat format() const { return format_; }
+  // The array as E (float, __half or __nv_bfloat16), which must be the input's format.
+  template <class E>
+  const E* data() const {
+    if (format_of<E>() != format_) throw std::logic_error("DeviceInput: read in a format it is not held in");
+    if constexpr (std::is_same_v<E, float>) return floats_.get();
+    else return reinterpret_cast<const E*>(bits_.get());
+  }
+  // f(data<E>()) for the input's element type E.
+  template <class F>
+  void visit(F&& f) const {
+    switch (format_) {
+      case InputFormat::float16: f(data<__half>()); break;
+      case InputFormat::bfloat16: f(data<__nv_bfloat16>()); break;
+      case InputFormat::float32: f(data<float>()); break;
+    }
+  }
+
+ private:
+  InputFormat format_;
+  DeviceBuffer floats_;
+  DeviceArray<std::uint16_t> bits_;
+};
 
 // A CUDA event, destroyed on every exit path.
 class DeviceEvent {

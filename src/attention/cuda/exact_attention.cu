@@ -2,9 +2,13 @@
 // online softmax, so no L×L matrix ever exists. A block takes kQueryTile queries of one head and walks the keys in
 // tiles held in shared memory; each query keeps its running maximum logit, the running sum of exp(logit − max) and
 // the running weighted sum of values, rescaled by exp(max_old − max_new) whenever the maximum grows. Causal blocks
-// stop at their last query and mask later keys, so no output reads a later key. float32 throughout.
+// stop at their last query and mask later keys, so no output reads a later key. float32 throughout (16-bit inputs
+// are widened as they are loaded).
 #include <algorithm>
 #include <cstddef>
+#include <optional>
+#include <type_traits>
+#include <utility>
 
 #include "attention/cuda/cuda_kernels.hpp"
 #include "attention/cuda/cuda_support.cuh"
@@ -32,7 +36,8 @@ __device__ float warp_sum(float value) {
   return value;
 }
 
-__global__ void exact_attention_kernel(const float* q, const float* k, const float* v, float* out, int lq, int lk,
+template <class In>
+__global__ void exact_attention_kernel(const In* q, const In* k, const In* v, float* out, int lq, int lk,
                                        int d, int dv, int key_tile, float logit_scale, bool causal,
                                        bool renormalize) {
   extern __shared__ float shared[];
@@ -54,7 +59,7 @@ __global__ void exact_attention_kernel(const float* q, const float* k, const flo
   v += head * std::size_t(lk) * dv;
   out += head * std::size_t(lq) * dv + std::size_t(first) * dv;
 
-  for (int e = t; e < rows * d; e += int(blockDim.x)) qs[e] = q[e];
+  for (int e = t; e < rows * d; e += int(blockDim.x)) qs[e] = widened(q[e]);
   for (int e = t; e < rows * dv; e += int(blockDim.x)) acc[e] = 0.0f;
   for (int i = t; i < kQueryTile; i += int(blockDim.x)) {
     row_max[i] = -INFINITY;
@@ -65,8 +70,9 @@ __global__ void exact_attention_kernel(const float* q, const float* k, const flo
   const int key_end = causal ? min(lk, first + rows) : lk;  // a causal block never reads later keys
   for (int k0 = 0; k0 < key_end; k0 += key_tile) {
     const int keys = min(key_tile, key_end - k0);
-    for (int e = t; e < keys * d; e += int(blockDim.x)) ks[(e / d) * kd + e % d] = k[std::size_t(k0) * d + e];
-    for (int e = t; e < keys * dv; e += int(blockDim.x)) vs[e] = v[std::size_t(k0) * dv + e];
+    for (int e = t; e < keys * d; e += int(blockDim.x))
+      ks[(e / d) * kd + e % d] = widened(k[std::size_t(k0) * d + e]);
+    for (int e = t; e < keys * dv; e += int(blockDim.x)) vs[e] = widened(v[std::size_t(k0) * dv + e]);
     __syncthreads();
     for (int e = t; e < rows * keys; e += int(blockDim.x)) {
       const int i = e / keys, j = e % keys;
@@ -111,9 +117,10 @@ __global__ void exact_attention_kernel(const float* q, const float* k, const flo
   }
 }
 
-// The tiled kernel on device-resident q, k, v; returns the output (heads×lq×dv).
-DeviceBuffer exact_forward(const Shape& s, bool causal, bool renormalize, float logit_scale, const DeviceBuffer& q,
-                           const DeviceBuffer& k, const DeviceBuffer& v) {
+// The tiled kernel on device-resident q, k, v (one format: In); returns the output (heads×lq×dv).
+template <class In>
+DeviceBuffer exact_forward(const Shape& s, bool causal, bool renormalize, float logit_scale, const In* q, const In* k,
+                           const In* v) {
   int device = 0, optin = 0;
   check_cuda(cudaGetDevice(&device), "cudaGetDevice");
   check_cuda(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device), "cudaDeviceGetAttribute");
@@ -125,40 +132,49 @@ DeviceBuffer exact_forward(const Shape& s, bool causal, bool renormalize, float 
     throw std::runtime_error("the CUDA exact-attention kernel needs " + std::to_string(shared_bytes) +
                              " bytes of shared memory for d = " + std::to_string(s.d) + ", dv = " +
                              std::to_string(s.dv) + " (device limit " + std::to_string(optin) + ")");
-  check_cuda(cudaFuncSetAttribute(exact_attention_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+  check_cuda(cudaFuncSetAttribute(exact_attention_kernel<In>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                   int(shared_bytes)),
              "cudaFuncSetAttribute");
   DeviceBuffer result(std::size_t(s.heads) * s.lq * s.dv);
   const dim3 grid(unsigned((s.lq + kQueryTile - 1) / kQueryTile), unsigned(s.heads));
-  exact_attention_kernel<<<grid, kExactThreads, shared_bytes>>>(q.get(), k.get(), v.get(), result.get(), s.lq, s.lk,
-                                                                s.d, s.dv, key_tile, logit_scale, causal,
-                                                                renormalize);
+  exact_attention_kernel<<<grid, kExactThreads, shared_bytes>>>(q, k, v, result.get(), s.lq, s.lk, s.d, s.dv,
+                                                                key_tile, logit_scale, causal, renormalize);
   check_launch("exact_attention_kernel");
   return result;
 }
 
-// The raw inputs on the device.
+// The raw inputs on the device, in their format.
 struct ExactInputs {
-  DeviceBuffer q, k, v;
-  ExactInputs(const Shape& s, const float* qh, const float* kh, const float* vh)
-      : q(uploaded(qh, std::size_t(s.heads) * s.lq * s.d)),
-        k(uploaded(kh, std::size_t(s.heads) * s.lk * s.d)),
-        v(uploaded(vh, std::size_t(s.heads) * s.lk * s.dv)) {}
+  DeviceInput q, k, v;
+  ExactInputs(const Shape& s, const HostInputs& h)
+      : q(h.format, h.q, std::size_t(s.heads) * s.lq * s.d),
+        k(h.format, h.k, std::size_t(s.heads) * s.lk * s.d),
+        v(h.format, h.v, std::size_t(s.heads) * s.lk * s.dv) {}
+
+  // The forward on these inputs, the kernel instantiated for their element type.
+  DeviceBuffer forward(const Shape& s, bool causal, bool renormalize, float logit_scale) const {
+    std::optional<DeviceBuffer> out;
+    q.visit([&](const auto* qd) {
+      using In = std::remove_cv_t<std::remove_pointer_t<decltype(qd)>>;
+      out.emplace(exact_forward(s, causal, renormalize, logit_scale, qd, k.data<In>(), v.data<In>()));
+    });
+    return std::move(*out);
+  }
 };
 
 }  // namespace
 
-void exact_attention_device(const Shape& s, bool causal, bool renormalize, float logit_scale, const float* q,
-                            const float* k, const float* v, float* out) {
-  const ExactInputs in(s, q, k, v);
-  exact_forward(s, causal, renormalize, logit_scale, in.q, in.k, in.v).download(out);
+void exact_attention_device(const Shape& s, bool causal, bool renormalize, float logit_scale,
+                            const HostInputs& inputs, float* out) {
+  const ExactInputs in(s, inputs);
+  in.forward(s, causal, renormalize, logit_scale).download(out);
   check_cuda(cudaGetLastError(), "exact_attention_device");
 }
 
-DeviceTiming time_exact_device(const Shape& s, bool causal, bool renormalize, float logit_scale, const float* q,
-                               const float* k, const float* v, int repeats) {
-  const ExactInputs in(s, q, k, v);
-  return time_forward(repeats, [&] { return exact_forward(s, causal, renormalize, logit_scale, in.q, in.k, in.v); });
+DeviceTiming time_exact_device(const Shape& s, bool causal, bool renormalize, float logit_scale,
+                               const HostInputs& inputs, int repeats) {
+  const ExactInputs in(s, inputs);
+  return time_forward(repeats, [&] { return in.forward(s, causal, renormalize, logit_scale); });
 }
 
 }  // namespace favorlab::cuda_detail

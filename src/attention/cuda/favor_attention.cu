@@ -284,39 +284,45 @@ void bidirectional(const Shape& s, const FavorOptions& o, const DeviceBuffer& v_
 }
 
 // [V, 1] (heads·lk rows of dv + 1): one product gives the numerator and the denominator D̂ (values_with_ones.hpp).
-__global__ void append_ones_kernel(const float* v, float* v_ext, int dv, std::size_t count) {
+template <class In>
+__global__ void append_ones_kernel(const In* v, float* v_ext, int dv, std::size_t count) {
   for (std::size_t i = first_index(); i < count; i += grid_stride()) {
     const std::size_t row = i / std::size_t(dv + 1), c = i % std::size_t(dv + 1);
-    v_ext[i] = c == std::size_t(dv) ? 1.0f : v[row * std::size_t(dv) + c];
+    v_ext[i] = c == std::size_t(dv) ? 1.0f : widened(v[row * std::size_t(dv) + c]);
   }
 }
 
-// y[h, r, :] = x[h, first + r, :] · factor for the rows [first, first + rows) of every head of x (heads×length×d).
-__global__ void scaled_rows_kernel(const float* x, float* y, int length, int first, int rows, int d, float factor,
+// y[h, r, :] = x[h, first + r, :] · factor for the rows [first, first + rows) of every head of x (heads×length×d),
+// x widened to float first (exact).
+template <class In>
+__global__ void scaled_rows_kernel(const In* x, float* y, int length, int first, int rows, int d, float factor,
                                    std::size_t count) {
   for (std::size_t i = first_index(); i < count; i += grid_stride()) {
     const std::size_t per_head = std::size_t(rows) * std::size_t(d);
     const std::size_t h = i / per_head;
-    y[i] = x[(h * std::size_t(length) + std::size_t(first)) * std::size_t(d) + i % per_head] * factor;
+    y[i] = widened(x[(h * std::size_t(length) + std::size_t(first)) * std::size_t(d) + i % per_head]) * factor;
   }
 }
 
-DeviceBuffer with_ones(const Shape& s, const DeviceBuffer& v) {
+DeviceBuffer with_ones(const Shape& s, const DeviceInput& v) {
   DeviceBuffer v_ext(std::size_t(s.heads) * s.lk * (s.dv + 1));
-  append_ones_kernel<<<blocks_for(v_ext.size(), kThreads), kThreads>>>(v.get(), v_ext.get(), s.dv, v_ext.size());
+  v.visit([&](const auto* values) {
+    append_ones_kernel<<<blocks_for(v_ext.size(), kThreads), kThreads>>>(values, v_ext.get(), s.dv, v_ext.size());
+  });
   check_launch("append_ones_kernel");
   return v_ext;
 }
 
-// The raw inputs on the device: q heads×lq×d, k heads×lk×d, v heads×lk×dv, w m×d (heads×m×d and offsets heads×m for
-// a per-head projection).
+// The raw inputs on the device: q heads×lq×d, k heads×lk×d, v heads×lk×dv in their format, w m×d (heads×m×d and
+// offsets heads×m for a per-head projection).
 struct DeviceInputs {
-  DeviceBuffer q, k, v, w, offsets;
-  DeviceInputs(const Shape& s, int m, const float* qh, const float* kh, const float* vh, const float* wh,
-               bool per_head = false, const float* oh = nullptr)
-      : q(uploaded(qh, std::size_t(s.heads) * s.lq * s.d)),
-        k(uploaded(kh, std::size_t(s.heads) * s.lk * s.d)),
-        v(uploaded(vh, std::size_t(s.heads) * s.lk * s.dv)),
+  DeviceInput q, k, v;
+  DeviceBuffer w, offsets;
+  DeviceInputs(const Shape& s, int m, const HostInputs& h, const float* wh, bool per_head = false,
+               const float* oh = nullptr)
+      : q(h.format, h.q, std::size_t(s.heads) * s.lq * s.d),
+        k(h.format, h.k, std::size_t(s.heads) * s.lk * s.d),
+        v(h.format, h.v, std::size_t(s.heads) * s.lk * s.dv),
         w(uploaded(wh, std::size_t(per_head ? s.heads : 1) * m * s.d)),
         offsets(oh != nullptr ? uploaded(oh, std::size_t(s.heads) * m) : DeviceBuffer(0)) {}
 };
@@ -328,12 +334,14 @@ struct Features {
   DeviceBuffer values, log_scale;  // heads·rows × columns, heads·rows
 };
 
-Features features_of(const Shape& s, const FavorOptions& o, const DeviceBuffer& x, const DeviceInputs& in,
+Features features_of(const Shape& s, const FavorOptions& o, const DeviceInput& x, const DeviceInputs& in,
                      int length, int first, int rows) {
   const std::size_t n = std::size_t(s.heads) * rows;
   DeviceBuffer u(n * s.d);
-  scaled_rows_kernel<<<blocks_for(u.size(), kThreads), kThreads>>>(x.get(), u.get(), length, first, rows, s.d,
-                                                                   o.input_scale, u.size());
+  x.visit([&](const auto* values) {
+    scaled_rows_kernel<<<blocks_for(u.size(), kThreads), kThreads>>>(values, u.get(), length, first, rows, s.d,
+                                                                     o.input_scale, u.size());
+  });
   check_launch("scaled_rows_kernel");
   DeviceBuffer p(o.m > 0 ? n * o.m : 0);
   if (o.m > 0) project(u.get(), in.w.get(), p.get(), rows, s.d, o.m, s.heads, o.per_head_projection);
@@ -440,28 +448,28 @@ DeviceBuffer favor_forward(const Shape& s, const FavorOptions& o, const DeviceIn
 
 }  // namespace
 
-void favor_attention_device(const Shape& s, const FavorOptions& o, const float* q, const float* k, const float* v,
-                            const float* w, float* out, const float* offsets) {
-  const DeviceInputs in(s, o.m, q, k, v, w, o.per_head_projection, offsets);
+void favor_attention_device(const Shape& s, const FavorOptions& o, const HostInputs& inputs, const float* w,
+                            float* out, const float* offsets) {
+  const DeviceInputs in(s, o.m, inputs, w, o.per_head_projection, offsets);
   favor_forward(s, o, in).download(out);  // synchronizes: a failed kernel reports here
   check_cuda(cudaGetLastError(), "favor_attention_device");
 }
 
-DeviceTiming time_favor_device(const Shape& s, const FavorOptions& o, const float* q, const float* k, const float* v,
-                               const float* w, int repeats, const float* offsets) {
-  const DeviceInputs in(s, o.m, q, k, v, w, o.per_head_projection, offsets);
+DeviceTiming time_favor_device(const Shape& s, const FavorOptions& o, const HostInputs& inputs, const float* w,
+                               int repeats, const float* offsets) {
+  const DeviceInputs in(s, o.m, inputs, w, o.per_head_projection, offsets);
   return time_forward(repeats, [&] { return favor_forward(s, o, in); });
 }
 
 DeviceTiming time_favor_products_device(const Shape& s, int m, const float* q, const float* k, const float* v,
                                         const float* w, int repeats) {
-  const DeviceInputs in(s, m, q, k, v, w);
+  const DeviceInputs in(s, m, HostInputs{InputFormat::float32, q, k, v}, w);
   const DeviceBuffer v_ext = with_ones(s, in.v);
   const std::size_t heads = std::size_t(s.heads);
   return time_forward(repeats, [&] {
     DeviceBuffer pq(heads * s.lq * m), pk(heads * s.lk * m);
-    project(in.q.get(), in.w.get(), pq.get(), s.lq, s.d, m, s.heads);
-    project(in.k.get(), in.w.get(), pk.get(), s.lk, s.d, m, s.heads);
+    project(in.q.data<float>(), in.w.get(), pq.get(), s.lq, s.d, m, s.heads);
+    project(in.k.data<float>(), in.w.get(), pk.get(), s.lk, s.d, m, s.heads);
     return state_and_numerator(s, m, v_ext.get(), pq.get(), pk.get());
   });
 }
