@@ -429,6 +429,10 @@ TEST_CASE("16-bit inputs: rounded as the formats define, beyond float16's range 
                     Catch::Contains("--q q.npy") && Catch::Contains("head 1 [3, 5] = 70000") &&
                         Catch::Contains("beyond float16's range") && Catch::Contains("bfloat16"));
   CHECK(rounded_to(HalfInputs::bfloat16, big, "Q")[1](3, 5) == 70144.0f);  // bfloat16 has float's range
+  Heads<double> huge = in.qd;
+  huge[0](2, 1) = -1e300;
+  CHECK_THROWS_WITH(rounded_to(HalfInputs::bfloat16, huge, "K"),
+                    Catch::Contains("K: --half-inputs bfloat16: head 0 [2, 1] = -1e+300 is beyond bfloat16's range"));
 
   AttentionConfig c;
   c.m = 16;

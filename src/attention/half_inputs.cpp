@@ -49,10 +49,11 @@ Heads<T> rounded_to(HalfInputs format, const Heads<T>& x, const std::string& wha
     for (Eigen::Index j = 0; j < r.cols(); ++j)
       for (Eigen::Index i = 0; i < r.rows(); ++i)
         if (std::isinf(r(i, j)) && std::isfinite(x[h](i, j)))
-          throw std::invalid_argument(what + ": --half-inputs " + std::string(half_inputs_name(format)) +
-                                      ": head " + std::to_string(h) + " [" + std::to_string(i) + ", " +
-                                      std::to_string(j) + "] = " + format_number(double(x[h](i, j))) +
-                                      " is beyond float16's range (|x| < 65520); bfloat16 has float's range");
+          throw std::invalid_argument(
+              what + ": --half-inputs " + std::string(half_inputs_name(format)) + ": head " + std::to_string(h) +
+              " [" + std::to_string(i) + ", " + std::to_string(j) + "] = " + format_number(double(x[h](i, j))) +
+              (format == HalfInputs::float16 ? " is beyond float16's range (|x| < 65520); bfloat16 has float's range"
+                                             : " is beyond bfloat16's range, which is float's"));
     out.push_back(std::move(r));
   }
   return out;

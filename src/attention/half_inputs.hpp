@@ -16,9 +16,9 @@ enum class HalfInputs { off, float16, bfloat16 };
 std::string_view half_inputs_name(HalfInputs format);  // "off", "float16", "bfloat16"
 HalfInputs parse_half_inputs(std::string_view name);   // throws std::invalid_argument naming --half-inputs
 
-// Every entry of x rounded to the format and widened back (off: x unchanged). Throws std::invalid_argument naming
-// `what` when float16 rounds an entry to ±∞ (|x| ≥ 65520: beyond its range; bfloat16 has float's range) — the first
-// such entry's head and position, and the way out.
+// Every entry of x rounded to the format and widened back (off: x unchanged); doubles are rounded once. Throws
+// std::invalid_argument naming `what`, the first entry's head and position, when the rounding gives ±∞: float16
+// from |x| ≥ 65520 on (the message points to bfloat16), bfloat16 only beyond float's range (doubles).
 template <class T>
 Heads<T> rounded_to(HalfInputs format, const Heads<T>& x, const std::string& what);
 
