@@ -21,22 +21,17 @@ namespace {
 using Narrow = std::function<std::uint16_t(float)>;
 using Widen = float (*)(std::uint16_t);
 
-// float16 from its definition: (−1)^s · 2^(e − 15) · (1 + f/1024), subnormals 2^-14 · f/1024, e = 31 ∞ or NaN.
-double float16_by_definition(std::uint16_t h) {
-  const int s = h >> 15, e = (h >> 10) & 31, f = h & 1023;
+// A 16-bit pattern's value from the format's definition: 1 sign, `exponent_bits` exponent bits (bias 2^(e−1) − 1)
+// and 15 − e fraction bits; (−1)^s · 2^(E − bias) · (1 + f/2^p), subnormals 2^(1 − bias) · f/2^p, the largest E ∞ or
+// NaN. float16: e = 5; bfloat16: e = 8.
+double by_definition(std::uint16_t x, int exponent_bits) {
+  const int p = 15 - exponent_bits, bias = (1 << (exponent_bits - 1)) - 1;
+  const int s = x >> 15, e = (x >> p) & ((1 << exponent_bits) - 1), f = x & ((1 << p) - 1);
   const double sign = s != 0 ? -1.0 : 1.0;
-  if (e == 31) return f == 0 ? sign * std::numeric_limits<double>::infinity() : std::numeric_limits<double>::quiet_NaN();
-  if (e == 0) return sign * std::ldexp(f, -24);
-  return sign * std::ldexp(1024 + f, e - 25);
-}
-
-// bfloat16 from its definition: (−1)^s · 2^(e − 127) · (1 + f/128), subnormals 2^-126 · f/128.
-double bfloat16_by_definition(std::uint16_t b) {
-  const int s = b >> 15, e = (b >> 7) & 255, f = b & 127;
-  const double sign = s != 0 ? -1.0 : 1.0;
-  if (e == 255) return f == 0 ? sign * std::numeric_limits<double>::infinity() : std::numeric_limits<double>::quiet_NaN();
-  if (e == 0) return sign * std::ldexp(f, -133);
-  return sign * std::ldexp(128 + f, e - 134);
+  if (e == (1 << exponent_bits) - 1)
+    return f == 0 ? sign * std::numeric_limits<double>::infinity() : std::numeric_limits<double>::quiet_NaN();
+  if (e == 0) return sign * std::ldexp(f, 1 - bias - p);
+  return sign * std::ldexp((1 << p) + f, e - bias - p);
 }
 
 bool is_nan_pattern(std::uint16_t x, int exponent_bits) {
@@ -89,7 +84,7 @@ TEST_CASE("float16 and bfloat16 widen exactly, as the formats define them", "[ha
   for (std::uint32_t x = 0; x < 0x10000; ++x) {
     const auto h = static_cast<std::uint16_t>(x);
     INFO("pattern " << x);
-    const double f16 = float16_by_definition(h), bf16 = bfloat16_by_definition(h);
+    const double f16 = by_definition(h, 5), bf16 = by_definition(h, 8);
     if (std::isnan(f16)) {
       REQUIRE(std::isnan(float16_to_float(h)));
     } else {
