@@ -1,10 +1,10 @@
 // `favorlab attention-report` — is FAVOR good enough on these inputs? For every layer (a Q, K, V .npy triple, or a
 // synthetic layer with a known answer) and head, every arm (feature family × coupling × mode) and m, over --trials
 // projection draws per head: the relative output error ‖Ô − O‖²/‖O − Ō‖² and the absolute MSE, beside the exact
-// baselines of the same head (uniform attention, exact attention in float32, the best rank-r matrix) and the head's
-// diagnostics (attention_report.hpp, attention_baselines.hpp, head_diagnostics.hpp). The checks (error falls as m
-// grows, FAVOR no worse than uniform attention, FAVOR's matrix within --floor-factor of the rank-r floor, Eckart–Young),
-// the rows and the terminal table come from attention_report_summary.hpp. This driver reads the options and the
+// baselines of the same head (uniform attention, exact attention in float32 and on bfloat16-rounded inputs, the best
+// rank-r matrix) and the head's diagnostics (attention_report.hpp, attention_baselines.hpp, head_diagnostics.hpp).
+// The checks (error falls as m grows, FAVOR no worse than uniform attention, FAVOR's matrix within --floor-factor of
+// the rank-r floor, Eckart–Young), the rows and the terminal table come from attention_report_summary.hpp. This driver reads the options and the
 // layers: every layer is read and checked before any work, then read again one at a time (memory: one layer).
 #include <algorithm>
 #include <cmath>
@@ -58,7 +58,7 @@ class AttentionReportExperiment final : public Experiment {
   }
 
   // One layer at a time (read and copied into heads; a synthetic layer may form an L×L cosine matrix), one head at a
-  // time (attention/attention_report.hpp): float32 copies, the exact outputs, for L ≤ --matrix-max-L the Lq×L matrix
+  // time (attention/attention_report.hpp): float32 and bfloat16-rounded copies, the exact outputs, for L ≤ --matrix-max-L the Lq×L matrix
   // A with one-hot V = I_L and its SVD; per concurrent (arm, m, draw) task W (m×d, d×d blocks) and a FAVOR forward,
   // and with the matrix Â from a forward whose states are columns × (L+1). Every head's per-draw errors and a row per
   // (head, arm, m) stay to the end.
@@ -120,7 +120,10 @@ class AttentionReportExperiment final : public Experiment {
           matrix ? one_hot + braced_heads_bytes(exact) + attend_bytes(exact_matrix, ctx.threads) : 0;
       const double phases =
           std::max({exact_outputs, exact_matrix_bytes, 5 * a, a + task_workers(tasks, ctx.threads) * task});
-      const double per_head = head / 2 + 4 * l.lq * l.dv * kDouble + phases;
+      // Float32 copies of Q, K, V and their bfloat16-rounded ones (half the doubles' bytes each), made through two
+      // transient double copies of one matrix.
+      const double copies = head + 2 * std::max(l.lq, l.lk) * std::max(l.d, l.dv) * kDouble;
+      const double per_head = copies + 4 * l.lq * l.dv * kDouble + phases;
       peak = std::max(peak, 2 * l.heads * head + std::max(synthetic_square, per_head));
     }
     return estimate(peak + kept + rows_bytes(heads_total * arms * n_ms, 50 + 2 * draws),

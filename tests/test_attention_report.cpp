@@ -12,11 +12,13 @@
 
 #include "attention/attend.hpp"
 #include "attention/attention_baselines.hpp"
+#include "attention/attention_error.hpp"
 #include "attention/attention_report.hpp"
 #include "attention/attention_report_summary.hpp"
 #include "attention/head_diagnostics.hpp"
 #include "attention/synthetic_heads.hpp"
 #include "cli_runner.hpp"
+#include "io/half_float.hpp"
 #include "io/npy.hpp"
 #include "io/npy_heads.hpp"
 #include "stats/exact_inequality.hpp"
@@ -118,6 +120,33 @@ TEST_CASE("attention baselines equal direct computations", "[attention-report]")
   const auto tb = rank_truncation_errors(singular_values(b));
   CHECK(rank_floor(tb, 2) <= kRoundingAllowance * b.norm());
   CHECK(rank_floor(tb, 1) > 1e-3 * b.norm());
+}
+
+TEST_CASE("the float32 and bfloat16 baselines are exact attention on the rounded inputs", "[attention-report]") {
+  const auto head = synthetic_heads(SyntheticHeads::gaussian, 1, 96, 8, 8, 3, 0).front();
+  const ReportSettings s = small_settings({FeatureKind::positive}, {8, 16});
+  const HeadReport r = report_head(head, s, 0);
+  for (int mode = 0; mode < 2; ++mode) {
+    INFO("mode " << mode);
+    const AttentionConfig c = exact_config(mode == 1);
+    const Eigen::MatrixXd none(0, 8);
+    const Eigen::MatrixXd exact = attend<double>({head.q}, {head.k}, {head.v}, none, c).front();
+    const auto bf16 = [](const Eigen::MatrixXd& x) {
+      return Eigen::MatrixXf(x.unaryExpr([](double v) { return double(bfloat16_to_float(double_to_bfloat16(v))); })
+                                 .cast<float>());
+    };
+    const Eigen::MatrixXd b =
+        attend<float>({bf16(head.q)}, {bf16(head.k)}, {bf16(head.v)}, none, c).front().cast<double>();
+    const Eigen::MatrixXd f = attend<float>({head.q.cast<float>()}, {head.k.cast<float>()}, {head.v.cast<float>()},
+                                            none, c).front().cast<double>();
+    CHECK(r.modes[mode].bf16_mse == output_mse(b, exact));
+    CHECK(r.modes[mode].bf16_relative == relative_output_error(b, exact));
+    CHECK(r.modes[mode].f32_mse == output_mse(f, exact));
+    // bfloat16 keeps 8 significant bits against float's 24: its input rounding errors are ~2^16 times larger, and so
+    // is its output error in expectation; 100 is far inside that, and equal baselines (one computed from the other's
+    // inputs) would fail it.
+    CHECK(r.modes[mode].bf16_relative > 100 * r.modes[mode].f32_relative);
+  }
 }
 
 TEST_CASE("head diagnostics equal a brute-force computation", "[attention-report]") {

@@ -9,6 +9,7 @@
 #include "attention/attention_baselines.hpp"
 #include "attention/attention_error.hpp"
 #include "attention/attention_projection.hpp"
+#include "attention/half_inputs.hpp"
 #include "stats/running_moments.hpp"
 
 namespace favorlab {
@@ -89,6 +90,10 @@ HeadReport report_head(const AttentionInput& head, const ReportSettings& s, std:
   // Exact outputs and their baselines, per mode that some arm uses.
   Eigen::MatrixXd exact[2];
   const Heads<float> qf{head.q.cast<float>()}, kf{head.k.cast<float>()}, vf{head.v.cast<float>()};
+  const auto bfloat16_of = [](const Eigen::MatrixXd& x, const char* what) {  // rounded once, from double
+    return Heads<float>{rounded_to(HalfInputs::bfloat16, Heads<double>{x}, what).front().cast<float>()};
+  };
+  const Heads<float> qb = bfloat16_of(head.q, "Q"), kb = bfloat16_of(head.k, "K"), vb = bfloat16_of(head.v, "V");
   for (int mode = 0; mode < 2; ++mode) {
     bool used = false;
     for (const auto& arm : s.arms) used = used || arm.causal == (mode == 1);
@@ -104,6 +109,10 @@ HeadReport report_head(const AttentionInput& head, const ReportSettings& s, std:
       const Eigen::MatrixXd f32 = attend<float>(qf, kf, vf, Eigen::MatrixXd(0, r.d), c, s.threads).front().cast<double>();
       b.f32_mse = output_mse(f32, exact[mode]);
       b.f32_relative = relative_output_error(f32, exact[mode]);
+      const Eigen::MatrixXd bf16 =
+          attend<float>(qb, kb, vb, Eigen::MatrixXd(0, r.d), c, s.threads).front().cast<double>();
+      b.bf16_mse = output_mse(bf16, exact[mode]);
+      b.bf16_relative = relative_output_error(bf16, exact[mode]);
     }
     step();
   }

@@ -2,7 +2,7 @@
 // The measurements behind `favorlab attention-report` for one head (MATH.md, "Error measures";
 // attention_baselines.hpp, head_diagnostics.hpp): FAVOR's output error and attention-matrix error for every arm
 // (feature family × coupling × mode) × m × projection draw, beside the exact baselines of the same head — uniform
-// attention, exact attention in float32, the best rank-r matrix — and the head's diagnostics.
+// attention, exact attention in float32 and on bfloat16 inputs, the best rank-r matrix — and the head's diagnostics.
 //
 // Projection draws: draw r of the head numbered `head_index` uses draw_attention_projection(config, d, seed,
 // report_draw_index(head_index, r)), so every head and draw has its own W, the same at any thread count and whatever
@@ -54,6 +54,10 @@ struct ModeBaselines {  // for one mode (bidirectional or causal)
   double uniform_relative = std::numeric_limits<double>::quiet_NaN();
   double f32_mse = 0;
   double f32_relative = std::numeric_limits<double>::quiet_NaN();
+  // Exact attention in float32 on Q, K, V rounded to bfloat16 (half_inputs.hpp): what a model that stores its
+  // activations in bfloat16 already gives up, before any approximation.
+  double bf16_mse = 0;
+  double bf16_relative = std::numeric_limits<double>::quiet_NaN();
 };
 
 struct HeadReport {

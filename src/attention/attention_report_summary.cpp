@@ -176,7 +176,9 @@ void summarize_report(const std::vector<ReportedHead>& heads, std::size_t layers
                  {"uniform_mse", b.uniform_mse},
                  {"uniform_rel_error", number_or_null(b.uniform_relative)},
                  {"exact_f32_mse", b.f32_mse},
-                 {"exact_f32_rel_error", number_or_null(b.f32_relative)}};
+                 {"exact_f32_rel_error", number_or_null(b.f32_relative)},
+                 {"exact_bf16_mse", b.bf16_mse},
+                 {"exact_bf16_rel_error", number_or_null(b.bf16_relative)}};
         // Matrix errors against the rank-r floor.
         Json matrix_rel = nullptr, floor_rel = nullptr, ratio = nullptr, floor_status = nullptr;
         Json matrix_per_draw = nullptr;
@@ -272,8 +274,8 @@ std::string report_table(const Json& rows, const std::vector<Check>& checks, con
   std::snprintf(line, sizeof line, "%-14s %4s", "layer", "head");
   out << line;
   for (int m : s.ms) out << cell_text("m=" + std::to_string(m));
-  out << cell_text("uniform") << cell_text("fp32") << cell_text("floor@" + std::to_string(heatmap_m))
-      << cell_text("slope") << "  falls unif. floor  |q|med  H/lnL\n";
+  out << cell_text("uniform") << cell_text("fp32") << cell_text("bf16")
+      << cell_text("floor@" + std::to_string(heatmap_m)) << cell_text("slope") << "  falls unif. floor  |q|med  H/lnL\n";
   for (std::size_t i = 0; i < rows.size();) {
     // The rows of one head and arm are consecutive, one per m.
     const Json& r = rows[i];
@@ -294,14 +296,16 @@ std::string report_table(const Json& rows, const std::vector<Check>& checks, con
     }
     const double entropy = r["row_entropy_mean"].get<double>() / std::log(static_cast<double>(r["L"].get<int>()));
     out << cell_text(json_cell(r["uniform_rel_error"])) << cell_text(json_cell(r["exact_f32_rel_error"]))
-        << cell_text(json_cell(floor_at)) << cell_text(json_cell(r["slope"]));
+        << cell_text(json_cell(r["exact_bf16_rel_error"])) << cell_text(json_cell(floor_at))
+        << cell_text(json_cell(r["slope"]));
     std::snprintf(line, sizeof line, "  %-5s %-5s %-5s %6.3g %6.3g\n", short_verdict(r["slope_status"]).c_str(),
                   short_verdict(combine(unif)).c_str(), short_verdict(combine(floors)).c_str(),
                   r["q_norm_q50"].get<double>(), entropy);
     out << line;
     i += s.ms.size();
   }
-  out << "(uniform: uniform attention's relative error; fp32: exact attention in float32; floor: the best rank-r "
+  out << "(uniform: uniform attention's relative error; fp32: exact attention in float32; bf16: exact attention in "
+         "float32 on Q, K, V rounded to bfloat16; floor: the best rank-r "
          "matrix's error relative to |A - uniform|; slope: of log error vs log m, the 1/m law gives -1; verdicts ok = "
          "holds, VIOL = violated, ? = inconclusive, - = not judged; |q|med: median |q| d^-1/4; H/lnL: mean row "
          "entropy over ln L)\n";
