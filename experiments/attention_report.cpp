@@ -2,10 +2,11 @@
 // synthetic layer with a known answer) and head, every arm (feature family × coupling × mode) and m, over --trials
 // projection draws per head: the relative output error ‖Ô − O‖²/‖O − Ō‖² and the absolute MSE, beside the exact
 // baselines of the same head (uniform attention, exact attention in float32 and on bfloat16-rounded inputs, the best
-// rank-r matrix) and the head's diagnostics (attention_report.hpp, attention_baselines.hpp, head_diagnostics.hpp).
-// The checks (error falls as m grows, FAVOR no worse than uniform attention, FAVOR's matrix within --floor-factor of
-// the rank-r floor, Eckart–Young), the rows and the terminal table come from attention_report_summary.hpp. This driver reads the options and the
-// layers: every layer is read and checked before any work, then read again one at a time (memory: one layer).
+// rank-r matrix) and the head's diagnostics (attention_report.hpp, attention_baselines.hpp, head_diagnostics.hpp). The
+// checks (error falls as m grows, FAVOR no worse than uniform attention, FAVOR's matrix within --floor-factor of the
+// rank-r floor, Eckart–Young), the rows and the terminal table come from attention_report_summary.hpp. This driver
+// reads the options and the layers: every layer is read and checked before any work, then read again one at a time
+// (memory: one layer).
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
@@ -58,10 +59,10 @@ class AttentionReportExperiment final : public Experiment {
   }
 
   // One layer at a time (read and copied into heads; a synthetic layer may form an L×L cosine matrix), one head at a
-  // time (attention/attention_report.hpp): float32 and bfloat16-rounded copies, the exact outputs, for L ≤ --matrix-max-L the Lq×L matrix
-  // A with one-hot V = I_L and its SVD; per concurrent (arm, m, draw) task W (m×d, d×d blocks) and a FAVOR forward,
-  // and with the matrix Â from a forward whose states are columns × (L+1). Every head's per-draw errors and a row per
-  // (head, arm, m) stay to the end.
+  // time (attention/attention_report.hpp): float32 and bfloat16-rounded copies, the exact outputs, for L ≤
+  // --matrix-max-L the Lq×L matrix A with one-hot V = I_L and its SVD; per concurrent (arm, m, draw) task W (m×d, d×d
+  // blocks) and a FAVOR forward, and with the matrix Â from a forward whose states are columns × (L+1). Every head's
+  // per-draw errors and a row per (head, arm, m) stay to the end.
   MemoryEstimate memory_estimate(const RunContext& ctx) const override {
     using namespace memory;
     struct Shape {

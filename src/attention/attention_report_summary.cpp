@@ -275,7 +275,8 @@ std::string report_table(const Json& rows, const std::vector<Check>& checks, con
   out << line;
   for (int m : s.ms) out << cell_text("m=" + std::to_string(m));
   out << cell_text("uniform") << cell_text("fp32") << cell_text("bf16")
-      << cell_text("floor@" + std::to_string(heatmap_m)) << cell_text("slope") << "  falls unif. floor  |q|med  H/lnL\n";
+      << cell_text("floor@" + std::to_string(heatmap_m)) << cell_text("slope")
+      << "  falls unif. floor  |q|med  H/lnL\n";
   for (std::size_t i = 0; i < rows.size();) {
     // The rows of one head and arm are consecutive, one per m.
     const Json& r = rows[i];

@@ -1,10 +1,10 @@
 #pragma once
 // The raw interface between the host wrapper (cuda_attention.cpp: Eigen, validation) and the CUDA sources (*.cu: no
-// Eigen, no favorlab headers, so nvcc never compiles them). Arrays live on the host, float32 (Q, K, V also 16-bit: HostInputs),
-// row-major, heads stacked: q is heads×lq×d, k is heads×lk×d, v is heads×lk×dv, w is m×d, out is heads×lq×dv. Each call copies in, computes
-// on the current device, copies out, and throws std::runtime_error with the CUDA or cuBLAS error text on failure.
-// Inputs are assumed valid (the wrapper ran check_attention_inputs).
-// The time_* functions upload once, then time the device-resident forward (time_forward in cuda_support.cuh).
+// Eigen, no favorlab headers, so nvcc never compiles them). Arrays live on the host, float32 (Q, K, V also 16-bit:
+// HostInputs), row-major, heads stacked: q is heads×lq×d, k is heads×lk×d, v is heads×lk×dv, w is m×d, out is
+// heads×lq×dv. Each call copies in, computes on the current device, copies out, and throws std::runtime_error with the
+// CUDA or cuBLAS error text on failure. Inputs are assumed valid (the wrapper ran check_attention_inputs). The time_*
+// functions upload once, then time the device-resident forward (time_forward in cuda_support.cuh).
 #include <cstddef>
 #include <string>
 #include <vector>
