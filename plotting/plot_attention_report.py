@@ -3,7 +3,8 @@
 attention_report_error.png: two log-log panels per layer against m. Left, the relative output error ‖Ô − O‖² /
 ‖O − Ō‖², median over the layer's heads (line) with their 10–90% quantiles (band) per family (colour) and coupling
 (marker), bidirectional solid, causal dashed; uniform attention as a grey band (min–max over heads, line at the median);
-a dotted slope −1. Right (bidirectional), the matrix error ‖Â − A‖_F / ‖A − U‖_F, median over heads, and dash-dotted the
+a dotted slope −1; in the title, exact attention's error on bfloat16-rounded inputs (median over heads).
+Right (bidirectional), the matrix error ‖Â − A‖_F / ‖A − U‖_F, median over heads, and dash-dotted the
 Eckart–Young floor of the best matrix of rank r = feature columns; uniform attention is 1 (grey).
 attention_report_heatmap.png: heads × layers map of the relative output error at one (features, coupling, m),
 bidirectional, log colour scale; grey hatched: no value; red border: FAVOR did not beat uniform attention (violated).
@@ -138,8 +139,14 @@ def _error_figure(result, rows):
         mine = select(rows, layer=layer)
         left, right = axes[k // per_row][2 * (k % per_row):2 * (k % per_row) + 2]
         _output_panel(left, mine, markers)
+        # Exact attention on bfloat16-rounded inputs, as a number in the title: orders of magnitude below FAVOR, a line
+        # would flatten the curves (files written before this baseline have no such field).
+        bf16 = _positive(list({r["head"]: r.get("exact_bf16_rel_error")
+                               for r in select(mine, mode="bidirectional")}.values()))
         _matrix_panel(right, mine, markers)
-        left.set_title(f"{layer} ({len(distinct(mine, 'head'))} heads): output error", fontsize=9)
+        left.set_title(f"{layer} ({len(distinct(mine, 'head'))} heads): output error" +
+                       ("" if np.isnan(bf16).all() else f"\nexact on bfloat16 inputs: {np.nanmedian(bf16):.2g}"),
+                       fontsize=9)
         right.set_title(f"{layer}: matrix error, bidirectional", fontsize=9)
         if k % per_row == 0:
             left.set_ylabel(OUTPUT_ERROR, fontsize=8)
