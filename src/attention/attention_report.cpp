@@ -90,10 +90,9 @@ HeadReport report_head(const AttentionInput& head, const ReportSettings& s, std:
   // Exact outputs and their baselines, per mode that some arm uses.
   Eigen::MatrixXd exact[2];
   const Heads<float> qf{head.q.cast<float>()}, kf{head.k.cast<float>()}, vf{head.v.cast<float>()};
-  const auto bfloat16_of = [](const Eigen::MatrixXd& x, const char* what) {  // rounded once, from double
-    return Heads<float>{rounded_to(HalfInputs::bfloat16, Heads<double>{x}, what).front().cast<float>()};
-  };
-  const Heads<float> qb = bfloat16_of(head.q, "Q"), kb = bfloat16_of(head.k, "K"), vb = bfloat16_of(head.v, "V");
+  const Heads<float> qb = rounded_as<float>(HalfInputs::bfloat16, {head.q}, "Q"),
+                     kb = rounded_as<float>(HalfInputs::bfloat16, {head.k}, "K"),
+                     vb = rounded_as<float>(HalfInputs::bfloat16, {head.v}, "V");
   for (int mode = 0; mode < 2; ++mode) {
     bool used = false;
     for (const auto& arm : s.arms) used = used || arm.causal == (mode == 1);

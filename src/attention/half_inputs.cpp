@@ -59,6 +59,16 @@ Heads<T> rounded_to(HalfInputs format, const Heads<T>& x, const std::string& wha
   return out;
 }
 
+template <class T>
+Heads<T> rounded_as(HalfInputs format, const Heads<double>& x, const std::string& what) {
+  if (format == HalfInputs::off) throw std::logic_error("rounded_as: no 16-bit format given");
+  Heads<T> out;
+  for (const Matrix<double>& h : rounded_to(format, x, what)) out.push_back(h.template cast<T>());
+  return out;
+}
+
+template Heads<float> rounded_as(HalfInputs, const Heads<double>&, const std::string&);
+template Heads<double> rounded_as(HalfInputs, const Heads<double>&, const std::string&);
 template Heads<float> rounded_to(HalfInputs, const Heads<float>&, const std::string&);
 template Heads<double> rounded_to(HalfInputs, const Heads<double>&, const std::string&);
 

@@ -22,4 +22,9 @@ HalfInputs parse_half_inputs(std::string_view name);   // throws std::invalid_ar
 template <class T>
 Heads<T> rounded_to(HalfInputs format, const Heads<T>& x, const std::string& what);
 
+// Doubles rounded once to the format (rounded_to) and handed back as T, exactly: a 16-bit value is a float. Through
+// a float first, a double beside a 16-bit midpoint would be rounded twice. `format` must not be off.
+template <class T>
+Heads<T> rounded_as(HalfInputs format, const Heads<double>& x, const std::string& what);
+
 }  // namespace favorlab

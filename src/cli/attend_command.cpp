@@ -72,15 +72,11 @@ template <class T>
 void run_typed(const AttendOptions& o, const NpyArray& qa, const NpyArray& ka, const NpyArray& va,
                AttentionConfig config, NpyDtype out_dtype, int threads) {
   // With --half-inputs the heads are rounded to the 16-bit format here, so the output and the attention matrix see
-  // the same values; the CUDA backend then also holds them in it. They are rounded from the file's values once (as
-  // doubles): through a float first, a double beside a 16-bit midpoint would be rounded twice.
+  // the same values; the CUDA backend then also holds them in it. They are rounded from the file's values (doubles).
   const HalfInputs half = parse_half_inputs(o.half_inputs);
   const auto heads_of = [&](const NpyArray& a, const std::string& what) {
-    if (half == HalfInputs::off) return npy_to_heads<T>(a, what);
-    Heads<T> out;
-    for (const Matrix<double>& h : rounded_to(half, npy_to_heads<double>(a, what), what))
-      out.push_back(h.template cast<T>());  // exact: a 16-bit value is a float
-    return out;
+    return half == HalfInputs::off ? npy_to_heads<T>(a, what)
+                                   : rounded_as<T>(half, npy_to_heads<double>(a, what), what);
   };
   const Heads<T> q = heads_of(qa, "--q " + o.q), k = heads_of(ka, "--k " + o.k), v = heads_of(va, "--v " + o.v);
   const int d = static_cast<int>(q.front().cols());

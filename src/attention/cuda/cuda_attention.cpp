@@ -238,8 +238,7 @@ CudaTiming time_cuda_rounded(CudaWork work, const Heads<float>& q, const Heads<f
 
 CudaTiming time_cuda(CudaWork work, const Heads<float>& q, const Heads<float>& k, const Heads<float>& v,
                      const Eigen::MatrixXd& w, const AttentionConfig& config, int repeats, HalfInputs half) {
-  if (half == HalfInputs::off || work != CudaWork::attention)  // the floors are float32 (time_on_cuda refuses half)
-    return time_cuda_rounded(work, q, k, v, w, config, repeats, HalfInputs::off);
+  if (half == HalfInputs::off) return time_cuda_rounded(work, q, k, v, w, config, repeats, half);
   return time_cuda_rounded(work, rounded_to(half, q, "Q"), rounded_to(half, k, "K"), rounded_to(half, v, "V"), w,
                            config, repeats, half);
 }

@@ -32,7 +32,7 @@ Heads<T> attend_cuda(const Heads<T>& q, const Heads<T>& k, const Heads<T>& v, co
                      const AttentionConfig& config, HalfInputs half = HalfInputs::off);
 
 // time_on_cuda's work (backend.hpp) after its availability check: validates like attend_cuda, uploads once, then
-// times the device-resident forward.
+// times the device-resident forward. `half` only with CudaWork::attention (time_on_cuda refuses the others).
 CudaTiming time_cuda(CudaWork work, const Heads<float>& q, const Heads<float>& k, const Heads<float>& v,
                      const Eigen::MatrixXd& w, const AttentionConfig& config, int repeats, HalfInputs half);
 

@@ -138,7 +138,6 @@ class DeviceInput {
         floats_(format == InputFormat::float32 ? uploaded(static_cast<const float*>(host), count) : DeviceBuffer(0)),
         bits_(format == InputFormat::float32 ? DeviceArray<std::uint16_t>(0)
                                              : uploaded(static_cast<const std::uint16_t*>(host), count)) {}
-  InputFormat format() const { return format_; }
   // The array as E (float, __half or __nv_bfloat16), which must be the input's format.
   template <class E>
   const E* data() const {
