@@ -2,7 +2,7 @@
 //   feature maps (projection + exp/sin/cos) on one 512-row block, d = 64, m = 256, float32
 //   projections W X: dense GEMM, fast Hadamard (SORF) and Givens applies (double, as the library stores them)
 //   causal FAVOR of one head at L = 4096 for several chunk sizes (the chunk default is chosen from these)
-//   bidirectional FAVOR and exact attention of one head, and the four bare products of FAVOR
+//   bidirectional FAVOR, PermuteFormer and exact attention of one head, and the four bare products of FAVOR
 // One thread throughout (Eigen's own GEMM threads off): these compare kernels, not parallel efficiency.
 // Counters: GEMM-equivalent FLOP/s where a GEMM is involved ("flops"), rows per second elsewhere.
 #include <benchmark/benchmark.h>
@@ -15,10 +15,13 @@
 #include "attention/bidirectional_favor_attention.hpp"
 #include "attention/causal_favor_attention.hpp"
 #include "attention/exact_attention.hpp"
+#include "attention/permute_attention.hpp"
+#include "attention/position_permutation.hpp"
 #include "attention/random_inputs.hpp"
 #include "features/structured_projection.hpp"
 #include "kernels/geometry.hpp"
 #include "mc/estimator_sweep.hpp"
+#include "perm/permutation.hpp"
 #include "perf/favor_products.hpp"
 #include "rng/philox_stream.hpp"
 
@@ -156,6 +159,19 @@ void BM_Bidirectional(benchmark::State& state) {
   set_flops(state, favor_bare_product_flops(kL, kL, kD, kM, kD));
 }
 BENCHMARK(BM_Bidirectional)->Unit(benchmark::kMillisecond);
+
+// PermuteFormer of the same head (1-D, a random π, r = 1): against BM_Bidirectional, what the permutations cost.
+void BM_PermuteBidirectional(benchmark::State& state) {
+  AttentionConfig c;
+  c.m = kM;
+  const Head& h = head();
+  const PermuteHead permute{random_permutation(kM, 2021, 0x5EED, 0), {}, 1.0};
+  const PositionPermutation positions(permute, PermuteLayout::line(), kL);
+  for (auto _ : state)
+    benchmark::DoNotOptimize(permute_attention<float>(h.q, h.k, h.v, h.w, c, positions, 1.0, 1).data());
+  set_flops(state, favor_bare_product_flops(kL, kL, kD, kM, kD));
+}
+BENCHMARK(BM_PermuteBidirectional)->Unit(benchmark::kMillisecond);
 
 void BM_BareProducts(benchmark::State& state) {
   const Head& h = head();
