@@ -11,20 +11,52 @@
 #   5. tune the causal chunk: causal FAVOR at L = 65536 (8 heads, d = 64, m = 256) for chunks 48 … 1024, device time
 #      and device memory of each into summary.txt (chunk_sweep.txt; the JSON of each run beside it).
 # Everything goes to gpu-check-results/<UTC time>/ (log.txt, summary.txt, the test report, the results as JSON).
-# Exits non-zero when the build or a test fails, or the GPU tests did not run.
+# Exits non-zero when the build or a test fails, the GPU tests did not run, or the time budget ran out first.
 #   --build-only   stop after step 1 (proves that the CUDA sources compile and link on a machine without a GPU)
+#   --fetch-deps   only download the header-only Debian packages the build needs into .gpu-deps/ and exit: run it
+#                  where apt-get works, for a GPU machine that has a compiler, CMake and CUDA but no Debian packages
+#                  and no network. When .gpu-deps/ holds .deb files, the check unpacks them into its build directory
+#                  and builds against them (and leaves out the one test that needs the compiled Armadillo).
 # Environment: GPU_CHECK_BUILD_DIR (build directory), GPU_CHECK_RESULTS (results root, e.g. $OUT on a lent machine),
-# CMAKE_CUDA_ARCHITECTURES (default 90), JOBS (parallel compile jobs, default nproc).
+# GPU_CHECK_BUDGET (seconds for the whole check: each step's timeout is cut to what is left, and the check stops with
+# result INCOMPLETE rather than be killed with its results half-written), GPU_CHECK_CMAKE_ARGS (more configure
+# arguments), CMAKE_CUDA_ARCHITECTURES (default 90), JOBS (parallel compile jobs, default nproc).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
 build_only=0
+fetch_deps=0
 for arg in "$@"; do
   case "$arg" in
     --build-only) build_only=1 ;;
-    *) echo "usage: scripts/gpu-check.sh [--build-only]" >&2; exit 2 ;;
+    --fetch-deps) fetch_deps=1 ;;
+    *) echo "usage: scripts/gpu-check.sh [--build-only | --fetch-deps]" >&2; exit 2 ;;
   esac
 done
+began=$(date +%s)
+if [ -n "${GPU_CHECK_BUDGET:-}" ] && ! [[ "$GPU_CHECK_BUDGET" =~ ^[1-9][0-9]{0,6}$ ]]; then
+  echo "gpu-check: GPU_CHECK_BUDGET must be a positive whole number of seconds, got '$GPU_CHECK_BUDGET'" >&2
+  exit 2
+fi
+
+# The header-only part of scripts/deps.sh's packages: what favorlab and its tests compile against (Catch2 2 is
+# header-only in Debian 12; Boost's Math and Multiprecision are headers). Armadillo, MPI and Google Benchmark are
+# compiled libraries the check does without.
+deps_dir=.gpu-deps
+deps_packages=(libeigen3-dev libboost1.74-dev libxsimd-dev nlohmann-json3-dev libcli11-dev catch2 librandom123-dev)
+if [ "$fetch_deps" = 1 ]; then
+  command -v apt-get > /dev/null || { echo "gpu-check: --fetch-deps needs apt-get (a Debian machine)" >&2; exit 2; }
+  rm -rf "$deps_dir.tmp" && mkdir -p "$deps_dir.tmp"
+  if ! (cd "$deps_dir.tmp" && apt-get download "${deps_packages[@]}"); then
+    rm -rf "$deps_dir.tmp"
+    echo "gpu-check: apt-get download failed (run 'apt-get update' first?)" >&2
+    exit 1
+  fi
+  rm -rf "$deps_dir" && mv "$deps_dir.tmp" "$deps_dir"
+  echo "gpu-check: $(ls "$deps_dir"/*.deb | wc -l) packages in $deps_dir/ ($(du -sh "$deps_dir" | cut -f1)); on the GPU" \
+       "machine, carry $deps_dir with the working tree and run scripts/gpu-check.sh"
+  exit 0
+fi
 
 build="${GPU_CHECK_BUILD_DIR:-build/gpu-check}"
 archs="${CMAKE_CUDA_ARCHITECTURES:-90}"
@@ -38,23 +70,63 @@ summary="$out/summary.txt"
 [ -d /usr/local/cuda/bin ] && export PATH="$PATH:/usr/local/cuda/bin"
 
 note() { echo "$*" | tee -a "$summary" "$log"; }
-finish() { note "result: $1"; echo "results in $out"; exit "$2"; }
+finish() { note "result: $1 (after $(( $(date +%s) - began )) s)"; echo "results in $out"; exit "$2"; }
+
+# Seconds a step may take: its own cap, cut to what is left of GPU_CHECK_BUDGET; the check ends INCOMPLETE when less
+# than 10 s would be left for it.
+step_time() {
+  local cap=$1
+  [ -z "${GPU_CHECK_BUDGET:-}" ] && { echo "$cap"; return 0; }
+  local left=$(( began + GPU_CHECK_BUDGET - $(date +%s) ))
+  [ "$left" -lt 10 ] && return 1
+  [ "$left" -lt "$cap" ] && cap=$left
+  echo "$cap"
+}
+# dpkg-deb where there is one; otherwise the .deb's ar member data.tar.* through a file, so tar detects its compression.
+unpack_deb() {
+  if command -v dpkg-deb > /dev/null; then dpkg-deb -x "$1" "$2"; return; fi
+  local member tmp
+  member=$(ar t "$1" | grep -m1 '^data\.tar') || return 1
+  tmp=$(mktemp -d) || return 1
+  ar x --output "$tmp" "$1" "$member" && tar -xf "$tmp/$member" -C "$2"
+  local status=$?
+  rm -rf "$tmp"
+  return "$status"
+}
 
 note "favorlab GPU check, $stamp, commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
 { echo "--- nvidia-smi"; nvidia-smi 2>&1 || echo "nvidia-smi not available"; echo "--- nvcc"; nvcc --version 2>&1 || true; } >> "$log"
 gpu="$(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null | head -n1 || true)"
 note "gpu: ${gpu:-none found by nvidia-smi}"
 
-# 1. Build.
+# 1. Build, against the carried packages where there are any.
 start=$(date +%s)
-if ! cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DFAVORLAB_CUDA=ON \
-     -DCMAKE_CUDA_ARCHITECTURES="$archs" >> "$log" 2>&1; then
-  note "configure: FAILED (see log.txt; FAVORLAB_CUDA=ON needs nvcc and cuBLAS)"
+configure=(-DCMAKE_BUILD_TYPE=Release -DFAVORLAB_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES="$archs")
+if ! t=$(step_time 600); then finish "INCOMPLETE (GPU_CHECK_BUDGET spent before the build)" 1; fi
+if compgen -G "$deps_dir/*.deb" > /dev/null; then
+  case "$build" in /*) prefix="$build/deps" ;; *) prefix="$(pwd)/$build/deps" ;; esac
+  rm -rf "$prefix" && mkdir -p "$prefix"
+  for deb in "$deps_dir"/*.deb; do
+    unpack_deb "$deb" "$prefix" >> "$log" 2>&1 || { note "unpacking $deb: FAILED (see log.txt)"; finish FAIL 1; }
+  done
+  note "dependencies: $(ls "$deps_dir"/*.deb | wc -l) carried packages unpacked into $build/deps"
+  configure+=(-DCMAKE_PREFIX_PATH="$prefix/usr" -DFAVORLAB_TEST_ARMADILLO=OFF)
+fi
+# Ninja where make is missing (a CUDA image may have CMake and ninja from PyPI and no make).
+if ! command -v make > /dev/null && command -v ninja > /dev/null && [ ! -f "$build/CMakeCache.txt" ]; then
+  configure+=(-G Ninja)
+fi
+read -r -a extra <<< "${GPU_CHECK_CMAKE_ARGS:-}"
+if ! t=$(step_time 600); then finish "INCOMPLETE (GPU_CHECK_BUDGET spent before the build)" 1; fi
+if ! timeout "$t" cmake -S . -B "$build" "${configure[@]}" "${extra[@]}" >> "$log" 2>&1; then
+  note "configure: FAILED (see log.txt; FAVORLAB_CUDA=ON needs nvcc and cuBLAS; without Debian packages carry them:" \
+       "scripts/gpu-check.sh --fetch-deps)"
   finish FAIL 1
 fi
 grep -h "favorlab: CUDA backend" "$log" | tail -n1 | tee -a "$summary"
-if ! cmake --build "$build" -j "$jobs" --target favorlab favorlab_tests >> "$log" 2>&1; then
-  note "build: FAILED (see log.txt)"
+if ! t=$(step_time 900); then finish "INCOMPLETE (GPU_CHECK_BUDGET spent before the build)" 1; fi
+if ! timeout "$t" cmake --build "$build" -j "$jobs" --target favorlab favorlab_tests >> "$log" 2>&1; then
+  note "build: FAILED or out of time after $(( $(date +%s) - start )) s (see log.txt)"
   finish FAIL 1
 fi
 warnings=$(grep -c "warning" "$log" || true)
@@ -64,7 +136,8 @@ if [ "$build_only" = 1 ]; then finish "BUILD OK (--build-only: no tests run)" 0;
 # 2. The [cuda] tests.
 tests="$build/tests/favorlab_tests"
 start=$(date +%s)
-timeout 240 "$tests" "[cuda]" --durations yes > "$out/cuda_tests.txt" 2>&1
+if ! t=$(step_time 240); then finish "INCOMPLETE (GPU_CHECK_BUDGET spent before the tests)" 1; fi
+timeout "$t" "$tests" "[cuda]" --durations yes > "$out/cuda_tests.txt" 2>&1
 status=$?
 cat "$out/cuda_tests.txt" >> "$log"
 tail -n 3 "$out/cuda_tests.txt" | tee -a "$summary"
@@ -82,7 +155,8 @@ favorlab="$build/favorlab"
 # 3. The speed experiment on the GPU. --time-cap 15 keeps exact attention in up to L = 65536 (the causal target's
 # baseline) unless one forward is predicted to take longer than 15 s.
 start=$(date +%s)
-if timeout 240 "$favorlab" speed --backend cuda --quick --time-cap 15 --out "$out/speed_cuda_quick.json" \
+if ! t=$(step_time 240); then finish "INCOMPLETE (GPU_CHECK_BUDGET spent before speed)" 1; fi
+if timeout "$t" "$favorlab" speed --backend cuda --quick --time-cap 15 --out "$out/speed_cuda_quick.json" \
      > "$out/speed.txt" 2>&1; then
   cat "$out/speed.txt" >> "$log"
   note "speed --backend cuda --quick: ok in $(( $(date +%s) - start )) s -> speed_cuda_quick.json"
@@ -115,7 +189,8 @@ fi
 
 # 4. An attention experiment end to end on the GPU.
 start=$(date +%s)
-if timeout 120 "$favorlab" attention-error --backend cuda --quick --out "$out/attention_error_cuda_quick.json" \
+if ! t=$(step_time 120); then finish "INCOMPLETE (GPU_CHECK_BUDGET spent before attention-error)" 1; fi
+if timeout "$t" "$favorlab" attention-error --backend cuda --quick --out "$out/attention_error_cuda_quick.json" \
      >> "$log" 2>&1; then
   note "attention-error --backend cuda --quick: ok in $(( $(date +%s) - start )) s -> attention_error_cuda_quick.json"
 else
@@ -129,7 +204,11 @@ fi
 start=$(date +%s)
 for chunk in 48 64 128 256 512 1024; do
   json="$out/speed_cuda_chunk$chunk.json"
-  if ! timeout 120 "$favorlab" speed --backend cuda --shapes regular --min-L 32768 --max-L 65536 --chunk "$chunk" \
+  if ! t=$(step_time 120); then
+    cat "$out/chunk_sweep.txt" 2>/dev/null | tee -a "$summary" >> "$log"
+    finish "INCOMPLETE (GPU_CHECK_BUDGET spent before chunk $chunk of the sweep)" 1
+  fi
+  if ! timeout "$t" "$favorlab" speed --backend cuda --shapes regular --min-L 32768 --max-L 65536 --chunk "$chunk" \
        --trials 5 --time-cap 1 --quiet --out "$json" >> "$log" 2>&1; then
     note "chunk sweep: chunk $chunk FAILED (see log.txt)"
     finish FAIL 1
