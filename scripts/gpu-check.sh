@@ -1,18 +1,20 @@
 #!/usr/bin/env bash
 # GPU check of the CUDA backend, for a machine with an NVIDIA GPU (designed for < 7 min on an H200):
 #   1. configure and build favorlab + tests with FAVORLAB_CUDA=ON in its own build directory (build/gpu-check);
-#   2. run the [cuda] tests (GPU vs CPU with the same W in every mode to 1e-5, with float32 inputs and with inputs
-#      held as float16 / bfloat16, causality, the exact kernel) —
+#   2. run the [cuda] tests with synchronous launches (GPU vs CPU with the same W in every mode to 1e-5, with float32
+#      inputs and with inputs held as float16 / bfloat16, causality, the exact kernel) —
 #      a skipped GPU test counts as a failure here, since this script exists to run them;
-#   3. run `favorlab speed --backend cuda --quick` (L = 512 … 65536, the GPU targets) and copy its checks
-#      (the causal 10x target, the bidirectional 2x target, 16-bit against float32 inputs, device memory) and the
-#      16-bit input rows against float32 into summary.txt;
-#   4. run `favorlab attention-error --backend cuda --quick`: an experiment end to end on the GPU;
-#   5. tune the causal chunk: causal FAVOR at L = 65536 (8 heads, d = 64, m = 256) for chunks 48 … 1024, device time
-#      and device memory of each into summary.txt (chunk_sweep.txt; the JSON of each run beside it).
+#   3. tune the causal chunk: causal FAVOR at L = 65536 (8 heads, d = 64, m = 256) for chunks 48 … 1024, device time
+#      and device memory of each into summary.txt (chunk_sweep.txt; the JSON of each run beside it), and choose the
+#      fastest;
+#   4. run `favorlab speed --backend cuda --quick --chunk <that chunk>` (L = 512 … 65536, the GPU targets) and copy
+#      its checks (the causal 10x target, the bidirectional 2x target, 16-bit against float32 inputs, device memory)
+#      and the 16-bit input rows against float32 into summary.txt;
+#   5. run `favorlab attention-error --backend cuda --quick`: an experiment end to end on the GPU.
 # Everything goes to gpu-check-results/<UTC time>/ (log.txt, summary.txt, the test report, the results as JSON).
 # Exits non-zero when the build or a test fails, the GPU tests did not run, or the time budget ran out first.
 #   --build-only   stop after step 1 (proves that the CUDA sources compile and link on a machine without a GPU)
+#   --no-build     skip step 1 and use the favorlab and favorlab_tests already in the build directory (a rerun)
 #   --fetch-deps   only download the header-only Debian packages the build needs into .gpu-deps/ and exit: run it
 #                  where apt-get works, for a GPU machine that has a compiler, CMake and CUDA but no Debian packages
 #                  and no network. When .gpu-deps/ holds .deb files, the check unpacks them into its build directory
@@ -26,13 +28,19 @@ cd "$(dirname "$0")/.."
 
 build_only=0
 fetch_deps=0
+no_build=0
 for arg in "$@"; do
   case "$arg" in
     --build-only) build_only=1 ;;
     --fetch-deps) fetch_deps=1 ;;
-    *) echo "usage: scripts/gpu-check.sh [--build-only | --fetch-deps]" >&2; exit 2 ;;
+    --no-build) no_build=1 ;;
+    *) echo "usage: scripts/gpu-check.sh [--build-only | --no-build | --fetch-deps]" >&2; exit 2 ;;
   esac
 done
+if [ $(( build_only + fetch_deps + no_build )) -gt 1 ]; then
+  echo "gpu-check: --build-only, --no-build and --fetch-deps exclude each other" >&2
+  exit 2
+fi
 began=$(date +%s)
 if [ -n "${GPU_CHECK_BUDGET:-}" ] && ! [[ "$GPU_CHECK_BUDGET" =~ ^[1-9][0-9]{0,6}$ ]]; then
   echo "gpu-check: GPU_CHECK_BUDGET must be a positive whole number of seconds, got '$GPU_CHECK_BUDGET'" >&2
@@ -53,12 +61,16 @@ if [ "$fetch_deps" = 1 ]; then
     exit 1
   fi
   rm -rf "$deps_dir" && mv "$deps_dir.tmp" "$deps_dir"
-  echo "gpu-check: $(ls "$deps_dir"/*.deb | wc -l) packages in $deps_dir/ ($(du -sh "$deps_dir" | cut -f1)); on the GPU" \
-       "machine, carry $deps_dir with the working tree and run scripts/gpu-check.sh"
+  echo "gpu-check: $(ls "$deps_dir"/*.deb | wc -l) packages in $deps_dir/ ($(du -sh "$deps_dir" | cut -f1));" \
+       "on the GPU machine, carry $deps_dir with the working tree and run scripts/gpu-check.sh"
   exit 0
 fi
 
 build="${GPU_CHECK_BUILD_DIR:-build/gpu-check}"
+if [ "$no_build" = 1 ] && ! { [ -x "$build/favorlab" ] && [ -x "$build/tests/favorlab_tests" ]; }; then
+  echo "gpu-check: --no-build needs $build/favorlab and $build/tests/favorlab_tests (run without --no-build first)" >&2
+  exit 2
+fi
 archs="${CMAKE_CUDA_ARCHITECTURES:-90}"
 jobs="${JOBS:-$(nproc)}"
 stamp="$(date -u +%Y%m%dT%H%M%SZ)"
@@ -100,44 +112,50 @@ gpu="$(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,nohe
 note "gpu: ${gpu:-none found by nvidia-smi}"
 
 # 1. Build, against the carried packages where there are any.
-start=$(date +%s)
-configure=(-DCMAKE_BUILD_TYPE=Release -DFAVORLAB_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES="$archs")
-if ! t=$(step_time 600); then finish "INCOMPLETE (GPU_CHECK_BUDGET spent before the build)" 1; fi
-if compgen -G "$deps_dir/*.deb" > /dev/null; then
-  case "$build" in /*) prefix="$build/deps" ;; *) prefix="$(pwd)/$build/deps" ;; esac
-  rm -rf "$prefix" && mkdir -p "$prefix"
-  for deb in "$deps_dir"/*.deb; do
-    unpack_deb "$deb" "$prefix" >> "$log" 2>&1 || { note "unpacking $deb: FAILED (see log.txt)"; finish FAIL 1; }
-  done
-  note "dependencies: $(ls "$deps_dir"/*.deb | wc -l) carried packages unpacked into $build/deps"
-  configure+=(-DCMAKE_PREFIX_PATH="$prefix/usr" -DFAVORLAB_TEST_ARMADILLO=OFF)
+if [ "$no_build" = 1 ]; then
+  note "build: skipped (--no-build): the binaries in $build"
+else
+  start=$(date +%s)
+  configure=(-DCMAKE_BUILD_TYPE=Release -DFAVORLAB_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES="$archs")
+  if ! t=$(step_time 600); then finish "INCOMPLETE (GPU_CHECK_BUDGET spent before the build)" 1; fi
+  if compgen -G "$deps_dir/*.deb" > /dev/null; then
+    case "$build" in /*) prefix="$build/deps" ;; *) prefix="$(pwd)/$build/deps" ;; esac
+    rm -rf "$prefix" && mkdir -p "$prefix"
+    for deb in "$deps_dir"/*.deb; do
+      unpack_deb "$deb" "$prefix" >> "$log" 2>&1 || { note "unpacking $deb: FAILED (see log.txt)"; finish FAIL 1; }
+    done
+    note "dependencies: $(ls "$deps_dir"/*.deb | wc -l) carried packages unpacked into $build/deps"
+    configure+=(-DCMAKE_PREFIX_PATH="$prefix/usr" -DFAVORLAB_TEST_ARMADILLO=OFF)
+  fi
+  # Ninja where make is missing (a CUDA image may have CMake and ninja from PyPI and no make).
+  if ! command -v make > /dev/null && command -v ninja > /dev/null && [ ! -f "$build/CMakeCache.txt" ]; then
+    configure+=(-G Ninja)
+  fi
+  read -r -a extra <<< "${GPU_CHECK_CMAKE_ARGS:-}"
+  if ! t=$(step_time 600); then finish "INCOMPLETE (GPU_CHECK_BUDGET spent before the build)" 1; fi
+  if ! timeout "$t" cmake -S . -B "$build" "${configure[@]}" "${extra[@]}" >> "$log" 2>&1; then
+    note "configure: FAILED (see log.txt; FAVORLAB_CUDA=ON needs nvcc and cuBLAS; without Debian packages carry them:" \
+         "scripts/gpu-check.sh --fetch-deps)"
+    finish FAIL 1
+  fi
+  grep -h "favorlab: CUDA backend" "$log" | tail -n1 | tee -a "$summary"
+  if ! t=$(step_time 900); then finish "INCOMPLETE (GPU_CHECK_BUDGET spent before the build)" 1; fi
+  if ! timeout "$t" cmake --build "$build" -j "$jobs" --target favorlab favorlab_tests >> "$log" 2>&1; then
+    note "build: FAILED or out of time after $(( $(date +%s) - start )) s (see log.txt)"
+    finish FAIL 1
+  fi
+  warnings=$(grep -c "warning" "$log" || true)
+  note "build: ok in $(( $(date +%s) - start )) s ($warnings lines with 'warning' in log.txt)"
+  if [ "$build_only" = 1 ]; then finish "BUILD OK (--build-only: no tests run)" 0; fi
 fi
-# Ninja where make is missing (a CUDA image may have CMake and ninja from PyPI and no make).
-if ! command -v make > /dev/null && command -v ninja > /dev/null && [ ! -f "$build/CMakeCache.txt" ]; then
-  configure+=(-G Ninja)
-fi
-read -r -a extra <<< "${GPU_CHECK_CMAKE_ARGS:-}"
-if ! t=$(step_time 600); then finish "INCOMPLETE (GPU_CHECK_BUDGET spent before the build)" 1; fi
-if ! timeout "$t" cmake -S . -B "$build" "${configure[@]}" "${extra[@]}" >> "$log" 2>&1; then
-  note "configure: FAILED (see log.txt; FAVORLAB_CUDA=ON needs nvcc and cuBLAS; without Debian packages carry them:" \
-       "scripts/gpu-check.sh --fetch-deps)"
-  finish FAIL 1
-fi
-grep -h "favorlab: CUDA backend" "$log" | tail -n1 | tee -a "$summary"
-if ! t=$(step_time 900); then finish "INCOMPLETE (GPU_CHECK_BUDGET spent before the build)" 1; fi
-if ! timeout "$t" cmake --build "$build" -j "$jobs" --target favorlab favorlab_tests >> "$log" 2>&1; then
-  note "build: FAILED or out of time after $(( $(date +%s) - start )) s (see log.txt)"
-  finish FAIL 1
-fi
-warnings=$(grep -c "warning" "$log" || true)
-note "build: ok in $(( $(date +%s) - start )) s ($warnings lines with 'warning' in log.txt)"
-if [ "$build_only" = 1 ]; then finish "BUILD OK (--build-only: no tests run)" 0; fi
 
 # 2. The [cuda] tests.
 tests="$build/tests/favorlab_tests"
 start=$(date +%s)
 if ! t=$(step_time 240); then finish "INCOMPLETE (GPU_CHECK_BUDGET spent before the tests)" 1; fi
-timeout "$t" "$tests" "[cuda]" --durations yes > "$out/cuda_tests.txt" 2>&1
+# CUDA_LAUNCH_BLOCKING=1: each launch returns when its kernel has finished, so a kernel that faults is named by its
+# own launch check (check_launch) instead of surfacing at the next synchronizing call. The tests assert no timings.
+CUDA_LAUNCH_BLOCKING=1 timeout "$t" "$tests" "[cuda]" --durations yes > "$out/cuda_tests.txt" 2>&1
 status=$?
 cat "$out/cuda_tests.txt" >> "$log"
 tail -n 3 "$out/cuda_tests.txt" | tee -a "$summary"
@@ -152,14 +170,44 @@ fi
 note "cuda tests: passed in $(( $(date +%s) - start )) s"
 
 favorlab="$build/favorlab"
-# 3. The speed experiment on the GPU. --time-cap 15 keeps exact attention in up to L = 65536 (the causal target's
-# baseline) unless one forward is predicted to take longer than 15 s.
+# 3. The causal chunk for this GPU, first, so that speed (step 4) runs at it. Each run times every method at
+# L = 32768 and 65536; --time-cap 1 drops exact attention at 65536 when its time at 32768 predicts more than 1 s there.
+# The line per chunk is favor_causal's median device time and memory ratio at L = 65536 from that run's JSON; the
+# chunk of the least time is chosen (48, the CPU's default, if no line could be read).
+start=$(date +%s)
+for chunk in 48 64 128 256 512 1024; do
+  json="$out/speed_cuda_chunk$chunk.json"
+  if ! t=$(step_time 120); then
+    cat "$out/chunk_sweep.txt" 2>/dev/null | tee -a "$summary" >> "$log"
+    finish "INCOMPLETE (GPU_CHECK_BUDGET spent before chunk $chunk of the sweep)" 1
+  fi
+  if ! timeout "$t" "$favorlab" speed --backend cuda --shapes regular --min-L 32768 --max-L 65536 --chunk "$chunk" \
+       --trials 5 --time-cap 1 --quiet --out "$json" >> "$log" 2>&1; then
+    note "chunk sweep: chunk $chunk FAILED (see log.txt)"
+    finish FAIL 1
+  fi
+  python3 - "$json" "$chunk" >> "$out/chunk_sweep.txt" 2>> "$log" <<'PY' ||
+import json, sys
+for r in json.load(open(sys.argv[1]))["rows"]:
+    if r.get("method") == "favor_causal" and r.get("L") == 65536:
+        ms, ratio = r["seconds_median"] * 1e3, r.get("memory_ratio")
+        print(f"chunk {sys.argv[2]:>5}: favor_causal {ms:9.2f} ms, memory ratio {ratio}")
+PY
+    echo "chunk $chunk: see $json" >> "$out/chunk_sweep.txt"
+done
+tee -a "$summary" "$log" < "$out/chunk_sweep.txt"
+best_chunk=$(awk '$3 == "favor_causal" { sub(":", "", $2); print $4, $2 }' "$out/chunk_sweep.txt" | sort -g | head -n1 |
+             cut -d' ' -f2)
+note "chunk sweep: done in $(( $(date +%s) - start )) s; least time at chunk ${best_chunk:=48}"
+
+# 4. The speed experiment on the GPU at the chunk the sweep chose. --time-cap 15 keeps exact attention in up to
+# L = 65536 (the causal target's baseline) unless one forward is predicted to take longer than 15 s.
 start=$(date +%s)
 if ! t=$(step_time 240); then finish "INCOMPLETE (GPU_CHECK_BUDGET spent before speed)" 1; fi
-if timeout "$t" "$favorlab" speed --backend cuda --quick --time-cap 15 --out "$out/speed_cuda_quick.json" \
-     > "$out/speed.txt" 2>&1; then
+if timeout "$t" "$favorlab" speed --backend cuda --quick --time-cap 15 --chunk "$best_chunk" \
+     --out "$out/speed_cuda_quick.json" > "$out/speed.txt" 2>&1; then
   cat "$out/speed.txt" >> "$log"
-  note "speed --backend cuda --quick: ok in $(( $(date +%s) - start )) s -> speed_cuda_quick.json"
+  note "speed --backend cuda --quick --chunk $best_chunk: ok in $(( $(date +%s) - start )) s -> speed_cuda_quick.json"
   grep -E "^ +(holds|violated|inconclusive|measured) " "$out/speed.txt" | tee -a "$summary"
   # Inputs held as float16 / bfloat16 against float32, 8 heads at the largest L both reached: device time and the
   # bytes the inputs and one forward hold.
@@ -187,7 +235,7 @@ else
   finish FAIL 1
 fi
 
-# 4. An attention experiment end to end on the GPU.
+# 5. An attention experiment end to end on the GPU.
 start=$(date +%s)
 if ! t=$(step_time 120); then finish "INCOMPLETE (GPU_CHECK_BUDGET spent before attention-error)" 1; fi
 if timeout "$t" "$favorlab" attention-error --backend cuda --quick --out "$out/attention_error_cuda_quick.json" \
@@ -198,30 +246,4 @@ else
   finish FAIL 1
 fi
 
-# 5. The causal chunk for this GPU. Each run times every method at L = 32768 and 65536; --time-cap 1 drops exact
-# attention at 65536 when its time at 32768 predicts more than 1 s there. The line per chunk is favor_causal's median
-# device time and memory ratio at L = 65536 from that run's JSON.
-start=$(date +%s)
-for chunk in 48 64 128 256 512 1024; do
-  json="$out/speed_cuda_chunk$chunk.json"
-  if ! t=$(step_time 120); then
-    cat "$out/chunk_sweep.txt" 2>/dev/null | tee -a "$summary" >> "$log"
-    finish "INCOMPLETE (GPU_CHECK_BUDGET spent before chunk $chunk of the sweep)" 1
-  fi
-  if ! timeout "$t" "$favorlab" speed --backend cuda --shapes regular --min-L 32768 --max-L 65536 --chunk "$chunk" \
-       --trials 5 --time-cap 1 --quiet --out "$json" >> "$log" 2>&1; then
-    note "chunk sweep: chunk $chunk FAILED (see log.txt)"
-    finish FAIL 1
-  fi
-  python3 - "$json" "$chunk" >> "$out/chunk_sweep.txt" 2>> "$log" <<'PY' ||
-import json, sys
-for r in json.load(open(sys.argv[1]))["rows"]:
-    if r.get("method") == "favor_causal" and r.get("L") == 65536:
-        ms, ratio = r["seconds_median"] * 1e3, r.get("memory_ratio")
-        print(f"chunk {sys.argv[2]:>5}: favor_causal {ms:9.2f} ms, memory ratio {ratio}")
-PY
-    echo "chunk $chunk: see $json" >> "$out/chunk_sweep.txt"
-done
-cat "$out/chunk_sweep.txt" | tee -a "$summary" >> "$log"
-note "chunk sweep: done in $(( $(date +%s) - start )) s"
 finish PASS 0

@@ -1,8 +1,14 @@
 #!/usr/bin/env bash
-# scripts/gpu-check.sh's own handling, checked without a GPU and without building anything: an unknown argument and a
-# GPU_CHECK_BUDGET that is not a positive whole number exit 2 before writing anything; a budget too small for the build
-# ends the check at once with exit 1 and "result: INCOMPLETE" in its summary, before configuring (each run is under a
-# 60 s timeout, so a budget that failed to stop the build fails this test instead of building).
+# scripts/gpu-check.sh's own handling, checked without a GPU and without building anything:
+# - an unknown argument, two exclusive modes, --no-build without binaries, and a GPU_CHECK_BUDGET that is not a
+#   positive whole number exit 2 before writing anything;
+# - a budget too small for the build ends the check at once with exit 1 and "result: INCOMPLETE" in its summary,
+#   before configuring (each run is under a 60 s timeout, so a budget that failed to stop the build fails this test
+#   instead of building);
+# - steps 2-5 against stand-in binaries (--no-build): a test binary that says all passed and a favorlab whose causal
+#   time at L = 65536 is least at chunk 256 of the sweep. The check must pass, list the six chunks in its summary,
+#   choose 256 and run speed with --chunk 256, and report the 16-bit rows. Power: a test binary that reports the GPU
+#   tests skipped must fail the check; a sweep whose least time is at 512 must choose 512.
 set -uo pipefail
 script="$1"
 dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
@@ -37,6 +43,51 @@ else
     { fail "summary does not say INCOMPLETE before the build:"; cat "$summary" >&2; }
 fi
 [ -e "$dir/build/CMakeCache.txt" ] && fail "the check configured a build with no budget left"
+
+run 2 "two modes" -- --no-build --build-only
+run 2 "--no-build without binaries" -- --no-build
+[ -e "$dir/results" ] && [ "$(ls "$dir/results" | wc -l)" -gt 1 ] && fail "a refused invocation wrote a results folder"
+
+# Stand-ins for the build's two binaries.
+mkdir -p "$dir/build/tests"
+cat > "$dir/build/tests/favorlab_tests" <<'SH'
+#!/usr/bin/env bash
+if [ -n "${MOCK_SKIP:-}" ]; then echo "SKIPPED: CUDA backend unavailable: no CUDA device present"; fi
+echo "All tests passed (1 assertion in 1 test case)"
+SH
+cat > "$dir/build/favorlab" <<'PY'
+#!/usr/bin/env python3
+import json, os, sys
+args = sys.argv[1:]
+opt = lambda name, default=None: args[args.index(name) + 1] if name in args else default
+with open(os.environ["MOCK_CALLS"], "a") as calls:
+    print(" ".join(args), file=calls)
+best = int(os.environ.get("MOCK_BEST", "256"))
+chunk = int(opt("--chunk", "48"))
+rows = [{"kind": "time", "method": "favor_causal", "shape": "regular", "L": 65536,
+         "seconds_median": 0.01 * (1 + abs(chunk - best) / best), "peak_bytes": 1, "memory_ratio": 1.26}]
+for name in ("favor_bidirectional", "favor_causal_float16_inputs", "favor_causal_bfloat16_inputs"):
+    rows.append({"kind": "time", "method": name, "shape": "regular", "L": 65536, "seconds_median": 0.008,
+                 "peak_bytes": 1})
+json.dump({"rows": rows}, open(opt("--out"), "w"))
+PY
+chmod +x "$dir/build/favorlab" "$dir/build/tests/favorlab_tests"
+export MOCK_CALLS="$dir/calls.txt"
+
+check_run() {  # expected-best-chunk
+  local summary
+  summary=$(ls -t "$dir"/results/*/summary.txt | head -n1)
+  [ "$(grep -c '^chunk .*: favor_causal' "$summary")" = 6 ] || fail "the summary does not list the six chunks"
+  grep -q "least time at chunk $1\$" "$summary" || fail "the sweep did not choose chunk $1"
+  grep -q "^speed .*--quick .*--chunk $1 " "$MOCK_CALLS" || fail "speed --quick did not run at chunk $1"
+  grep -q "^16-bit inputs: favor_causal_bfloat16_inputs at L = 65536" "$summary" || fail "no 16-bit row in the summary"
+  grep -q "^result: PASS" "$summary" || fail "the summary does not end with PASS"
+}
+: > "$MOCK_CALLS"; run 0 "steps 2-5, least time at chunk 256" -- --no-build; check_run 256
+: > "$MOCK_CALLS"; run 0 "steps 2-5, least time at chunk 512" MOCK_BEST=512 -- --no-build; check_run 512
+run 1 "GPU tests skipped" MOCK_SKIP=1 -- --no-build
+summary=$(ls -t "$dir"/results/*/summary.txt | head -n1)
+grep -q "^cuda tests: did not run" "$summary" || fail "skipped GPU tests were not reported as not run"
 
 [ "$failures" = 0 ] && echo "gpu-check script: all checks passed"
 exit $(( failures > 0 ))

@@ -3,6 +3,7 @@
 // device work is behind cuda_kernels.hpp.
 #include "attention/cuda/cuda_attention.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -75,6 +76,10 @@ void check_cuda_shapes(const Heads<float>& q, const Heads<float>& k, const Heads
   for (const Heads<float>* x : {&q, &k, &v})
     if (x->front().size() > kMax / 4)
       throw std::invalid_argument("the CUDA backend takes at most 2^29 entries per head");
+  // The feature kernel runs one block per row of every head (a grid of heads × rows blocks, at most 2^31 − 1).
+  const Eigen::Index rows = std::max(q.front().rows(), k.front().rows());
+  if (rows > 0 && Eigen::Index(q.size()) > kMax / rows)
+    throw std::invalid_argument("the CUDA backend takes at most 2^31 - 1 rows over all heads (heads x L)");
 }
 
 // The kernels' view of the heads (check_cuda_shapes has made them equal).

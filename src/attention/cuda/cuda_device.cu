@@ -23,7 +23,12 @@ bool cuda_device_present(std::string& reason) {
     return false;
   }
   cudaDeviceProp properties{};
-  check_cuda(cudaGetDeviceProperties(&properties, 0), "cudaGetDeviceProperties");
+  const cudaError_t read = cudaGetDeviceProperties(&properties, 0);
+  if (read != cudaSuccess) {  // a device the runtime counts but cannot describe is not usable: say so, do not throw
+    reason = std::string("CUDA device 0 is not usable (") + cudaGetErrorString(read) + ")";
+    cudaGetLastError();
+    return false;
+  }
   reason = std::string("CUDA device 0: ") + properties.name + " (compute capability " +
            std::to_string(properties.major) + "." + std::to_string(properties.minor) + ")";
   return true;

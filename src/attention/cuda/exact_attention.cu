@@ -95,6 +95,7 @@ __global__ void exact_attention_kernel(const In* q, const In* k, const In* v, fl
         sum += p;
       }
       sum = warp_sum(sum);
+      __syncwarp();  // every lane has read row_max[i] before lane 0 overwrites it (a shuffle is no memory fence)
       if (lane == 0) {
         const float rescale = old_max == -INFINITY ? 0.0f : expf(old_max - new_max);
         row_sum[i] = row_sum[i] * rescale + sum;
