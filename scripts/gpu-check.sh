@@ -139,7 +139,7 @@ else
     finish FAIL 1
   fi
   grep -h "favorlab: CUDA backend" "$log" | tail -n1 | tee -a "$summary"
-  if ! t=$(step_time 900); then finish "INCOMPLETE (GPU_CHECK_BUDGET spent before the build)" 1; fi
+  if ! t=$(step_time 1800); then finish "INCOMPLETE (GPU_CHECK_BUDGET spent before the build)" 1; fi
   if ! timeout "$t" cmake --build "$build" -j "$jobs" --target favorlab favorlab_tests >> "$log" 2>&1; then
     note "build: FAILED or out of time after $(( $(date +%s) - start )) s (see log.txt)"
     finish FAIL 1
