@@ -21,8 +21,9 @@
 #                  and builds against them (and leaves out the one test that needs the compiled Armadillo).
 # Environment: GPU_CHECK_BUILD_DIR (build directory), GPU_CHECK_RESULTS (results root, e.g. $OUT on a lent machine),
 # GPU_CHECK_BUDGET (seconds for the whole check: each step's timeout is cut to what is left, and the check stops with
-# result INCOMPLETE rather than be killed with its results half-written), GPU_CHECK_CMAKE_ARGS (more configure
-# arguments), CMAKE_CUDA_ARCHITECTURES (default 90), JOBS (parallel compile jobs, default nproc).
+# result INCOMPLETE rather than be killed with its results half-written), GPU_CHECK_ARCHIVE (a .tar.gz path: the
+# results folder packed there at the end, whatever the result), GPU_CHECK_CMAKE_ARGS (more configure arguments),
+# CMAKE_CUDA_ARCHITECTURES (default 90), JOBS (parallel compile jobs, default nproc).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -82,7 +83,16 @@ summary="$out/summary.txt"
 [ -d /usr/local/cuda/bin ] && export PATH="$PATH:/usr/local/cuda/bin"
 
 note() { echo "$*" | tee -a "$summary" "$log"; }
-finish() { note "result: $1 (after $(( $(date +%s) - began )) s)"; echo "results in $out"; exit "$2"; }
+# Every end of the check goes through finish: the result line, then (GPU_CHECK_ARCHIVE) the results folder as one
+# .tar.gz, for copying off a remote machine.
+finish() {
+  note "result: $1 (after $(( $(date +%s) - began )) s)"
+  echo "results in $out"
+  if [ -n "${GPU_CHECK_ARCHIVE:-}" ]; then
+    tar -czf "$GPU_CHECK_ARCHIVE" -C "$(dirname "$out")" "$(basename "$out")" && echo "archive: $GPU_CHECK_ARCHIVE"
+  fi
+  exit "$2"
+}
 
 # Seconds a step may take: its own cap, cut to what is left of GPU_CHECK_BUDGET; the check ends INCOMPLETE when less
 # than 10 s would be left for it.

@@ -8,7 +8,8 @@
 # - steps 2-5 against stand-in binaries (--no-build): a test binary that says all passed and a favorlab whose causal
 #   time at L = 65536 is least at chunk 256 of the sweep. The check must pass, list the six chunks in its summary,
 #   choose 256 and run speed with --chunk 256, and report the 16-bit rows. Power: a test binary that reports the GPU
-#   tests skipped must fail the check; a sweep whose least time is at 512 must choose 512.
+#   tests skipped must fail the check (and GPU_CHECK_ARCHIVE still packs the results); a sweep whose least time is at
+#   512 must choose 512.
 set -uo pipefail
 script="$1"
 dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
@@ -85,9 +86,11 @@ check_run() {  # expected-best-chunk
 }
 : > "$MOCK_CALLS"; run 0 "steps 2-5, least time at chunk 256" -- --no-build; check_run 256
 : > "$MOCK_CALLS"; run 0 "steps 2-5, least time at chunk 512" MOCK_BEST=512 -- --no-build; check_run 512
-run 1 "GPU tests skipped" MOCK_SKIP=1 -- --no-build
+run 1 "GPU tests skipped" MOCK_SKIP=1 GPU_CHECK_ARCHIVE="$dir/check.tar.gz" -- --no-build
 summary=$(ls -t "$dir"/results/*/summary.txt | head -n1)
 grep -q "^cuda tests: did not run" "$summary" || fail "skipped GPU tests were not reported as not run"
+tar -tzf "$dir/check.tar.gz" 2>/dev/null | grep -q "/summary.txt$" ||
+  fail "GPU_CHECK_ARCHIVE: no archive with the summary"
 
 [ "$failures" = 0 ] && echo "gpu-check script: all checks passed"
 exit $(( failures > 0 ))
