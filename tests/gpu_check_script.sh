@@ -89,8 +89,10 @@ check_run() {  # expected-best-chunk
 run 1 "GPU tests skipped" MOCK_SKIP=1 GPU_CHECK_ARCHIVE="$dir/check.tar.gz" -- --no-build
 summary=$(ls -t "$dir"/results/*/summary.txt | head -n1)
 grep -q "^cuda tests: did not run" "$summary" || fail "skipped GPU tests were not reported as not run"
-tar -tzf "$dir/check.tar.gz" 2>/dev/null | grep -q "/summary.txt$" ||
-  fail "GPU_CHECK_ARCHIVE: no archive with the summary"
+# The listing is read whole before it is searched: under pipefail, grep -q leaving the pipe at its first match can
+# end tar with SIGPIPE and fail the pipeline even though the summary is in the archive.
+listing=$(tar -tzf "$dir/check.tar.gz" 2>/dev/null)
+grep -q "/summary.txt$" <<< "$listing" || fail "GPU_CHECK_ARCHIVE: no archive with the summary"
 
 [ "$failures" = 0 ] && echo "gpu-check script: all checks passed"
 exit $(( failures > 0 ))
