@@ -55,7 +55,7 @@ job=$!
 victim=""
 for _ in $(seq 100); do
   for p in $(pgrep -f "favorlab mse" || true); do
-    # Process substitution, not a pipe: under pipefail grep -q's early exit could fail the test with tr's SIGPIPE.
+    # Process substitution, not a pipe: under pipefail, tr's SIGPIPE after grep -q's early exit would hide the rank.
     if grep -qx "OMPI_COMM_WORLD_RANK=1" < <(tr '\0' '\n' < "/proc/$p/environ" 2>/dev/null); then victim=$p; fi
   done
   [ -n "$victim" ] && [ -n "$(ls -A "$dir" | grep killed || true)" ] && break
