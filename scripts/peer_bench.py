@@ -284,8 +284,9 @@ def ratio_checks(rows, simd_note):
         where = (f"time({num[0]} {num[1]}) / time({den[0]} {den[1]}), medians of the same run, {HEADS} heads, "
                  f"d={D}, m={M}, float32, 1 thread, every L measured")
         if not points:
-            checks.append({"claim": claim, "where": where, "status": "inconclusive", "value": None,
-                           "target": target, "detail": f"{TIMING_NOTE}; no point measured (a method was dropped, "
+            checks.append({"claim": claim, "where": where, "status": "inconclusive", "source": "favorlab",
+                           "kind": "target", "points_total": 0, "points_held": 0, "points_violated": 0,
+                           "points_inconclusive": 0, "value": None, "target": target, "detail": f"{TIMING_NOTE}; no point measured (a method was dropped, "
                                                        f"failed or is not in this favorlab)"})
             continue
         at_least = sense == "at least"
@@ -296,8 +297,8 @@ def ratio_checks(rows, simd_note):
                   f"{'>=' if at_least else '<='} {target:g}; worst {worst['value']:.3g} at L={worst['L']}"
                   f" (load {'unknown' if load is None else f'{load:.2f}'}); all: "
                   + ", ".join(f"L={r['L']}={r['value']:.3g}" for r in points) + f"; {simd_note}")
-        check = {"claim": claim, "where": where, "status": "measured", "value": worst["value"], "target": target,
-                 "detail": detail}
+        check = {"claim": claim, "where": where, "status": "measured", "source": "favorlab", "kind": "target",
+                 "value": worst["value"], "target": target, "detail": detail}
         if num[0] == "performer-pytorch":
             ceiling_note, ceiling = ceiling_of(rows, num, target)
             check["detail"] += f"; {ceiling_note}"
@@ -419,7 +420,7 @@ def agreement(args, torch, pp):
              "where": f"||out - favorlab|| / ||favorlab|| (Frobenius), L={AGREEMENT_L}, {HEADS} heads, d={D}, m={M}, "
                       f"float32, positive features, W drawn by favorlab and loaded into FastAttention's "
                       f"projection_matrix, eps = 0 (kernel and causal denominator); worse of bidirectional and causal",
-             "status": "measured" if finite else "inconclusive",
+             "status": "measured" if finite else "inconclusive", "source": "favorlab", "kind": "control",
              "value": max(zero.values()) if finite else None,
              "detail": (f"bidirectional {fmt(zero[False])}, causal {fmt(zero[True])} with eps = 0; with the library's "
                         f"defaults (softmax_kernel eps {kernel_eps:g} added after the stabilizer; causal denominator "

@@ -30,6 +30,7 @@ CliApp::CliApp()
   reproduce->add_option("--out-dir", out_dir, "Directory for the result files and figures/")->capture_default_str();
   reproduce->add_flag("--no-figures", no_figures, "Skip the PNG figures");
   reproduce->add_flag("--quiet", reproduce_options.quiet, "No progress output");
+  reproduce->add_flag("--verbose", reproduce_verbose, "One line per check of every experiment (the ledger has them all)");
   reproduce->add_option("--backend", reproduce_backend,
                         "cpu, or cuda: the experiments that take --backend run their attention on the GPU")
       ->capture_default_str();
@@ -40,6 +41,10 @@ CliApp::CliApp()
   compare = app.add_subcommand(
       "compare", "Did the statistics change? Two result files of one experiment; exit 1 if a figure moved significantly");
   add_compare_options(*compare, compare_options);
+
+  claims = app.add_subcommand(
+      "claims", "What favorlab found: every claim of the result files, its source and verdict (the claims ledger)");
+  add_claims_options(*claims, claims_options);
 
   common.resize(experiments.size());
   for (std::size_t i = 0; i < experiments.size(); ++i) {
@@ -53,7 +58,9 @@ CliApp::CliApp()
 }
 
 bool CliApp::has_subcommand(const std::string& name) const {
-  if (name == "list" || name == "families" || name == "reproduce" || name == "attend" || name == "compare") return true;
+  if (name == "list" || name == "families" || name == "reproduce" || name == "attend" || name == "compare" ||
+      name == "claims")
+    return true;
   for (const auto& e : experiments)
     if (e->name() == name) return true;
   return false;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cli/attend_command.hpp"
+#include "cli/claims_command.hpp"
 #include "cli/compare_command.hpp"
 #include "cli/run_experiment.hpp"
 #include "experiments/experiment.hpp"
@@ -25,9 +26,11 @@ struct CliApp {
   std::string out_dir = "results";
   CommonOptions reproduce_options;
   bool no_figures = false;
+  bool reproduce_verbose = false;
   std::string reproduce_backend = "cpu";
   AttendOptions attend_options;
   CompareOptions compare_options;
+  ClaimsOptions claims_options;
   std::vector<CommonOptions> common;  // one per experiment, in the order of `experiments` and `subs`
   std::vector<CLI::App*> subs;
   CLI::App* list = nullptr;
@@ -35,6 +38,7 @@ struct CliApp {
   CLI::App* reproduce = nullptr;
   CLI::App* attend = nullptr;
   CLI::App* compare = nullptr;
+  CLI::App* claims = nullptr;
 
   CliApp();  // builds every subcommand and option, then add_strict_number_checks
   CliApp(const CliApp&) = delete;

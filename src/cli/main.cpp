@@ -1,9 +1,10 @@
 // favorlab — command line entry: `favorlab <experiment> [options]`, `favorlab list`,
 // `favorlab reproduce [--quick] [--backend cpu|cuda]`, `favorlab compare BASELINE.json NEW.json`,
-// `favorlab --version`. Bad input: one line on stderr, exit status 2, no result file written.
+// `favorlab claims [RESULTS_DIR]`, `favorlab --version`. Bad input: one line on stderr, exit status 2, no result file written.
 #include <CLI/CLI.hpp>
 #include <Eigen/Core>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -12,6 +13,7 @@
 #include "cli/cli_app.hpp"
 #include "cli/option_checks.hpp"
 #include "io/atomic_file.hpp"
+#include "ledger/ledger.hpp"
 #include "mc/distribution.hpp"
 #include "perf/allocator.hpp"
 #include "stats/check.hpp"
@@ -45,6 +47,19 @@ int make_figures(const std::filesystem::path& results, bool quiet) {
   const int status = std::system(cmd.c_str());
   if (status != 0) std::fprintf(stderr, "favorlab: error: figures failed (%s)\n", cmd.c_str());
   return status == 0 ? 0 : 1;
+}
+
+// The end of `favorlab reproduce`: the ledger of every result file in the directory, written to CLAIMS.md there, and
+// a summary of at most 25 lines on stderr.
+void write_claims(const std::filesystem::path& results, double wall_seconds, bool quiet) {
+  const fl::Ledger ledger = fl::read_ledger(results);
+  const auto path = results / "CLAIMS.md";
+  fl::AtomicFileWriter(path).commit(fl::ledger_markdown(ledger));
+  if (quiet) return;
+  std::fputs(("\n" + fl::ledger_summary(ledger, 21)).c_str(), stderr);
+  std::fprintf(stderr, "ledger: %s (favorlab claims %s for the terminal); figures: %s\n", path.c_str(),
+               results.c_str(), (results / "figures").c_str());
+  std::fprintf(stderr, "reproduce: done in %.0f s\n", wall_seconds);
 }
 
 }  // namespace
@@ -95,6 +110,7 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (cli.compare->parsed()) return fl::run_compare(cli.compare_options);
+    if (cli.claims->parsed()) return fl::run_claims(cli.claims_options);
     if (cli.reproduce->parsed()) {
       const fl::CommonOptions& reproduce_options = cli.reproduce_options;
       const std::string& reproduce_backend = cli.reproduce_backend;
@@ -107,6 +123,7 @@ int main(int argc, char** argv) {
         throw std::invalid_argument("--out-dir " + out_dir + ": cannot create the directory" +
                                     (ec ? ": " + ec.message() : std::string(": a file of that name exists")));
       if (!reproduce_options.quiet && ranks.rank == 0) std::fputs(fl::verdict_legend(), stderr);
+      const auto start = std::chrono::steady_clock::now();
       for (auto& e : fl::make_experiments()) {  // fresh objects: every option at its default, but --backend
         if (ranks.size > 1 && e->distribution() == fl::Distribution::refused) {
           if (ranks.rank == 0)
@@ -118,9 +135,14 @@ int main(int argc, char** argv) {
         if (options.get_option_no_throw("--backend") != nullptr) options.parse({reproduce_backend, "--backend"});
         fl::CommonOptions o = reproduce_options;
         o.out = (std::filesystem::path(out_dir) / (e->name() + ".json")).string();
+        o.check_lines = cli.reproduce_verbose;
         fl::run_experiment(*e, o);
       }
-      return cli.no_figures || ranks.rank != 0 ? 0 : make_figures(out_dir, reproduce_options.quiet);
+      if (ranks.rank != 0) return 0;
+      const int figures = cli.no_figures ? 0 : make_figures(out_dir, reproduce_options.quiet);
+      const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      write_claims(out_dir, wall, reproduce_options.quiet);
+      return figures;
     }
     for (std::size_t i = 0; i < cli.experiments.size(); ++i)
       if (cli.subs[i]->parsed()) {

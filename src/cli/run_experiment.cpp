@@ -8,6 +8,7 @@
 
 #include "cli/progress.hpp"
 #include "io/atomic_file.hpp"
+#include "ledger/claim_sources.hpp"
 #include "mc/distribution.hpp"
 #include "perf/memory_budget.hpp"
 #include "perf/peak_memory.hpp"
@@ -72,6 +73,7 @@ std::filesystem::path run_experiment(Experiment& experiment, const CommonOptions
   const auto start = std::chrono::steady_clock::now();
   Result result = experiment.run(ctx);
   progress.finish();
+  attribute_checks(experiment.name(), result.checks);  // every check names its source (ledger/claim_sources.hpp)
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!lead) return out;
 
@@ -88,6 +90,7 @@ std::filesystem::path run_experiment(Experiment& experiment, const CommonOptions
 
   if (!o.quiet) {
     for (const Check& c : result.checks) {
+      if (!o.check_lines) break;
       std::fprintf(stderr, "  %-12s %s [%s]: %s\n", verdict_name(c.status), c.claim.c_str(), c.where.c_str(),
                    check_summary(c).c_str());
     }

@@ -19,6 +19,7 @@ struct CommonOptions {
   std::string max_memory;   // empty: the memory available (perf/memory_budget.hpp)
   bool quick = false;
   bool quiet = false;
+  bool check_lines = true;  // one stderr line per check after the run (reproduce prints them with --verbose only)
 };
 
 void add_common_options(CLI::App& app, CommonOptions& options);

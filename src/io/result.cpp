@@ -10,8 +10,13 @@ namespace favorlab {
 Json number_or_null(double v) { return std::isfinite(v) ? Json(v) : Json(nullptr); }
 
 Json check_json(const Check& c) {
-  Json j{{"claim", c.claim}, {"where", c.where}, {"status", verdict_name(c.status)},
-         {"statistic", number_or_null(c.statistic)}, {"detail", c.detail}};
+  Json j{{"claim", c.claim},
+         {"where", c.where},
+         {"status", verdict_name(c.status)},
+         {"source", c.source.empty() ? Json(nullptr) : Json(c.source)},
+         {"kind", c.kind.empty() ? Json(nullptr) : Json(c.kind)},
+         {"statistic", number_or_null(c.statistic)},
+         {"detail", c.detail}};
   if (c.status == Verdict::measured) {
     j["value"] = number_or_null(c.value);
     j["target"] = number_or_null(c.target);

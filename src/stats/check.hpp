@@ -29,6 +29,10 @@ struct WorstPoint {
 struct Check {
   std::string claim;
   std::string where;
+  // Where the claim comes from ("Performers, Lemma 2") and what kind of statement it is ("paper", "corrected", ...):
+  // filled from the claims table (ledger/claim_sources.hpp) when the result is written.
+  std::string source;
+  std::string kind;
   Verdict status = Verdict::inconclusive;
   double statistic = 0;  // the worst point's statistic (kept for readers of favorlab.result/1)
   std::string detail;
