@@ -1,0 +1,335 @@
+#!/usr/bin/env python3
+"""Checks that every number README.md and docs/ quote from a committed result file is what that file says.
+
+Usage: docs_numbers_check.py REPO_ROOT [--self-test]
+
+Each entry names a document, a literal snippet of it that contains the number, a result file, how to get the value
+from that file's JSON (a path of keys and list indices, or a function) and how the value is written in the snippet.
+The check passes when every snippet is in its document and contains the value formatted from the JSON.
+--self-test copies the documents into a temporary directory, changes one checked number there and requires the
+check to fail (the check's power case); it then requires the unchanged copy to pass.
+"""
+
+import json
+import os
+import re
+import shutil
+import sys
+import tempfile
+
+SPEED = "results/perf/speed-L16384-avx512-919c566.json"
+PEER = "results/peer-speed.json"
+
+
+def sig(n):
+    """Rounds to n significant digits in positional notation, trailing zeros kept (0.349, 1.27, 2.80, 13.9, 268)."""
+
+    def fmt(x):
+        s = "%#.*g" % (n, x)
+        if "e" in s:
+            raise ValueError("%r needs exponent notation; use sci(%d)" % (x, n))
+        return s.rstrip(".")
+
+    return fmt
+
+
+def sci(n):
+    """n significant digits in exponent notation without a padded exponent (4.59e-4, 1.22e-14)."""
+
+    def fmt(x):
+        mantissa, exponent = ("%.*e" % (n - 1, x)).split("e")
+        return "%se%d" % (mantissa, int(exponent))
+
+    return fmt
+
+
+def fixed(decimals):
+    return lambda x: "%.*f" % (decimals, x)
+
+
+def integer(x):
+    return "%d" % x
+
+
+def check(claim):
+    """The check of a result file whose claim starts with `claim`."""
+
+    def get(doc):
+        found = [c for c in doc["checks"] if c["claim"].startswith(claim)]
+        if len(found) != 1:
+            raise KeyError("%d checks whose claim starts with %r" % (len(found), claim))
+        return found[0]
+
+    return get
+
+
+def within(claim, part):
+    """'X of Y points within the target' from a measured check's detail: part 0 is X, part 1 is Y."""
+
+    def get(doc):
+        m = re.match(r"(\d+) of (\d+) points within the target", check(claim)(doc)["detail"])
+        if not m:
+            raise KeyError("no 'X of Y points within the target' in the detail of %r" % claim)
+        return int(m.group(1 + part))
+
+    return get
+
+
+def value(claim):
+    return lambda doc: check(claim)(doc)["value"]
+
+
+def all_at(claim, L):
+    """The per-L ratio a peer-speed check lists in its detail ('all: L=1024=2.28, ...'), as printed there."""
+
+    def get(doc):
+        m = re.search(r"L=%d=([0-9.e+-]+)" % L, check(claim)(doc)["detail"])
+        if not m:
+            raise KeyError("no L=%d in the detail of %r" % (L, claim))
+        return float(m.group(1))
+
+    return get
+
+
+def ceiling(claim, L):
+    return lambda doc: next(c["value"] for c in check(claim)(doc)["ceiling"] if c["L"] == L)
+
+
+def row(pred, field):
+    """`field` of the one row for which pred(row) is true."""
+
+    def get(doc):
+        found = [r for r in doc["rows"] if pred(r)]
+        if len(found) != 1:
+            raise KeyError("%d rows match for %r" % (len(found), field))
+        return found[0][field]
+
+    return get
+
+
+def estimators_ratio(estimator, coupling):
+    """Exact MSE relative to positive-iid at |x| = |y| = 1, cos 0.9, d = 16."""
+
+    def get(doc):
+        r = row(lambda r: r["estimator"] == estimator and r["coupling"] == coupling and r["d"] == 16
+                and r["x_norm"] == 1 and r["y_norm"] == 1 and r["cos_angle"] == 0.9, "mse_exact")(doc)
+        ref = row(lambda r: r["estimator"] == "positive" and r["coupling"] == "iid" and r["d"] == 16
+                  and r["x_norm"] == 1 and r["y_norm"] == 1 and r["cos_angle"] == 0.9, "mse_exact")(doc)
+        return r / ref
+
+    return get
+
+
+def attention_error(features, coupling, field):
+    return row(lambda r: r["features"] == features and r["coupling"] == coupling and r["m"] == 256
+               and r["mode"] == "bidirectional", field)
+
+
+def speed_time(method):
+    return row(lambda r: r["kind"] == "time" and r["method"] == method and r["shape"] == "regular"
+               and r["L"] == 16384 and r["threads"] == 1, "seconds_median")
+
+
+def matrix_detail(pattern):
+    def get(doc):
+        for c in doc["checks"]:
+            m = re.search(pattern, c["detail"] or "")
+            if m:
+                return float(m.group(1))
+        raise KeyError("no check detail matches %r" % pattern)
+
+    return get
+
+
+def fma_peak_gflops(doc):
+    return next(r["flops_per_second"] for r in doc["rows"] if r["kind"] == "fma_peak") / 1e9
+
+
+def mc_ceiling(doc):
+    return next(r["ceiling"] for r in doc["rows"] if r["kind"] == "mc_engine")
+
+
+PERF = "docs/performance.md"
+EXP = "docs/experiments.md"
+
+# (document, snippet containing the number, result file, getter, formatter)
+ENTRIES = []
+
+
+def target_rows():
+    # The Targets table of docs/performance.md: worst value (3 significant digits) and "X of Y" points within.
+    rows = [
+        ("| FAVOR bidirectional ≤ 1.2× its four bare GEMMs | ", SPEED, "Target: FAVOR bidirectional forward"),
+        ("| causal FAVOR ≤ 1.3× bidirectional, L ≥ 4096 | ", SPEED, "Target: causal FAVOR <= 1.3x"),
+        ("| 2 threads ≥ 1.8× one thread, L ≥ 4096, 8 heads: FAVOR bidirectional | ", SPEED,
+         "Target: 2 threads >= 1.8x faster than 1 thread at L >= 4096, 8 heads (favor_bidirectional)"),
+        ("| the same, FAVOR causal | ", SPEED,
+         "Target: 2 threads >= 1.8x faster than 1 thread at L >= 4096, 8 heads (favor_causal)"),
+        ("| the same, exact | ", SPEED, "Target: 2 threads >= 1.8x faster than 1 thread at L >= 4096, 8 heads (exact)"),
+        ("| PermuteFormer ≤ 1.1× FAVOR, bidirectional | ", SPEED,
+         "Target: PermuteFormer <= 1.1x FAVOR (bidirectional)"),
+        ("| PermuteFormer ≤ 1.1× FAVOR, causal | ", SPEED, "Target: PermuteFormer <= 1.1x FAVOR (causal)"),
+        ("| oprf features ≤ 1.1× positive features, L ≥ 1024 | ", SPEED, "Target: oprf features"),
+        ("| sderf features ≤ 1.1× positive features, L ≥ 1024 | ", SPEED, "Target: sderf features"),
+        ("| exact slower than FAVOR from L = 1024 (8 heads) | ", SPEED, "Target: exact slower than FAVOR"),
+        ("| bidirectional FAVOR faster than exact at L = 4096 | ", SPEED, "Target: bidirectional FAVOR at L = 4096"),
+        ("| Monte Carlo `mse` sweep ≥ ½ the GEMM FLOP/s of its own products | ", SPEED,
+         "Target: the Monte Carlo mse sweep"),
+        ("| exact ≤ 1.2× PyTorch `scaled_dot_product_attention` (peer-bench) | ", PEER,
+         "Target: exact attention <= 1.2x"),
+        ("| FAVOR bidirectional ≥ 5× faster than performer-pytorch (peer-bench) | ", PEER,
+         "Target: FAVOR bidirectional >= 5x"),
+        ("| causal FAVOR ≥ 50× faster than performer-pytorch (peer-bench) | ", PEER, "Target: causal FAVOR >= 50x"),
+    ]
+    for prefix, path, claim in rows:
+        # One entry per number; the snippet is the whole table row, with {} where the number goes.
+        ENTRIES.append((PERF, prefix + "{} | {} of {} |", path,
+                        [value(claim), within(claim, 0), within(claim, 1)], [sig(3), integer, integer]))
+
+
+target_rows()
+
+ENTRIES += [
+    # docs/performance.md, prose
+    (PERF, "8 heads at L = 16384, one thread, took {} ms", SPEED,
+     [lambda d: speed_time("favor_bidirectional")(d) * 1e3], [fixed(0)]),
+    (PERF, "its four bare GEMMs {} ms", SPEED, [lambda d: speed_time("gemm")(d) * 1e3], [fixed(0)]),
+    (PERF, "(`results/perf/speed-L16384-avx512-919c566.json`, {} s)", SPEED,
+     [lambda d: d["provenance"]["wall_seconds"]], [fixed(0)]),
+    (PERF, "(`results/peer-speed.json`, {} s)", PEER, [lambda d: d["provenance"]["wall_seconds"]], [fixed(0)]),
+    (PERF, "is\n{} in this run", SPEED, [mc_ceiling], [fixed(3)]),
+    (PERF, "the peak is\n{} GFLOP/s on one core", SPEED, [fma_peak_gflops], [fixed(1)]),
+    (PERF, "the bare GEMMs reach at most {} of it", SPEED,
+     [value("Measured: the bare GEMMs' FLOP/s as a fraction")], [sig(3)]),
+    (PERF, "FAVOR bidirectional was {}× (L = 1024), {}×, {}× and {}× (L = 8192) faster than", PEER,
+     [all_at("Target: FAVOR bidirectional >= 5x", L) for L in (1024, 2048, 4096, 8192)], [sig(3)] * 4),
+    (PERF, "and causal FAVOR {}×, {}×, {}× and {}×.", PEER,
+     [all_at("Target: causal FAVOR >= 50x", L) for L in (1024, 2048, 4096, 8192)], [sig(3)] * 4),
+    (PERF, "Bidirectional: {}×, {}×, {}×, {}×; causal: {}×,\n{}×, {}×, {}×.", PEER,
+     [ceiling("Target: FAVOR bidirectional >= 5x", L) for L in (1024, 2048, 4096, 8192)]
+     + [ceiling("Target: causal FAVOR >= 50x", L) for L in (1024, 2048, 4096, 8192)], [sig(3)] * 8),
+    (PERF, "with eps = 0 they agree to\n{} (relative)", PEER,
+     [value("performer-pytorch agrees with favorlab")], [sci(3)]),
+    # docs/experiments.md
+    (EXP, "hyperbolic {},\noprf {} (orthogonal {}, simplex {}), sderf {}, trig {}.", "results/estimators.json",
+     [estimators_ratio("hyperbolic", "iid"), estimators_ratio("oprf", "iid"), estimators_ratio("oprf", "orthogonal"),
+      estimators_ratio("oprf", "simplex"), estimators_ratio("sderf", "iid"), estimators_ratio("trig", "iid")],
+     [fixed(3), fixed(3), fixed(3), fixed(3), sig(3), sci(3)]),
+    (EXP, "positive features at m = 256 have relative error {}\n(orthogonal) and {} (iid), "
+     "worse than uniform attention's {}.", "results/attention-error.json",
+     [attention_error("positive", "orthogonal", "rel_error_mean"), attention_error("positive", "iid", "rel_error_mean"),
+      attention_error("positive", "iid", "uniform_rel_error_mean")], [sig(3), sig(3), sig(3)]),
+    (EXP, "(largest\ndeviation {} in the committed quick run)", "results/attention-matrix.json",
+     [matrix_detail(r"largest \|row sum - 1\| ([0-9.e+-]+)")], [sci(3)]),
+    (EXP, "trig features do\n({} in the quick run's two trig matrices, down to {}).", "results/attention-matrix.json",
+     [matrix_detail(r"(\d+) negative entries in 2 trig matrices"),
+      lambda d: -matrix_detail(r"smallest entry -([0-9.]+)")(d)], [integer, lambda x: "−%s" % sig(3)(-x)]),
+    (EXP, "the error is {} after one layer and {} after 12", "results/layers.json",
+     [row(lambda r: r["layers"] == 1, "rel_error_mean"), row(lambda r: r["layers"] == 12, "rel_error_mean")],
+     [fixed(3), fixed(3)]),
+    (EXP, "At n = 64 the exact mean order is {} while the\nmedian is {}", "results/perm-order.json",
+     [row(lambda r: r.get("kind") == "order" and r["n"] == 64, "exact_mean_order"),
+      row(lambda r: r.get("kind") == "order" and r["n"] == 64, "exact_median_order")], [fixed(2), integer]),
+]
+
+
+def get_path(doc, path):
+    """path: a function of the document, or a list of keys and list indices."""
+    if callable(path):
+        return path(doc)
+    for p in path:
+        doc = doc[p]
+    return doc
+
+
+def normalize(text):
+    # Snippets may cross a line break; the documents are wrapped, so compare with every run of spaces and newlines as
+    # one space.
+    return re.sub(r"\s+", " ", text)
+
+
+def run(doc_root, results_root):
+    failures = []
+    numbers = 0
+    cache = {}
+    for doc, snippet, result, getters, formats in ENTRIES:
+        try:
+            if result not in cache:
+                with open(os.path.join(results_root, result), encoding="utf-8") as f:
+                    cache[result] = json.load(f)
+            expected = [fmt(get_path(cache[result], g)) for g, fmt in zip(getters, formats)]
+        except (OSError, KeyError, ValueError, StopIteration, TypeError) as e:
+            failures.append("%s: cannot read the number for %r from %s: %s" % (doc, snippet, result, e))
+            continue
+        numbers += len(expected)
+        try:
+            with open(os.path.join(doc_root, doc), encoding="utf-8") as f:
+                text = normalize(f.read())
+        except OSError as e:
+            failures.append("%s: %s" % (doc, e))
+            continue
+        want = normalize(snippet.format(*expected))
+        if want in text:
+            continue
+        # Say which number differs: find the snippet with every number as a wildcard.
+        parts = [re.escape(normalize(p)) for p in snippet.split("{}")]
+        m = re.search(r"(\S+?)".join(parts), text)
+        if m:
+            for got, exp in zip(m.groups(), expected):
+                if got != exp:
+                    failures.append("%s: %r says %s, %s gives %s" % (doc, normalize(snippet), got, result, exp))
+        else:
+            failures.append("%s: snippet not found: %r (expected %r)" % (doc, normalize(snippet), want))
+    return failures, numbers
+
+
+def self_test(root):
+    tmp = tempfile.mkdtemp(prefix="docs_numbers_")
+    try:
+        shutil.copy(os.path.join(root, "README.md"), tmp)
+        shutil.copytree(os.path.join(root, "docs"), os.path.join(tmp, "docs"))
+        failures, numbers = run(tmp, root)
+        if failures:
+            print("self-test: the unchanged copy fails:\n" + "\n".join(failures))
+            return 1
+        # Change one checked number: the first target row's worst value, in its last digit.
+        path = os.path.join(tmp, PERF)
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        prefix = "| FAVOR bidirectional ≤ 1.2× its four bare GEMMs | "
+        i = text.index(prefix) + len(prefix)
+        j = text.index(" |", i)
+        old = text[i:j]
+        new = old[:-1] + ("1" if old[-1] != "1" else "2")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text[:i] + new + text[j:])
+        failures, _ = run(tmp, root)
+        if not failures:
+            print("self-test: changing %s to %s in %s was not detected" % (old, new, PERF))
+            return 1
+        print("self-test: changing %s to %s was detected (%s); %d numbers checked on the unchanged copy"
+              % (old, new, failures[0], numbers))
+        return 0
+    finally:
+        shutil.rmtree(tmp)
+
+
+def main(argv):
+    args = [a for a in argv[1:] if not a.startswith("--")]
+    if len(args) != 1:
+        print(__doc__)
+        return 2
+    root = args[0]
+    if "--self-test" in argv[1:]:
+        return self_test(root)
+    failures, numbers = run(root, root)
+    for f in failures:
+        print(f)
+    if failures:
+        return 1
+    print("docs numbers: %d checked" % numbers)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
