@@ -1,4 +1,5 @@
-// `favorlab perm-order` — PermuteFormer's claims about the order of random permutations (MATH.md, "PermuteFormer").
+// `favorlab perm-order` — PermuteFormer's claims about the order of random permutations
+// (docs/theory.md#order-of-a-random-permutation).
 //   Per n (--n): the exact distribution of the order of a uniform permutation of S_n (perm/order_distribution.hpp;
 //   n ≤ --exact-max-n), hence exact E[order], SD, skewness, kurtosis, median and E[ln order]; a Monte Carlo sample of
 //   --trials permutations (Fisher–Yates on PhiloxStream, stream 1000 + n); Landau's g(n); the Goh–Schmutz and

@@ -1,4 +1,5 @@
-// `favorlab permute-properties` — PermuteFormer's position encoding on FAVOR features (MATH.md, "PermuteFormer"):
+// `favorlab permute-properties` — PermuteFormer's position encoding on FAVOR features
+// (docs/theory.md#permuteformer-properties):
 //   sim(i, j) = q̃_iᵀ k̃_j = r^{i−j} φ(q_i)ᵀ P_π^{j−i} φ(k_j),  q̃_i = r^i P_π^i φ(q_i),  k̃_j = r^{−j} P_π^j φ(k_j).
 // Similarities are formed as the mechanism forms them, from absolute positions (attention/permute_similarity.hpp),
 // in double, for `--trials` random draws of (π, π_x, π_y, a query content q, a key content k) per feature map.

@@ -205,7 +205,7 @@ TEST_CASE("FAVOR denominators equal the explicit Q'K'^T 1", "[attention_b]") {
       config.m = 6;
       config.coupling = Coupling::iid;
       const Eigen::MatrixXd w = draw_attention_projection(config, 4, 3, 2);
-      // φ written out: the MATH.md formulas, entry by entry.
+      // φ written out: the formulas of docs/theory.md#estimators-of-the-softmax-kernel, entry by entry.
       auto phi = [&](const Eigen::MatrixXd& x) {
         const Eigen::MatrixXd u = x * scale;
         const Eigen::MatrixXd pre = w.rows() ? Eigen::MatrixXd(u * w.transpose()) : u;

@@ -95,7 +95,7 @@ TEST_CASE("float feature maps agree with double", "[features]") {
   check(hyperbolic_features<double>(u, w), hyperbolic_features<float>(uf, wf));
 }
 
-TEST_CASE("phi(x)^T phi(y) equals the estimator formulas of MATH.md", "[features]") {
+TEST_CASE("phi(x)^T phi(y) equals the estimator formulas of docs/theory.md", "[features]") {
   const int d = 8, m = 7;
   const Geometry g{0.9, 1.2, -0.3};
   const Eigen::VectorXd x = geometry_x(g, d), y = geometry_y(g, d);

@@ -211,7 +211,8 @@ TEST_CASE("the closed-form numbers the README quotes", "[gerf][estimators]") {
   const Geometry g{1.0, 1.0, 1.0};
   const double sm2 = std::exp(2 * g.dot());
   const double a16 = oprf_a_star(g.z_sq(), 16);
-  // MATH.md's OPRF orthogonal correction at m > d: exact 0.338 SM², the formula as stated 0.160 SM².
+  // The (1 − 1/m) OPRF orthogonal correction (docs/theory.md#block-correction) at m > d: exact 0.338 SM², the formula
+  // as stated 0.160 SM².
   CHECK(gerf_orthogonal_mse(g, 16, a16, 40) / sm2 == Approx(0.338).margin(5e-4));
   CHECK(math_md_oprf_orf_mse_as_stated(g, 16, a16, 40) / sm2 == Approx(0.160).margin(5e-4));
   // d = 16, m = 16, φ = 4, iid rows: SDERF 0.0997, OPRF 1.077, positive 3.350 (× SM²).

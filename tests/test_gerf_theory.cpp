@@ -176,7 +176,7 @@ TEST_CASE("[gerf] GERF one-feature moments: closed form vs direct 1-D integratio
   }
 }
 
-TEST_CASE("[gerf] GERF at a = 0 is the positive estimator (Lemma 2); MATH.md's variance form agrees", "[gerf]") {
+TEST_CASE("[gerf] GERF at a = 0 is the positive estimator (Lemma 2); the GERF variance form agrees", "[gerf]") {
   for (int d : {1, 2, 16, 64})
     for (const Geometry& g0 : kGeometries) {
       const Geometry g = d == 1 ? Geometry{g0.x_norm, g0.y_norm, 1.0} : g0;
@@ -188,7 +188,8 @@ TEST_CASE("[gerf] GERF at a = 0 is the positive estimator (Lemma 2); MATH.md's v
         CHECK(rel_diff(gerf_mse_iid(g, d, 0.01, m), mse_positive(g, m)) > 1e-6);
         CHECK(rel_diff(gerf_mse_iid(g, d, -0.01, m), mse_positive(g, m)) > 1e-6);
       }
-      // MATH.md: Var = (1 + 16a²/(1 − 8a))^{d/2} exp(−‖x‖² − ‖y‖² + (1 + 1/(1 − 8a))φ) − SM², i.e. the same second moment.
+      // docs/theory.md#gerf: Var = (1 + 16a²/(1 − 8a))^{d/2} exp(−‖x‖² − ‖y‖² + (1 + 1/(1 − 8a))φ) − SM², i.e. the
+      // same second moment.
       for (double a : {-1.0, -0.2, 0.07}) {
         const double stated = d / 2.0 * std::log(1 + 16 * a * a / (1 - 8 * a)) - g.x_norm * g.x_norm -
                               g.y_norm * g.y_norm + (1 + 1 / (1 - 8 * a)) * g.z_sq();
@@ -257,7 +258,7 @@ TEST_CASE("[gerf] coupled pair moment at c = 0: 1F1, series and quadrature agree
     }
 }
 
-TEST_CASE("[gerf] coupled pair moment for any c: MATH.md's series and quadrature agree, and a drops out", "[gerf]") {
+TEST_CASE("[gerf] coupled pair moment for any c: multinomial series and quadrature agree, and a drops out", "[gerf]") {
   for (int d : {2, 4, 16})
     for (double c : {-1.0, -1.0 / 3, -1.0 / 15, 0.5, 1.0})
       for (double phi : {0.5, 4.0, 20.0, 50.0}) {
@@ -302,7 +303,7 @@ TEST_CASE("[gerf] d = 2 pair moments by direct integration of the feature produc
     }
 }
 
-TEST_CASE("[gerf] exact GERF MSE with orthogonal blocks; MATH.md's OPRF-ORF statement", "[gerf]") {
+TEST_CASE("[gerf] exact GERF MSE with orthogonal blocks; the (1 - 1/m) OPRF-ORF correction", "[gerf]") {
   for (int d : {2, 4, 16, 64})
     for (const Geometry& g : kGeometries) {
       const double phi = g.z_sq();
@@ -321,7 +322,7 @@ TEST_CASE("[gerf] exact GERF MSE with orthogonal blocks; MATH.md's OPRF-ORF stat
         const double iid_a = gerf_mse_iid(g, d, a, m), iid_0 = mse_positive(g, m);
         const double corr_a = exact - iid_a, corr_0 = gerf_orthogonal_mse(g, d, 0.0, m) - iid_0;
         if (m > 1) CHECK(std::abs(corr_a - corr_0) < 1e-13 * std::max(iid_a, iid_0) + 1e-12 * std::abs(corr_0));
-        // MATH.md's statement: right whenever the m rows form one block (m ≤ d)...
+        // The (1 − 1/m) form (docs/theory.md#block-correction): right whenever the m rows form one block (m ≤ d)...
         const double stated = math_md_oprf_orf_mse_as_stated(g, d, a, m);
         if (m <= d) CHECK(rel_diff(stated, exact) < 1e-13);
         // ...and for m > d its (1 − 1/m) overstates the coupled pairs (P/m² < 1 − 1/m): it is lower than exact by
@@ -365,7 +366,8 @@ TEST_CASE("[gerf] simplex MSE: series and quadrature, m = 1, ordering, a-free co
         }
         // Simplex < orthogonal < iid for φ > 0 (ρ increases with c).
         CHECK(simplex < gerf_orthogonal_mse(g, d, a, m));
-        // MATH.md's m = d formula for positive features, (SM²/m)[(e^φ − 1) + (m − 1)(e^{−φ}ρ − 1)].
+        // The m = d formula for positive features (docs/theory.md#simplex-random-features),
+        // (SM²/m)[(e^φ − 1) + (m − 1)(e^{−φ}ρ − 1)].
         if (m == d) {
           const double sm2 = std::exp(2 * g.dot());
           const double stated = sm2 / m * (std::expm1(phi) + (m - 1) * std::expm1(series - phi));

@@ -1,5 +1,5 @@
 #pragma once
-// What an approximate attention output or matrix of one head is judged against (MATH.md, "Error measures";
+// What an approximate attention output or matrix of one head is judged against (docs/theory.md#error-measures;
 // `favorlab attention-report`). O is the exact output (Lq×dv), Ō its mean row, A the exact attention matrix.
 //   relative output error   ‖Ô − O‖_F² / ‖O − 1Ōᵀ‖_F²: 1 means "no better than predicting the mean row". Undefined
 //                           (NaN) when O has no variance across rows (‖O − 1Ōᵀ‖_F ≤ kNoVariance·‖O‖_F).

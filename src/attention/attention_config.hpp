@@ -1,5 +1,5 @@
 #pragma once
-// What one attention call computes (MATH.md, "Attention"): the mechanism (exact softmax or FAVOR), FAVOR's feature
+// What one attention call computes (docs/theory.md#attention): the mechanism (exact softmax or FAVOR), FAVOR's feature
 // map — a family of features/feature_family.hpp: a softmax-kernel estimator (trig, positive, hyperbolic, regularized,
 // gerf, oprf, sderf) or a generalized kernel φ(u) = f(Wu) + ε_k (relu, exp, sigmoid, abs, gelu, cos, tanh, identity;
 // f(u) + ε_k without projection) — and the options of the reference implementation: causal masking,

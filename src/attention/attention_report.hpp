@@ -1,5 +1,5 @@
 #pragma once
-// The measurements behind `favorlab attention-report` for one head (MATH.md, "Error measures";
+// The measurements behind `favorlab attention-report` for one head (docs/theory.md#error-measures;
 // attention_baselines.hpp, head_diagnostics.hpp): FAVOR's output error and attention-matrix error for every arm
 // (feature family × coupling × mode) × m × projection draw, beside the exact baselines of the same head — uniform
 // attention, exact attention in float32 and on bfloat16 inputs, the best rank-r matrix — and the head's diagnostics.

@@ -1,5 +1,5 @@
 #pragma once
-// Causal FAVOR attention of one head (MATH.md, "Attention"; Algorithm 1): out_i = num_i / den_i with
+// Causal FAVOR attention of one head (docs/theory.md#favor-causal; Algorithm 1): out_i = num_i / den_i with
 // [num_i, den_i] = Q'_iᵀ G_i, G_i = Σ_{j≤i} K'_j [V_j, 1]ᵀ, computed in chunks of `config.chunk` rows: inside a
 // chunk the masked product tril(Q'_c K'_cᵀ)[V_c, 1], across chunks the carried m×(dv+1) state. chunk = 1 is the plain
 // prefix-sum recursion. Memory O(window·(m + chunk) + (window/chunk)·m·dv): the G_i are never stored.

@@ -1,5 +1,5 @@
 #pragma once
-// The naive reference of exact softmax attention (MATH.md eq. 1–2), kept beside the tiled kernel
+// The naive reference of exact softmax attention (docs/theory.md#exact-softmax-attention), kept beside the tiled kernel
 // (exact_attention.hpp) that every caller uses: blocks of 128 query rows, each against all of its keys at once —
 // a 128 × L logits matrix shifted by its rows' maxima, exponentiated, multiplied by V — so it is short enough to read
 // at a glance. Same contract as exact_attention (q: Lq×d, k: L×d, v: L×dv; causal needs Lq = L; renormalize = false

@@ -1,8 +1,8 @@
 #pragma once
-// FAVOR's row normalizers D̂ = Q'((K')ᵀ 1_L) of one head (MATH.md, "Attention"): the estimate of the exact row sums
-// D = A 1_L, A = exp(QKᵀ/√d), for the configured feature map. Computed by the attention engine itself — attend() with
-// V = a column of ones and renormalization off returns Â·1 — so it is exactly the denominator the renormalized output
-// divides by, stabilizer log scales included. For config.mechanism = exact it returns the exact D.
+// FAVOR's row normalizers D̂ = Q'((K')ᵀ 1_L) of one head (docs/theory.md#favor-bidirectional): the estimate of the
+// exact row sums D = A 1_L, A = exp(QKᵀ/√d), for the configured feature map. Computed by the attention engine itself —
+// attend() with V = a column of ones and renormalization off returns Â·1 — so it is exactly the denominator the
+// renormalized output divides by, stabilizer log scales included. For config.mechanism = exact it returns the exact D.
 // Non-positive entries are possible for trig features and for generalized kernels whose f can go negative (identity,
 // cos, tanh, gelu); positive features give D̂ > 0. With Backend::cuda the GPU computes them in float32.
 #include "attention/attention_config.hpp"

@@ -1,7 +1,7 @@
 #pragma once
 // Output error of FAVOR attention against exact attention over many inputs and mechanisms (Performers Fig. 4,
-// MATH.md "Error measures"): mse[c][i] = output_mse(FAVOR_c(input i), exact(input i)), where configuration c runs on
-// input i with projection draw i (draw_attention_projection(config, d, seed, i)) — every input gets its own draw, so
+// docs/theory.md#error-measures): mse[c][i] = output_mse(FAVOR_c(input i), exact(input i)), where configuration c runs
+// on input i with projection draw i (draw_attention_projection(config, d, seed, i)) — every input gets its own draw, so
 // the inputs are independent trials of (input, projection). The exact reference uses the configuration's causal and
 // renormalize settings. A non-finite FAVOR output gives +∞ (attention_error.hpp).
 // Work is split into (configuration, input) tasks on `threads` OpenMP threads, each task single-threaded and writing

@@ -1,5 +1,5 @@
 #pragma once
-// PermuteFormer attention (MATH.md, "PermuteFormer"; PF eq. for q̃, k̃) on top of FAVOR features, linear time:
+// PermuteFormer attention (docs/theory.md#permuteformer; PF eq. for q̃, k̃) on top of FAVOR features, linear time:
 //   out_i = Σ_j sim(i, j) v_j / Σ_j sim(i, j),   sim(i, j) = q̃_iᵀ k̃_j = r^{i−j} φ(q_i)ᵀ P_π^{j−i} φ(k_j)
 // (j ≤ i when causal; 2-D positions and the half-and-half permutations in permute_config.hpp). Each feature row is
 // gathered with its token's index map (position_permutation.hpp) as the features are formed

@@ -1,6 +1,6 @@
 #pragma once
-// What PermuteFormer adds to a FAVOR head (MATH.md, "PermuteFormer"): the permutation(s) of the feature coordinates,
-// the decay r and the positions of the tokens.
+// What PermuteFormer adds to a FAVOR head (docs/theory.md#permuteformer): the permutation(s) of the feature
+// coordinates, the decay r and the positions of the tokens.
 //   1-D: token i sits at position i; q̃_i = r^i P_π^i φ(q_i), k̃_j = r^{−j} P_π^j φ(k_j), π on all m' feature columns.
 //   2-D: token i = y·W + x sits at (x, y) of a W×H grid (row-major, W·H = L); the first m'/2 feature columns are
 //        permuted by π_x^x and the last m'/2 by π_y^y (disjoint supports, so the two commute); m' must be even.

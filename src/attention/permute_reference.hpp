@@ -1,5 +1,5 @@
 #pragma once
-// The quadratic reference of PermuteFormer attention, straight from the definition (MATH.md, "PermuteFormer"):
+// The quadratic reference of PermuteFormer attention, straight from the definition (docs/theory.md#permuteformer):
 //   sim(i, j) = r^{i−j} φ(q_i)ᵀ P^{j−i} φ(k_j),   out_i = Σ_j sim(i, j) v_j / Σ_j sim(i, j)   (j ≤ i when causal)
 // with explicit double-precision features (no stabilizer) and the relative power P^{j−i} taken from
 // Permutation::power (the cycles) — nothing shared with the linear implementation's absolute-position gathers.

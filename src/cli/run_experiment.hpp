@@ -1,6 +1,6 @@
 #pragma once
-// The common options of every experiment (DESIGN.md) and the run → result file path shared by the experiment
-// subcommands and `reproduce`.
+// The common options of every experiment (docs/results-format.md#common-options) and the run → result file path shared
+// by the experiment subcommands and `reproduce`.
 #include <CLI/CLI.hpp>
 
 #include <cstdint>

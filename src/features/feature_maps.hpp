@@ -1,6 +1,6 @@
 #pragma once
 // Random feature maps φ applied row-wise: U ∈ R^{L×d} holds one input per row, W ∈ R^{m×d} one projection per row.
-// φ(x)ᵀφ(y) is the estimator of SM(x, y) = exp(xᵀy) (MATH.md, "Estimators of SM"):
+// φ(x)ᵀφ(y) is the estimator of SM(x, y) = exp(xᵀy) (docs/theory.md#estimators-of-the-softmax-kernel):
 //   trig_features       L×2m: exp(‖u‖²/2)/√m  · [sin(Wu), cos(Wu)]
 //   positive_features   L×m:  exp(−‖u‖²/2)/√m · exp(Wu)
 //   hyperbolic_features L×2m: exp(−‖u‖²/2)/√(2m) · [exp(Wu), exp(−Wu)]

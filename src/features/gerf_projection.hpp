@@ -1,18 +1,10 @@
 #pragma once
-// Generalized and dense exponential random features in softmax-kernel form, as a prepared projection for the
-// positive map. Derivation (re-done here; MATH.md, "Beyond the papers"): for ω ~ N(0, I_d) and symmetric A with
-// 8A ≺ I, E[exp(2ωᵀAω + ωᵀB(x + y))] = det(I − 4A)^{−1/2} exp(½ (x+y)ᵀBᵀ(I − 4A)⁻¹B(x+y)); with B = (I − 4A)^{1/2}
-// that is det(I − 4A)^{−1/2} e^{‖x+y‖²/2}, so
-//   f(ω, u) = det(I − 4A)^{1/4} exp(ωᵀAω + ωᵀBu − ‖u‖²/2)   satisfies   E[f(ω, x) f(ω, y)] = exp(xᵀy) = SM(x, y).
-// Every such f is the positive map applied to a transformed row and shifted: f(ω_i, u) = exp(ω'_iᵀu + c_i − ‖u‖²/2)
-// with ω'_i = Bω_i and c_i = ω_iᵀAω_i + ¼ log det(I − 4A). A ShiftedProjection holds W' (rows ω'_i) and c.
-//   gerf:  A = a·I (scalar a < 1/8): ω'_i = √(1 − 4a) ω_i, c_i = a‖ω_i‖² + (d/4) log(1 − 4a); a = 0 is positive.
-//   oprf:  gerf with the a that minimises the variance at φ = ‖x + y‖² (Likhosherstov et al. 2022, FAVOR++):
-//          a* = (1/16)(1 − 2φ/d − √((2φ/d + 1)² + 8φ/d)) ≤ 0 (oprf_a_star, kernels/gerf_moments.hpp).
-//   sderf: A = Q diag(a_l) Qᵀ from M = Q diag(λ) Qᵀ, the mean of (x + y)(x + y)ᵀ, with a_l the d = 1 optimum at λ_l
-//          (Likhosherstov et al. 2023, FAVOR#); B = Q diag(√(1 − 4a_l)) Qᵀ.
-// For attention the statistics are means over all query–key pairs, from the means and second moments of Q and K
-// (never an L×L matrix); for the estimator experiments they are the pair's own, φ = ‖x + y‖² and M = (x + y)(x + y)ᵀ.
+// Generalized and dense exponential random features in softmax-kernel form, as a prepared projection for the positive
+// map: f(ω_i, u) = exp(ω'_iᵀu + c_i − ‖u‖²/2) with ω'_i = Bω_i, c_i = ω_iᵀAω_i + ¼ log det(I − 4A), B = (I − 4A)^{1/2};
+// a ShiftedProjection holds W' (rows ω'_i) and c. gerf: A = a·I; oprf: gerf at a* (oprf_a_star) of the mean ‖q + k‖²;
+// sderf: A = Q diag(a_l) Qᵀ from M = Q diag(λ) Qᵀ, the mean (q + k)(q + k)ᵀ. For attention the statistics are means
+// over all query–key pairs (never an L×L matrix); for the estimator experiments they are the pair's own.
+// Derivation: docs/theory.md#gerf-as-a-shifted-positive-map
 #include <Eigen/Dense>
 
 #include "features/feature_family.hpp"

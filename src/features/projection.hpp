@@ -1,5 +1,5 @@
 #pragma once
-// Random projections W ∈ R^{m×d}; row i is ω_i (MATH.md, "Distributions of the projections").
+// Random projections W ∈ R^{m×d}; row i is ω_i (docs/theory.md#projection-distributions).
 //   iid:          rows ω_i ~ N(0, I_d), independent.
 //   orthogonal:   independent blocks of ≤ d rows; inside a block the directions are rows of a Haar-random orthogonal
 //                 matrix (QR of a Gaussian matrix with the signs of diag(R) folded into Q).

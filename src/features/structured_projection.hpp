@@ -1,7 +1,7 @@
 #pragma once
-// Structured orthogonal projections (Performers paper, section B.2; MATH.md, "Distributions of the projections":
-// structured). Both kinds stack independent blocks of ≤ d rows, like orthogonal_projection: block b supplies rows
-// b·d … b·d + d − 1 of W, the last block only its first m − b·d rows. Inside a block the rows are orthogonal.
+// Structured orthogonal projections (Performers paper, section B.2; docs/theory.md#structured-projections). Both kinds
+// stack independent blocks of ≤ d rows, like orthogonal_projection: block b supplies rows b·d … b·d + d − 1 of W, the
+// last block only its first m − b·d rows. Inside a block the rows are orthogonal.
 //   hadamard: block = √d · H D₁ H D₂ H D₃ (SORF), H the normalized Walsh–Hadamard matrix (walsh_hadamard.hpp),
 //             D_i independent diagonals of random signs ±1. d must be a power of 2.
 //   givens:   block = √d · G_K ⋯ G_1, K = d·⌈log₂ d⌉ random Givens rotations; rotation k turns the plane of a

@@ -1,5 +1,5 @@
 #pragma once
-// The result document of one experiment run (DESIGN.md, "Result JSON"), schema favorlab.result/1:
+// The result document of one experiment run (docs/results-format.md#result-json), schema favorlab.result/1:
 // { schema, experiment, params, provenance, rows, checks }.
 #include <nlohmann/json.hpp>
 

@@ -1,6 +1,7 @@
 #pragma once
-// The geometry of a pair (x, y): every kernel formula in MATH.md depends on x and y only through ‖x‖, ‖y‖ and the
-// cosine of their angle. Derived quantities: xᵀy, ‖z‖² = ‖x + y‖², ‖Δ‖² = ‖x − y‖², log Λ = −(‖x‖² + ‖y‖²)/2.
+// The geometry of a pair (x, y): every kernel formula (docs/theory.md#notation) depends on x and y only through
+// ‖x‖, ‖y‖ and the cosine of their angle. Derived quantities: xᵀy, ‖z‖² = ‖x + y‖², ‖Δ‖² = ‖x − y‖²,
+// log Λ = −(‖x‖² + ‖y‖²)/2.
 #include <Eigen/Dense>
 
 namespace favorlab {

@@ -3,15 +3,12 @@
 // moments under coupled rows (orthogonal and simplex blocks) and the symmetric dense-exponential features (SDERF),
 // all in SOFTMAX-kernel form: every estimator here is unbiased for SM(x, y) = exp(xᵀy).
 // Notation: z = x + y, φ = ‖z‖², ω ~ N(0, I_d), m features, MSE of the mean of the m feature products.
-// Sources: Likhosherstov et al., "Chefs' Random Tables" (NeurIPS 2022) and "FAVOR#" (2023); Reid et al., "Simplex
-// Random Features" (ICML 2023); MATH.md, "Beyond the papers". Every formula was re-derived; the derivations are
-// recorded next to each function (here and in gerf_moments.cpp).
-//
-// GERF feature, real a < 1/8:  f(ω, u) = D exp(a‖ω‖² + B ωᵀu − ‖u‖²/2),  B = √(1 − 4a),  D = (1 − 4a)^{d/4}.
-//   One feature product: f(ω,x) f(ω,y) = D² e^{−(‖x‖²+‖y‖²)/2} exp(2a‖ω‖² + B ωᵀz), and the Gaussian integral
+// GERF feature, real a < 1/8:  f(ω, u) = D exp(a‖ω‖² + B ωᵀu − ‖u‖²/2),  B = √(1 − 4a),  D = (1 − 4a)^{d/4}
+// (a = 0: positive features), re-derived from Likhosherstov et al. 2022 (FAVOR++) and 2023 (FAVOR#) and Reid et al.
+// 2023 (simplex).
+// The derivations below use the Gaussian integral
 //   E[exp(t‖ω‖² + ωᵀv)] = (1 − 2t)^{−d/2} exp(‖v‖²/(2(1 − 2t)))  (t < 1/2)                                   (G)
-//   gives E[f(ω,x) f(ω,y)] = D² (1−4a)^{−d/2} exp(B²φ/(2(1−4a)) − (‖x‖²+‖y‖²)/2) = exp(φ/2 − (‖x‖²+‖y‖²)/2) = SM.
-//   a = 0 is the positive (FAVOR+) feature.
+// Derivation: docs/theory.md#beyond-the-papers
 //
 // Everything that can overflow is computed in logs; the MSEs themselves are returned as plain values (they are of
 // the order of SM², finite for the φ ≲ 700 these functions are meant for).
@@ -29,7 +26,8 @@ namespace favorlab {
 
 // log E[f(ω,x)² f(ω,y)²]: (G) with t = 4a, v = 2Bz:
 //   E[f(x)² f(y)²] = ((1 − 4a)² / (1 − 8a))^{d/2} · exp((1 + 1/(1 − 8a)) φ − ‖x‖² − ‖y‖²)
-// (2B²/(1 − 8a) = 2(1 − 4a)/(1 − 8a) = 1 + 1/(1 − 8a); (1−4a)²/(1−8a) = 1 + 16a²/(1−8a), MATH.md's form.)
+// (2B²/(1 − 8a) = 2(1 − 4a)/(1 − 8a) = 1 + 1/(1 − 8a); (1−4a)²/(1−8a) = 1 + 16a²/(1−8a), the variance form of
+// docs/theory.md#gerf.)
 double gerf_log_second_moment(const Geometry& g, int d, double a);
 
 // log(E[f(x)² f(y)²] / SM²) = (d/2) log((1 − 4a)²/(1 − 8a)) + φ/(1 − 8a), a function of (φ, d, a) only.
@@ -47,24 +45,11 @@ double gerf_mse_iid(const Geometry& g, int d, double a, int m);
 double oprf_a_star(double phi, int d);
 
 // ---------------------------------------------------------------------------------------------------------------
-// Two coupled rows. Rows ω_i = r_i v_i, ω_j = r_j v_j with r_i, r_j iid chi_d and (v_i, v_j) unit vectors with
-// v_iᵀv_j = c, the pair rotated by a Haar matrix (c = 0: orthogonal rows, R-ORF; c = −1/(d−1): simplex rows).
-// Then ω_i + ω_j has a uniform direction, independent of its squared norm R² = r_i² + r_j² + 2c r_i r_j, and with
-// E_{u~Unif(S^{d−1})}[exp(t uᵀz)] = ₀F₁(; d/2; t²‖z‖²/4) (= M_d(t‖z‖), kernels/smreg.hpp):
-//   E[f_i(x) f_i(y) f_j(x) f_j(y)] = D⁴ e^{−‖x‖²−‖y‖²} E[exp(2a(r_i² + r_j²)) ₀F₁(; d/2; (1 − 4a) φ R²/4)].
-// NOTE the factor 2a: each row enters through its feature PRODUCT f(ω,x) f(ω,y), which carries exp(2a‖ω‖²).
-// The functions below return the normalised pair moment
-//   ρ(φ, d, a, c) = e^{‖x‖²+‖y‖²} · E[f_i(x) f_i(y) f_j(x) f_j(y)],   so that pair moment / SM² = e^{−φ} ρ.
-// Independent rows would give ρ = e^φ exactly.
-//
-// The pair moment does NOT depend on a. Under the weight e^{2a r²} the chi_d density r^{d−1}e^{−r²/2} becomes
-// (1 − 4a)^{−d/2} × the density of s/√(1 − 4a), s ~ chi_d. Substituting r = s/√(1 − 4a) for both rows scales R² by
-// 1/(1 − 4a), which cancels the (1 − 4a) inside ₀F₁, and the normalisations (1 − 4a)^{−d} cancel D⁴ = (1 − 4a)^d:
-//   ρ(φ, d, a, c) = ρ(φ, d, 0, c) = E[₀F₁(; d/2; φ R²/4)]   (chi_d norms)   for every a < 1/8 and every c.
-// So coupling lowers a GERF/OPRF estimator's MSE by exactly the amount it lowers the positive estimator's: MATH.md's
-// "the ORF correction is the same as for positive features" is right. (Counting the tilt once, e^{a(r_i²+r_j²)},
-// would give ((1 − 4a)/(1 − 2a))^d ₁F₁(d; d/2; (1 − 4a)φ/(2(1 − 2a))) at c = 0; that is wrong for a ≠ 0 — it does
-// not even give ρ = e^φ for independent rows — and the tests use it as a power case.)
+// Two coupled rows ω_i = r_i v_i, ω_j = r_j v_j: r_i, r_j iid chi_d, unit vectors with v_iᵀv_j = c, the pair rotated
+// by a Haar matrix (c = 0: orthogonal rows, R-ORF; c = −1/(d−1): simplex rows). The functions below return the
+// normalised pair moment ρ(φ, d, a, c) = e^{‖x‖²+‖y‖²} · E[f_i(x) f_i(y) f_j(x) f_j(y)], so pair moment / SM² =
+// e^{−φ} ρ (independent rows: ρ = e^φ). ρ does not depend on a: ρ = E[₀F₁(; d/2; φR²/4)], R² = ‖ω_i + ω_j‖² at a = 0.
+// Derivation: docs/theory.md#coupled-rows-and-the-pair-moment
 // ---------------------------------------------------------------------------------------------------------------
 
 // log ρ for orthogonal rows (c = 0), closed form. R² = r_i² + r_j² ~ chi²_{2d}; with (G)-type moments
@@ -74,12 +59,12 @@ double oprf_a_star(double phi, int d);
 double gerf_log_pair_moment_orthogonal(double phi, int d, double a);
 
 // log ρ by adaptive 2-D Gauss–Kronrod quadrature over the joint chi_d density of (r_i, r_j), for any c ∈ [−1, 1]
-// and a < 1/8, evaluating the integrand above literally (with its a-dependence; ₀F₁ by the Bessel function of
+// and a < 1/8, evaluating the pair-moment integrand literally (with its a-dependence; ₀F₁ by the Bessel function of
 // kernels/smreg.hpp), in logs with a max shift. When relative_error is given it receives the quadrature's own
 // error estimate (relative to ρ). Checked against the series and ₁F₁ for d ≤ 256 and φ ≤ 200 (estimates ≤ 1e-12).
 double gerf_log_pair_moment_quadrature(double phi, int d, double a, double c, double* relative_error = nullptr);
 
-// log ρ from MATH.md's series, generalised to a ≠ 0 (the tilted chi moments μ̃_p = E[r^p e^{2a r²}]
+// log ρ from the multinomial series, generalised to a ≠ 0 (the tilted chi moments μ̃_p = E[r^p e^{2a r²}]
 // = (1 − 4a)^{−(d+p)/2} μ_p replace μ_p = E[r^p] = 2^{p/2} Γ((d+p)/2)/Γ(d/2)):
 //   ρ = D⁴ Σ_k ((1−4a)φ/4)^k / (k! (d/2)_k) · Σ_{a'+b'+j=k} k!/(a'! b'! j!) (2c)^j μ̃_{2a'+j} μ̃_{2b'+j},
 // i.e. ₀F₁ expanded and E[R^{2k}] by the multinomial theorem. For c < 0 the inner sums alternate; they are summed in
@@ -100,24 +85,17 @@ double gerf_block_mse(const Geometry& g, int d, double a, int m, double log_rho)
 // a = 0 equals orthogonal_mse(Estimator::positive, g, d, m).
 double gerf_orthogonal_mse(const Geometry& g, int d, double a, int m);
 
-// MATH.md's statement, literally: MSE_ORF = MSE_iid + (1 − 1/m) SM² [e^{−φ} ₁F₁(d; d/2; φ/2) − 1], with MSE_iid the
-// GERF iid MSE at a (pass a = oprf_a_star(φ, d) for OPRF). It equals gerf_orthogonal_mse for every a when m ≤ d
-// (P/m² = 1 − 1/m there); for m > d it overstates the correction (a block structure it does not mention).
+// The (1 − 1/m) form of the correction, literally: MSE_ORF = MSE_iid + (1 − 1/m) SM² [e^{−φ} ₁F₁(d; d/2; φ/2) − 1],
+// with MSE_iid the GERF iid MSE at a (pass a = oprf_a_star(φ, d) for OPRF). It equals gerf_orthogonal_mse for every a
+// when m ≤ d (P/m² = 1 − 1/m there); for m > d it overstates the correction (docs/theory.md#block-correction).
 double math_md_oprf_orf_mse_as_stated(const Geometry& g, int d, double a, int m);
 
 // ---------------------------------------------------------------------------------------------------------------
 // SDERF (symmetric dense-exponential features), softmax form:
 //   f(ω, u) = D exp(ωᵀAω + ωᵀBu − ‖u‖²/2),  A symmetric, 8A ≺ I,  B = (I − 4A)^{1/2},  D = det(I − 4A)^{1/4}.
-// Matrix (G): E[exp(ωᵀTω + ωᵀv)] = det(I − 2T)^{−1/2} exp(vᵀ(I − 2T)⁻¹v/2). With T = 2A, v = Bz: E[f(x)f(y)] = SM
-// (B(I−4A)⁻¹B = I), so C = −I/2 is the SOFTMAX form (MATH.md's DERF/SDERF lines label C_k = −½B_kᵀ(I−4A)⁻¹B_k and
-// C = −I/2 "Gaussian-kernel form"; the same computation shows they are unbiased for SM, not for the Gaussian kernel).
-// With T = 4A, v = 2Bz and B, (I − 8A) commuting (functions of A):
-//   E[f(x)² f(y)²] = det(I − 4A) det(I − 8A)^{−1/2} exp(2zᵀ(I − 4A)(I − 8A)⁻¹z − ‖x‖² − ‖y‖²)
-//                  = Π_l ((1 − 4a_l)²/(1 − 8a_l))^{1/2} · exp(Σ_l (1 + 1/(1 − 8a_l)) z_l² − ‖x‖² − ‖y‖²)
-// in A's eigenbasis (A = Q diag(a) Qᵀ, z_l = q_lᵀz). With A = a I this is the GERF formula.
-// The SDERF choice: the mean over the pairs (x_i, y_j) of that log second moment is, for A sharing the eigenbasis of
-// M = mean (x_i + y_j)(x_i + y_j)ᵀ = Q diag(λ) Qᵀ, Σ_l [½ log((1−4a_l)²/(1−8a_l)) + (1 + 1/(1−8a_l)) λ_l] + const:
-// one d = 1 OPRF problem per eigendirection with φ = λ_l.
+// In A's eigenbasis (A = Q diag(a) Qᵀ) the second moment is a product of one-dimensional GERF factors, and the SDERF
+// choice solves one d = 1 OPRF problem per eigenvalue λ_l of M = mean (x_i + y_j)(x_i + y_j)ᵀ = Q diag(λ) Qᵀ.
+// Derivation: docs/theory.md#derf-and-sderf
 // ---------------------------------------------------------------------------------------------------------------
 
 // a_l = (1/16)(1 − 2λ_l − √((2λ_l + 1)² + 8λ_l)) = oprf_a_star(λ_l, 1) for each λ_l ≥ 0.
@@ -132,7 +110,8 @@ struct SderfParameters {
 // rounding pushed below zero, by at most 1e-12 of the largest, are taken as 0).
 SderfParameters sderf_parameters(const Eigen::MatrixXd& m);
 
-// log E[f(x)² f(y)²] for A = q diag(a) qᵀ (the factorised formula above; q must be orthogonal, a_l < 1/8).
+// log E[f(x)² f(y)²] for A = q diag(a) qᵀ (the factorised formula of docs/theory.md#derf-and-sderf; q must be
+// orthogonal, a_l < 1/8).
 double sderf_log_second_moment(const Eigen::VectorXd& a, const Eigen::MatrixXd& q, const Eigen::VectorXd& x,
                                const Eigen::VectorXd& y);
 

@@ -1,19 +1,10 @@
 #pragma once
 // Exact MSEs of the positive (SM) and regularized (SMREG) estimators with orthogonal random features, and the bound
-// that Theorem 2 claims for them (MATH.md, "Orthogonality (Theorem 2, section F.4)").
-//
-// With X_i = Λ exp(ω_iᵀz) the estimate is (1/m) Σ X_i; orthogonal rows have the iid marginals, so only the pair terms
-// E[X_i X_j] differ between the couplings. For m rows in independent blocks of d (m > d), only the P ordered pairs of
-// the same block are coupled, P = k·d(d−1) + r(r−1) for m = k·d + r, and
-//   MSE(ort) = MSE(iid) − (P/m²) · Λ² · (F(z)² − S(z))            (P/m² = 1 − 1/m when m ≤ d),
-// F(z) = E[exp(ωᵀz)] for one row and S(z) = E[exp(ω_1ᵀz) exp(ω_2ᵀz)] for two orthogonal rows of the same block:
-//   chi norms (SM):    F² = exp(‖z‖²),  S(z) = Σ_{t,u even} ‖z‖^{t+u}/(t! u!) · μ(t)μ(u)(t−1)!!(u−1)!!/μ(t+u)
-//                                             = ₁F₁(d; d/2; ‖z‖²/2),   μ(j) = 2^{j/2} Γ((d+j)/2)/Γ(d/2)
-//   √d norms (SMREG):  F = M_d(√d ‖z‖),    S(z) = Σ_{t,u even} ‖z‖^{t+u}/(t! u!) · d^{(t+u)/2}(t−1)!!(u−1)!!/(d(d+2)⋯(d+t+u−2))
-//                                             = M_d(√(2d) ‖z‖)
-// with M_d(t) = E_{u~Unif(S^{d−1})}[exp(t u₁)] (kernels/smreg.hpp). The closed forms have one reason: ω_1 + ω_2 is
-// isotropic with norm √(s_1² + s_2²) — chi_{2d} for chi norms, exactly √(2d) for √d norms.
+// that Theorem 2 claims for them. Rows in independent blocks of d; only the P ordered same-block pairs differ from iid:
+//   MSE(ort) = MSE(iid) − (P/m²) · Λ² · (F(z)² − S(z)),   F(z) = E[exp(ωᵀz)],  S(z) = E[exp(ω_1ᵀz) exp(ω_2ᵀz)],
+// S = ₁F₁(d; d/2; ‖z‖²/2) for chi norms and M_d(√(2d) ‖z‖) for √d norms (kernels/smreg.hpp), each also as a series.
 // Everything is computed in logs, so values stay finite long after SM² itself would overflow.
+// Derivation: docs/theory.md#exact-orthogonal-mse
 #include "features/estimator.hpp"
 #include "kernels/geometry.hpp"
 
@@ -38,7 +29,8 @@ double orthogonal_mse(Estimator e, const Geometry& g, int d, int m);
 // Theorem 2 as stated (m ≤ d): MSE(ort) ≤ MSE(iid) − (1 − 1/m)·2/(d+2)·K², K = SM (positive) or SMREG (smreg).
 double theorem2_claimed_bound(Estimator e, const Geometry& g, int d, int m);
 // What the proof (eqs. 62–74) does establish once the terms with t = 0 or u = 0 — where τ = 1 and the pair terms
-// of the two couplings coincide — are left out of Lemma 6: the same with K² replaced by (K − Λ)².
+// of the two couplings coincide — are left out of Lemma 6: the same with K² replaced by (K − Λ)²
+// (docs/theory.md#where-theorem-2-fails).
 double theorem2_corrected_bound(Estimator e, const Geometry& g, int d, int m);
 
 }  // namespace favorlab

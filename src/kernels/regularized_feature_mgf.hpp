@@ -1,5 +1,5 @@
 #pragma once
-// One regularized positive feature and its moment generating function (MATH.md, "Tail bounds (Theorem 3)").
+// One regularized positive feature and its moment generating function (docs/theory.md#tail-bounds-theorem-3).
 //   X = Λ exp(√d ωᵀz/‖ω‖), ω ~ N(0, I_d)  ⇔  X = Λ exp(t u₁), t = √d ‖z‖,
 // u₁ the first coordinate of a uniform unit vector, with density (1 − s²)^{(d−3)/2} / B(1/2, (d−1)/2) on [−1, 1]
 // (d ≥ 2); for d = 1, u₁ = ±1 with probability ½ each.

@@ -1,5 +1,5 @@
 #pragma once
-// Theorem 3 (tail bounds for the regularized softmax-kernel estimator; MATH.md "Tail bounds (Theorem 3)").
+// Theorem 3 (tail bounds for the regularized softmax-kernel estimator; docs/theory.md#tail-bounds-theorem-3).
 // For a > SMREG(x, y) and m ≤ d, with X one regularized feature and L_X its Legendre transform:
 //   P[SMREG^+_m(x, y) > a]    ≤ exp(−m L_X(a))             (iid rows of norm √d: a Chernoff bound)
 //   P[SMREG^ort+_m(x, y) > a] ≤ d/(d+2) · exp(−m L_X(a))   (orthogonal rows of norm √d)

@@ -1,5 +1,5 @@
 #pragma once
-// The verdict on one claim (DESIGN.md, "Statistics without flaky tests"), typed so that plots and CI read it
+// The verdict on one claim (docs/judging.md#verdicts), typed so that plots and CI read it
 // without parsing text:
 //   holds        the data confirm the claim: the interval lies on the claim's side (one-sided claims) or inside the
 //                stated equivalence margin (equality claims), at every judged point;

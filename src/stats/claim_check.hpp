@@ -1,5 +1,5 @@
 #pragma once
-// A claim of a paper tested at many points with z intervals (DESIGN.md, "Statistics without flaky tests").
+// A claim of a paper tested at many points with z intervals (docs/judging.md#verdicts).
 // Each point compares an empirical figure with its theoretical value through its own standard error; with
 // d = empirical − theory, h = z·SE (z from the family α split over the points, Bonferroni) and a the rounding
 // allowance (a fixed multiple of machine ε times the scale, never sampling noise):
