@@ -90,12 +90,10 @@ def github_slug(text):
     return "".join(kept).replace(" ", "-")
 
 
-def anchors_of(text):
-    """Heading slugs (with GitHub's -1, -2 suffixes for repeats) and explicit <a id/name> anchors."""
-    anchors, counts = set(), {}
+def fence_states(lines):
+    """Yields (line, inside a fenced code block) for each line; a fence's own lines count as inside."""
     fence = None
-    lines = text.split("\n")
-    for i, line in enumerate(lines):
+    for line in lines:
         m = FENCE_RE.match(line)
         if m:
             marker = m.group(1)
@@ -103,8 +101,17 @@ def anchors_of(text):
                 fence = marker[0] * 3
             elif marker.startswith(fence):
                 fence = None
+            yield line, True
             continue
-        if fence is not None:
+        yield line, fence is not None
+
+
+def anchors_of(text):
+    """Heading slugs (with GitHub's -1, -2 suffixes for repeats) and explicit <a id/name> anchors."""
+    anchors, counts = set(), {}
+    lines = text.split("\n")
+    for i, (line, fenced) in enumerate(fence_states(lines)):
+        if fenced:
             continue
         for tag in ANCHOR_TAG_RE.finditer(line):
             anchors.add(next(g for g in tag.groups() if g is not None))
@@ -170,18 +177,9 @@ class Checker:
             return
         folder = os.path.dirname(rel)
         is_md = rel.endswith(".md")
-        fence = None
-        for lineno, line in enumerate(text.split("\n"), 1):
-            if is_md:
-                m = FENCE_RE.match(line)
-                if m:
-                    marker = m.group(1)
-                    if fence is None:
-                        fence = marker[0] * 3
-                    elif marker.startswith(fence):
-                        fence = None
+        for lineno, (line, fenced) in enumerate(fence_states(text.split("\n")), 1):
             line = URL_RE.sub(lambda u: " " * len(u.group(0)), line)
-            if is_md and fence is None:
+            if is_md and not fenced:
                 def link(m):
                     target = m.group(1)
                     if not re.match(r"[a-zA-Z][a-zA-Z0-9+.-]*:", target):
@@ -192,6 +190,12 @@ class Checker:
                 line = LINK_RE.sub(link, line)
             for m in MENTION_RE.finditer(line):
                 path, anchor = m.group(1), (m.group(2) or "")[1:]
+                # A plain mention is a reference when its first folder (or the name itself) is in the repository's
+                # root or beside the file; other names ("$dir/CLAIMS.md", "claims.md") are files a program writes.
+                first = path.split("/", 1)[0]
+                named = path.rsplit("/", 1)[-1] in EXTERNAL_DOCS
+                if not named and not any(os.path.exists(os.path.join(self.root, base, first)) for base in ("", folder)):
+                    continue
                 self.check(rel, lineno, m.group(0), path, anchor, ["", folder])
 
 

@@ -53,4 +53,11 @@ result["rows"] = [dict(r, peak_kind="device") if r.get("kind") == "time" else r 
 plot_speed(result)["speed.png"].savefig(sys.argv[1] + "/speed_cuda.png")
 PY
 head -c 8 "$dir/speed_cuda.png" | od -An -tx1 | grep -q "89 50 4e 47" || { echo "not a PNG: speed_cuda.png" >&2; exit 1; }
+# The claims ledger over these runs: every check of every experiment has its source (a claim missing from
+# src/ledger/claim_sources.cpp already failed its run above), and each format is written.
+"$favorlab" claims "$dir" > "$dir/claims.txt"
+"$favorlab" claims "$dir" --format md --out "$dir/CLAIMS.md"
+"$favorlab" claims "$dir" --format json --out "$dir/claims.json"
+grep -q "^Found false as printed" "$dir/claims.txt" || { echo "claims: no 'found false' section" >&2; exit 1; }
+grep -q "^## Still open" "$dir/CLAIMS.md" || { echo "CLAIMS.md: no 'still open' section" >&2; exit 1; }
 echo "figures ok"

@@ -49,8 +49,8 @@ int make_figures(const std::filesystem::path& results, bool quiet) {
   return status == 0 ? 0 : 1;
 }
 
-// The end of `favorlab reproduce`: the ledger of every result file in the directory, written to CLAIMS.md there, and
-// a summary of at most 25 lines on stderr.
+// The end of `favorlab reproduce`: the ledger of every result file in the directory, written there as the ledger file
+// (results/CLAIMS.md for the default directory), and a summary of at most 25 lines on stderr.
 void write_claims(const std::filesystem::path& results, double wall_seconds, bool quiet) {
   const fl::Ledger ledger = fl::read_ledger(results);
   const auto path = results / "CLAIMS.md";

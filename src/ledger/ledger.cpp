@@ -261,6 +261,33 @@ std::string cell(const std::string& s) {
 }
 std::string code_cell(const std::string& s) { return "`" + cell(s) + "`"; }
 
+// Words filled into lines of at most `width` characters, continuation lines starting with `indent`; a code span
+// (`...`) is one word, so that it never breaks.
+std::string wrap_words(const std::string& text, std::size_t width, const std::string& indent) {
+  std::vector<std::string> words;
+  std::string word;
+  bool in_code = false;
+  for (char ch : text) {
+    if (ch == '`') in_code = !in_code;
+    if (ch == ' ' && !in_code) {
+      if (!word.empty()) words.push_back(word);
+      word.clear();
+    } else {
+      word += ch;
+    }
+  }
+  if (!word.empty()) words.push_back(word);
+  std::string out, line;
+  for (const std::string& w : words) {
+    if (!line.empty() && line.size() + 1 + w.size() > width) {
+      out += line + "\n";
+      line = indent;
+    }
+    line += (line.empty() || line == indent ? "" : " ") + w;
+  }
+  return out + line + "\n";
+}
+
 std::string figure_link(const Ledger& ledger, const std::string& figure, const std::string& prefix) {
   if (figure.empty()) return "";
   std::error_code ec;
@@ -534,10 +561,13 @@ std::string ledger_markdown(const Ledger& ledger) {
 }
 
 std::string ledger_findings_markdown(const Ledger& ledger) {
+  // Wrapped at 120 columns (the README's limit): a paragraph or list item per entry, never a wide table row.
   std::ostringstream s;
   const std::string dir = ledger.results_dir.string();
-  s << "From the result files in `" << dir << "/` of the " << ledger.run_size << " (`favorlab claims " << dir
-    << " --format md --findings`): " << counts_line(ledger) << ".\n\n";
+  s << wrap_words("From the result files in `" + dir + "/` of the " + ledger.run_size + " (`favorlab claims " + dir +
+                      " --format md --findings`): " + counts_line(ledger) + ".",
+                  120, "")
+    << "\n";
   std::vector<std::string> papers;
   std::map<std::string, std::array<std::int64_t, 4>> counts;
   for (const LedgerClaim& c : ledger.claims) {
@@ -550,16 +580,18 @@ std::string ledger_findings_markdown(const Ledger& ledger) {
     const auto& n = counts[p];
     s << "| " << cell(p) << " | " << n[0] << " | " << n[1] << " | " << n[2] << " | " << n[3] << " |\n";
   }
-  s << "\nFound false as printed:\n\n| Claim | Source | Counterexample | Corrected statement | Figure |\n"
-    << "|---|---|---|---|---|\n";
+  s << "\nFound false as printed (the claim, where the data refute it, and the corrected statement's verdict):\n\n";
   for (const LedgerClaim& c : ledger.claims) {
     if (!found_false(c)) continue;
     const LedgerMethod& m = c.methods[c.deciding];
     const std::string point = m.worst_label.empty() ? m.where : m.worst_label;
-    s << "| " << code_cell(c.claim) << " | " << cell(c.source) << " | " << cell(point) << " | "
-      << cell(c.corrected_claim.empty() ? "none tested"
-                                        : (c.corrected_verdict ? verdict_name(*c.corrected_verdict) : "not run"))
-      << " | " << figure_link(ledger, c.figure, dir + "/figures/") << " |\n";
+    const std::string corrected =
+        c.corrected_claim.empty() ? "none tested"
+                                  : (c.corrected_verdict ? verdict_name(*c.corrected_verdict) : "not in these results");
+    const std::string figure = figure_link(ledger, c.figure, dir + "/figures/");
+    s << wrap_words("- `" + c.claim + "` (" + c.source + "): " + point + "; corrected statement: " + corrected +
+                        (figure.empty() ? "." : ". " + figure),
+                    120, "  ");
   }
   return s.str();
 }
