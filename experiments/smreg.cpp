@@ -208,20 +208,21 @@ class SmregExperiment final : public Experiment {
       }
     }
 
-    std::vector<Check> bound_checks;
-    for (double c : o_.bounds) bound_checks.push_back(bound_rows(c, result.rows, compare));
+    std::vector<Check> bound_checks, corrected_checks;
+    for (double c : o_.bounds) bound_checks.push_back(bound_rows(c, result.rows, compare, corrected_checks));
 
     result.checks.push_back(series_check(tally));
     result.checks.push_back(mc.result());
     result.checks.push_back(upper_check(tally));
     for (Check& c : bound_checks) result.checks.push_back(std::move(c));
+    for (Check& c : corrected_checks) result.checks.push_back(std::move(c));
     result.measurements["estimator_evaluations"] = evaluations;
     return result;
   }
 
  private:
   template <class Compare>
-  Check bound_rows(double c, Json& rows, Compare& compare) const {
+  Check bound_rows(double c, Json& rows, Compare& compare, std::vector<Check>& corrected) const {
     const double w = theorem1_max_w(c), z = theorem1_max_z_norm(c), limit = theorem1_gap_limit(c);
     std::vector<int> dims = o_.dims;
     dims.insert(dims.end(), o_.asymptote_dims.begin(), o_.asymptote_dims.end());
@@ -230,6 +231,10 @@ class SmregExperiment final : public Experiment {
     std::ostringstream seq;
     int first_above = 0;
     double last_gap = 0;
+    // The corrected statement, for every d: d (1 − inf ratio) ≤ (2 ln C)² (docs/theory.md#reading-the-premise-of-theorem-1).
+    std::int64_t corrected_held = 0, corrected_violated = 0;
+    double tightest = 0;  // the largest d (1 − inf ratio) / (2 ln C)²: how close the corrected constant is to sharp
+    int tightest_d = 0;
     for (int d : dims) {
       const double log_exact = log_smreg_ratio_exact(z, d), log_series = log_smreg_ratio_series(z, d);
       const double gap = smreg_ratio_gap(z, d);
@@ -237,6 +242,11 @@ class SmregExperiment final : public Experiment {
       compare(log_exact, log_series, gap, "bound C=" + format_number(c) + ", " + point_at(d, z), !extra);
       const double d_gap = d * gap;
       if (d_gap > 2 && first_above == 0) first_above = d;
+      (d_gap <= limit * (1 + kRatioTolerance) ? corrected_held : corrected_violated) += 1;
+      if (limit > 0 && d_gap / limit > tightest) {
+        tightest = d_gap / limit;
+        tightest_d = d;
+      }
       last_gap = d_gap;
       seq << (seq.tellp() > 0 ? ", " : "") << "d=" << d << ": " << format_number(d_gap);
       rows.push_back(Json{{"kind", "bound"},
@@ -277,6 +287,20 @@ class SmregExperiment final : public Experiment {
     else
       s << "; stays below 2 at every d";
     check.detail = s.str();
+
+    // Exact arithmetic again: held where the computed gap stays below the constant within the rounding tolerance.
+    // A constant smaller than (2 ln C)² by more than 1 − tightest would fail at the tightest d: that is the power.
+    Check fixed = exact_check(
+        "Theorem 1 corrected: inf SMREG/SM >= 1 - (2 ln C)^2/d for every d when ||A||_inf <= C",
+        "every d of " + std::to_string(dims.size()) + " from " + std::to_string(dims.front()) + " to " +
+            std::to_string(dims.back()) + ", C=" + format_number(c) + ", |z| = 2 sqrt(ln C) = " + format_number(z),
+        corrected_held, corrected_violated, tightest - 1,
+        "d(1 - inf ratio) <= (2 ln C)^2 = " + format_number(limit) + " at " + std::to_string(corrected_held) + " of " +
+            std::to_string(dims.size()) + " d (statistic: largest d(1 - inf ratio)/(2 ln C)^2 - 1 = " +
+            format_number(tightest - 1) + ", at d=" + std::to_string(tightest_d) +
+            "); from ln f(k, d) >= -k(k-1)/d, so 1 - SMREG/SM <= E[N(N-1)]/d = w^2/d with w = 2 ln C",
+        std::max(0.0, 1 - tightest) + kRatioTolerance);
+    corrected.push_back(std::move(fixed));
     return check;
   }
 

@@ -197,7 +197,7 @@ TEST_CASE("smreg subcommand: rows, checks, heavy-tailed points inconclusive, bou
   }
   CHECK(ratio_rows == 2 * 5);
   CHECK(bound_rows == 3 * 3);
-  REQUIRE(doc["checks"].size() == 3 + 3);
+  REQUIRE(doc["checks"].size() == 3 + 3 + 3);
   CHECK(doc["checks"][0]["status"] == "holds");        // series = Bessel form
   CHECK(doc["checks"][1]["status"] == "inconclusive"); // Monte Carlo: heavy-tailed points
   CHECK(doc["checks"][2]["status"] == "holds");        // SMREG ≤ SM
@@ -205,6 +205,17 @@ TEST_CASE("smreg subcommand: rows, checks, heavy-tailed points inconclusive, bou
   CHECK(doc["checks"][4]["status"] == "holds");        // C = 2: (2 ln 2)² = 1.92 ≤ 2
   CHECK(doc["checks"][5]["status"] == "violated");     // C = 3: (2 ln 3)² = 4.83 > 2
   CHECK(doc["checks"][5]["statistic"].get<double>() == Approx(std::pow(2 * std::log(3.0), 2) - 2));
+  // The corrected statement, inf ratio >= 1 - (2 ln C)^2/d at every d, holds for every C, including the C = 3 that
+  // refutes the printed one; and it is sharp: at d = 65536 the gap reaches within 1 % of (2 ln C)^2, so a constant
+  // 1 % smaller would have been refuted (the check's power).
+  for (int k = 6; k < 9; ++k) {
+    INFO(doc["checks"][k]["detail"]);
+    CHECK(doc["checks"][k]["claim"].get<std::string>().starts_with("Theorem 1 corrected"));
+    CHECK(doc["checks"][k]["status"] == "holds");
+    CHECK(doc["checks"][k]["points_held"] == 3);
+    CHECK(doc["checks"][k]["power"].get<double>() < 0.01);
+    CHECK(doc["checks"][k]["statistic"].get<double>() <= 1e-10);
+  }
   std::filesystem::remove_all(dir);
 }
 

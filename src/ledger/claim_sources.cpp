@@ -57,7 +57,8 @@ const std::vector<ClaimSource> kSources{
      "smreg_ratio.png"},
     {"smreg", "Theorem 1 (setup): E[smreg estimate] = SMREG", kTheorem1, K::paper, {}, "smreg_ratio.png"},
     {"smreg", "Theorem 1: SMREG <= SM", kTheorem1, K::paper, {}, "smreg_ratio.png"},
-    {"smreg", "Theorem 1: inf SMREG/SM >= 1 - 2/d + o(1/d)", kTheorem1, K::paper, {}, "smreg_bound.png"},
+    {"smreg", "Theorem 1: inf SMREG/SM >= 1 - 2/d + o(1/d)", kTheorem1, K::paper, "Theorem 1 corrected: ",
+     "smreg_bound.png"},
     {"orthogonal", "Theorem 2 (positive): ", kTheorem2, K::paper, "Theorem 2 corrected (positive)",
      "orthogonal_gap.png"},
     {"orthogonal", "Theorem 2 (smreg): ", kTheorem2, K::paper, "Theorem 2 corrected (smreg)", "orthogonal_gap.png"},
@@ -115,6 +116,7 @@ const std::vector<ClaimSource> kSources{
     {"orthogonal", "Simplex RFs (positive): MSE(simplex) <= MSE(orthogonal)", kSimplex, K::paper, {},
      "orthogonal_positive.png"},
     // favorlab's own statements: corrections, derivations, baselines, targets, measurements.
+    {"smreg", "Theorem 1 corrected: ", kFavorlab, K::corrected, {}, "smreg_bound.png"},
     {"orthogonal", "Theorem 2 corrected (", kFavorlab, K::corrected, {}, "orthogonal_gap.png"},
     {"tails", "Theorem 3 proof step: P[SMREG-ort+_m > a] <= exp(-m L_X(a))", kFavorlab, K::corrected},
     {"orthogonal", "Theorem 2 (", kFavorlab, K::derived, {}, "orthogonal_gap.png"},  // structured couplings
