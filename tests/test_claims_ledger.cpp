@@ -255,6 +255,11 @@ TEST_CASE("[ledger] bad or foreign files are refused with one line naming the fi
   fl::testing::check_bad_input("claims " + (kSource / "results").string() + " --format xml", "--format", cwd, "x");
   fl::testing::check_bad_input("claims " + (kSource / "results").string() + " --findings", "--findings", cwd, "x");
   fl::testing::check_bad_input("claims " + (kSource / "results").string() + " --out ''", "empty path", cwd, "x");
+  // --out naming one of the result files read: refused, the file intact.
+  const std::string before = read_text(dir / "a.json");
+  fl::testing::check_bad_input("claims " + dir.string() + " --out " + (dir / "a.json").string(), "same file", cwd,
+                               "x");
+  CHECK(read_text(dir / "a.json") == before);
   std::ofstream(dir / "a.json") << "[1, 2]";
   fl::testing::check_bad_input("claims " + dir.string() + " --out x", "a.json: not a favorlab result file", cwd, "x");
   fs::remove_all(dir);

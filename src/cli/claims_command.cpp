@@ -22,6 +22,9 @@ int run_claims(const ClaimsOptions& o) {
   if (o.findings && o.format != "md") throw std::invalid_argument("--findings needs --format md");
   if (o.results_dir.empty()) throw std::invalid_argument("the results directory is an empty path");
   if (o.out.empty()) throw std::invalid_argument("--out is an empty path (- is stdout)");
+  std::vector<NamedPath> inputs;
+  for (const auto& path : result_files(o.results_dir)) inputs.push_back({"result file", path.string()});
+  check_distinct_paths(inputs, {{"--out", o.out}});  // --out may not replace a result file it reads
   std::optional<AtomicFileWriter> writer;
   if (o.out != "-") writer.emplace(o.out);  // before reading: an unwritable path fails at once
   const Ledger ledger = read_ledger(o.results_dir);

@@ -356,16 +356,21 @@ std::int64_t Ledger::count(Verdict v) const {
   return std::count_if(claims.begin(), claims.end(), [v](const LedgerClaim& c) { return c.verdict == v; });
 }
 
-Ledger read_ledger(const fs::path& dir) {
+std::vector<fs::path> result_files(const fs::path& dir) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) throw std::invalid_argument(dir.string() + ": not a directory");
-  Ledger ledger;
-  ledger.results_dir = dir;
   std::vector<fs::path> paths;
-  for (const auto& entry : fs::directory_iterator(dir, ec))
-    if (entry.path().extension() == ".json") paths.push_back(entry.path());
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+    if (it->path().extension() == ".json") paths.push_back(it->path());
   if (ec) throw std::invalid_argument(dir.string() + ": cannot list (" + ec.message() + ")");
   std::sort(paths.begin(), paths.end());
+  return paths;
+}
+
+Ledger read_ledger(const fs::path& dir) {
+  Ledger ledger;
+  ledger.results_dir = dir;
+  const std::vector<fs::path> paths = result_files(dir);
   if (paths.empty()) throw std::invalid_argument(dir.string() + ": no result files (*.json) there");
 
   std::vector<ReadCheck> checks;

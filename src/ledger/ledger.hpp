@@ -63,6 +63,10 @@ struct Ledger {
   std::int64_t count(Verdict v) const;  // claims with that verdict
 };
 
+// The result files read_ledger reads: every *.json directly in `dir`, sorted. Throws std::invalid_argument when `dir`
+// is not a directory or cannot be listed.
+std::vector<std::filesystem::path> result_files(const std::filesystem::path& dir);
+
 // Reads every *.json directly in `dir` (sorted by name). Throws std::invalid_argument with one line naming the file
 // for a file that is not a favorlab result (schema favorlab.result/1), a check whose status disagrees with its own
 // point counts, or a claim neither the table nor the file attributes; and when `dir` holds no result file.
