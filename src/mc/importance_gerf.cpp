@@ -36,8 +36,9 @@ std::string number(double x) {
   return out.str();
 }
 
-// Search box in units of 1/√(1 − 8a⁺) (header comment): σ², τ² ≥ 0.81/(1 − 8a⁺) > 3/(4(1 − 8a⁺)), where the 4th
-// moment of Y stops existing; 3 is far beyond the measured optima (σ ≤ 1.75).
+// Search box in units of 1/√(1 − 8a⁺) (docs/theory.md#importance-sampling-for-the-gerf-families):
+// σ², τ² ≥ 0.81/(1 − 8a⁺) > 3/(4(1 − 8a⁺)), where the 4th moment of Y stops existing; 3 is far beyond the measured
+// optima (σ ≤ 1.75).
 constexpr double kMinSd = 0.9, kMaxSd = 3.0;
 // Start of the Newton search (after the μ scan): σ = τ = this (× 1/√(1 − 8a⁺)) is inside the box and near the
 // measured optima; τ = 1 there would be as good.
@@ -134,7 +135,7 @@ struct TermContext {
   Real quad_u(int i, int j) const { return Real(j) - (j - 1) * kappa - 4 * a * i; }   // C
   bool exists(int i, int j) const { return quad_s(i, j) > 0 && (n == 0 || quad_u(i, j) > 0); }
 
-  // log T(i, j) (header comment); call only where exists(i, j).
+  // log T(i, j) (docs/theory.md#importance-sampling-for-the-gerf-families); call only where exists(i, j).
   Real log_term(int i, int j) const {
     using std::log;
     const int jm = j - 1;
@@ -406,7 +407,8 @@ GerfProposal optimal_gerf_proposal(Estimator e, const Geometry& g, int d, const 
     }
   }
 
-  // Projected Newton on the convex objective (header comment). Coordinates 0 = ν (free), 1 = λ, 2 = κ (boxed).
+  // Projected Newton on the convex objective (docs/theory.md#importance-sampling-for-the-gerf-families).
+  // Coordinates 0 = ν (free), 1 = λ, 2 = κ (boxed).
   const auto clamp = [&](Natural v) {
     v.lambda = std::clamp(v.lambda, lambda_lo, lambda_hi);
     v.kappa = perp ? std::clamp(v.kappa, lambda_lo, lambda_hi) : 1.0;
@@ -511,12 +513,9 @@ GerfImportanceSampledMse importance_sampled_gerf_mse(Estimator e, const Geometry
                        gerf_weighted_estimate_moments(e, g, d, params, q),
                        gerf_weighted_squared_error_moments(e, g, d, params, {0, 1, 1}), sm, g);
 
-  const Eigen::VectorXd x = geometry_x(g, d), y = geometry_y(g, d);
-  const Eigen::VectorXd z = x + y;
-  const double r = z.norm();
-  Eigen::VectorXd unit = Eigen::VectorXd::Unit(d, 0);  // at z = 0 h depends on s only through s²: any direction
-  if (r > 0) unit = z / r;
-  const Eigen::MatrixXd xr = x.transpose(), yr = y.transpose();
+  const ImportanceFrame frame = importance_frame(g, d);  // at z = 0 h depends on s only through s²
+  const Eigen::MatrixXd &xr = frame.x_row, &yr = frame.y_row;
+  const Eigen::VectorXd& unit = frame.unit;
   const int n = pair.n;                                // directions across ẑ where A acts (0 or d − 1)
   const double tau = n > 0 ? q.perp_sd : 1.0;          // their proposal sd; the others stay N(0, 1)
   const double log_weight_constant = std::log(q.sd) + n * std::log(tau);
@@ -532,7 +531,8 @@ GerfImportanceSampledMse importance_sampled_gerf_mse(Estimator e, const Geometry
         const Eigen::VectorXd across = xi - unit.dot(xi) * unit;
         const Eigen::MatrixXd w = (s * unit + tau * across).transpose();  // one projection row: m = 1
         const double ratio = estimate_kernel(e, xr, yr, w, params)(0) / sm;  // g/SM = h
-        // log w = log φ(s) − log N(s; μ, σ²) + n log τ − (τ² − 1) c/2 with c = ‖(I − ẑẑᵀ)ξ‖² (header comment).
+        // log w = log φ(s) − log N(s; μ, σ²) + n log τ − (τ² − 1) c/2 with c = ‖(I − ẑẑᵀ)ξ‖²
+        // (docs/theory.md#importance-sampling-for-the-gerf-families).
         const double t = (s - q.mean) / q.sd;
         const double log_w = (t * t - s * s) / 2 + log_weight_constant -
                              (n > 0 ? (tau * tau - 1) * across.squaredNorm() / 2 : 0.0);

@@ -25,8 +25,9 @@ namespace {
 constexpr double kInf = std::numeric_limits<double>::infinity();
 const double kLogSqrtTwoPi = 0.5 * std::log(2 * std::numbers::pi);
 
-// Search box of the proposal (header comment): σ ≥ 0.9 keeps the moments up to the 4th finite (σ² > 3/4); σ ≤ 3 and
-// μ ≤ 3r + 3 are far beyond the measured optima (σ ≤ 1.75, μ ≈ 2r, μ ≈ 1.9 for hyperbolic as r → 0).
+// Search box of the proposal (docs/theory.md#importance-sampling-for-positive-and-hyperbolic-features): σ ≥ 0.9
+// keeps the moments up to the 4th finite (σ² > 3/4); σ ≤ 3 and μ ≤ 3r + 3 are far beyond the measured optima
+// (σ ≤ 1.75, μ ≈ 2r, μ ≈ 1.9 for hyperbolic as r → 0).
 constexpr double kMinSd = 0.9, kMaxSd = 3.0;
 
 // Quadrature (integrate_log below).
@@ -353,6 +354,14 @@ void set_a_priori_moments(ImportanceSampledMse& out, const WeightedMoments& squa
   out.plain_relative_variance = plain.relative_variance;
 }
 
+ImportanceFrame importance_frame(const Geometry& g, int d) {
+  const Eigen::VectorXd x = geometry_x(g, d), y = geometry_y(g, d);
+  const Eigen::VectorXd z = x + y;
+  const double r = z.norm();
+  // At z = 0 the integrands depend on ω only through quantities no direction changes: any unit vector will do.
+  return {x.transpose(), y.transpose(), r > 0 ? Eigen::VectorXd(z / r) : Eigen::VectorXd::Unit(d, 0)};
+}
+
 void ImportanceTrials::add(double weight, double ratio) {
   const double a = weight * ratio, err = ratio - 1, sq = weight * err * err;
   if (std::isfinite(a) && std::isfinite(sq)) {
@@ -398,12 +407,9 @@ ImportanceSampledMse importance_sampled_mse(Estimator e, const Geometry& g, int 
                        weighted_estimate_moments(e, g, result.proposal),
                        weighted_squared_error_moments(e, g, {0, 1, false}), sm, g);
 
-  const Eigen::VectorXd x = geometry_x(g, d), y = geometry_y(g, d);
-  const Eigen::VectorXd z = x + y;
-  const double r = z.norm();
-  Eigen::VectorXd unit = Eigen::VectorXd::Unit(d, 0);  // at z = 0, g does not depend on ω: any direction will do
-  if (r > 0) unit = z / r;
-  const Eigen::MatrixXd xr = x.transpose(), yr = y.transpose();
+  const ImportanceFrame frame = importance_frame(g, d);
+  const Eigen::MatrixXd &xr = frame.x_row, &yr = frame.y_row;
+  const Eigen::VectorXd& unit = frame.unit;
   const ImportanceProposal q = result.proposal;
   const Integrands weights(e, z_norm(g), q);
 

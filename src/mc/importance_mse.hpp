@@ -58,6 +58,14 @@ struct ImportanceSampledMse {
   std::int64_t trials = 0, nonfinite = 0;          // trials with finite a and y (used), trials with a non-finite one
 };
 
+// Where an importance-sampled trial of a pair lives: x and y as one-row matrices (what the feature maps take) and the
+// unit vector ẑ = (x + y)/‖x + y‖ along which the proposal tilts ω (e₁ at z = 0, where no direction is special).
+struct ImportanceFrame {
+  Eigen::MatrixXd x_row, y_row;
+  Eigen::VectorXd unit;
+};
+ImportanceFrame importance_frame(const Geometry& g, int d);
+
 // The importance-sampled trials of one point, accumulated (here and in mc/importance_gerf.hpp): each trial gives the
 // weight w of its draw and h = g/SM; a = w h and y/SM² = w (h − 1)² are kept where both are finite.
 // Trivially copyable, so MPI ranks exchange its trial blocks as they are (mc/block_codec.hpp).
