@@ -112,7 +112,15 @@ void run_typed(const AttendOptions& o, const NpyArray& qa, const NpyArray& ka, c
   if (!o.save_w.empty())
     write_heads(o.save_w, Heads<double>{w}, false, NpyDtype::float64);
 
-  if (const std::int64_t bad = nonfinite_count(out) + nonfinite_count(matrices); bad > 0)
+  const std::int64_t bad = nonfinite_count(out) + nonfinite_count(matrices);
+  if (bad > 0 && config.mechanism == Mechanism::exact)
+    // Exact attention has no features to blame: the inputs' magnitude overflowed the arithmetic's type.
+    std::fprintf(stderr,
+                 "favorlab: warning: the output has %lld NaN/Inf values: exact attention overflowed %s at these input "
+                 "magnitudes (the logits q·k/√d or the weighted sums of V); rescale the inputs%s\n",
+                 static_cast<long long>(bad), std::is_same_v<T, float> ? "float32" : "float64",
+                 std::is_same_v<T, float> ? " or pass --dtype float64" : "");
+  else if (bad > 0)
     std::fprintf(stderr,
                  "favorlab: warning: the output has %lld NaN/Inf values: the estimated row sums D̂ vanished or "
                  "overflowed (%s features%s)\n",

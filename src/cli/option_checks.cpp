@@ -43,6 +43,8 @@ std::string option_name(const CLI::Option& option) {
 const std::set<std::string> kPathOptions = {"--out", "--out-dir", "--q", "--k", "--v", "--w", "--matrix", "--save-w",
                                             "--inputs", "--input-dir", "baseline", "new"};
 
+const std::set<std::string> kCountOptions = {"--groups", "--positions", "--batch", "--heatmap-m"};
+
 // The smallest --alpha: the normal quantile of α/2 (and of α/2 over a Bonferroni count) stays finite far below it.
 constexpr double kMinAlpha = 1e-100;
 
@@ -136,6 +138,13 @@ void add_named_option_checks(CLI::App& app) {
                                    : "must lie in [1, " + std::to_string(most) + "] (" +
                                          std::to_string(kMaxThreadsPerProcessor) + " per processor, as --threads), got " +
                                          printable(v);
+      });
+    // Options whose unset value 0 stands for "the experiment's default": given, they must be at least 1.
+    if (kCountOptions.count(name))
+      check([](const std::string& v) {
+        return std::strtoll(v.c_str(), nullptr, 10) >= 1 ? std::string()
+                                                        : "must be at least 1, got " + printable(v) +
+                                                              " (leave the option out for the default)";
       });
     if (name == "--trials")
       check([](const std::string& v) {

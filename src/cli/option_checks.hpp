@@ -17,7 +17,8 @@
 //   --alpha        in [1e-100, 1): a denormal α overflows the normal quantile of α/2;
 //   --max-memory   a size (perf/memory_budget.hpp), checked while parsing, before a command prints or creates anything;
 //   --thread-counts each in [1, 16 × processors], as --threads;
-//   --trials       in [2, 1e15] when given: 0 is not "the default".
+//   --trials       in [2, 1e15] when given: 0 is not "the default";
+//   --groups, --positions, --batch, --heatmap-m  at least 1 when given (their unset 0 means the default).
 // And after parsing (check_list_duplicates): a list option given the same value twice (--cos 0.5,0.5) is refused,
 // since its rows would share a key; --inputs is exempt (one file may serve as Q and K), but its paths are counted
 // (at most 3 × kMaxInputLayers) before any is examined.
