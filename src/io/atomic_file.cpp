@@ -1,6 +1,7 @@
 #include "io/atomic_file.hpp"
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -208,10 +209,20 @@ AtomicFileWriter::AtomicFileWriter(std::filesystem::path target) : target_(std::
   std::string pattern = (dir / name).string();
   std::vector<char> buf(pattern.begin(), pattern.end());
   buf.push_back('\0');
+  // Signals are held back from creating the file until it is registered: a signal in between would end the process
+  // with a temporary file the handler does not know (seen under load, between mkstemp and the registration).
+  install_handlers();
+  sigset_t all, previous;
+  sigfillset(&all);
+  ::pthread_sigmask(SIG_BLOCK, &all, &previous);
   fd_ = ::mkstemp(buf.data());
-  if (fd_ < 0) throw OutputError("cannot write " + target_.string() + ": " + std::strerror(errno));
-  temp_ = buf.data();
-  slot_ = register_temporary(temp_.string());
+  const int error = errno;
+  if (fd_ >= 0) {
+    temp_ = buf.data();
+    slot_ = register_temporary(temp_.string());
+  }
+  ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+  if (fd_ < 0) throw OutputError("cannot write " + target_.string() + ": " + std::strerror(error));
 }
 
 AtomicFileWriter::~AtomicFileWriter() {
