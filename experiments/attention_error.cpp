@@ -123,6 +123,14 @@ class AttentionErrorExperiment final : public Experiment {
     for (const auto& mode : modes_)
       if (mode != "bidirectional" && mode != "causal")
         throw std::invalid_argument("--modes: unknown mode " + mode + " (bidirectional, causal)");
+    // Refused, as attend refuses it (validate_attention_config): every check pairs arms across features and modes,
+    // so a (feature, mode) arm that cannot run would leave a hole that the checks read.
+    if (std::find(modes_.begin(), modes_.end(), "causal") != modes_.end())
+      for (FeatureKind f : features)
+        if (family_info(f).data_dependent)
+          throw std::invalid_argument("--features " + std::string(feature_kind_name(f)) +
+                                      " cannot run --modes causal: its projection is prepared from all keys, which "
+                                      "causal attention may not see; drop one of them");
 
     // Inputs: the Gaussian default (--trials of them), or the heads of the --q/--k/--v files (each head one input,
     // with projection draw = head index; --trials, --L, --d and --scale then do not apply).
@@ -186,9 +194,6 @@ class AttentionErrorExperiment final : public Experiment {
       for (Coupling c : couplings)
         for (FeatureKind f : features)
           for (int m : ms) {
-            // oprf and sderf take their parameters from all keys: causal masking cannot use them (rejected by
-            // validate_attention_config); their causal arms are left out, not failed.
-            if (mode == "causal" && family_info(f).data_dependent) continue;
             arms.push_back({mode, c, f, m});
             AttentionConfig config;
             config.features = f;

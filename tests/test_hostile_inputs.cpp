@@ -25,6 +25,7 @@
 #include "cli/option_checks.hpp"
 #include "cli_runner.hpp"
 #include "io/atomic_file.hpp"
+#include "io/json_file.hpp"
 #include "io/npy.hpp"
 #include "perf/memory_budget.hpp"
 
@@ -70,6 +71,31 @@ TEST_CASE("hostile command lines: exit 2, one line naming the problem, no file l
   }
   std::ofstream(dir / "a-file") << "not a directory\n";
   REQUIRE(::mkfifo((dir / "fifo").c_str(), 0644) == 0);
+  fs::create_symlink("loop", dir / "loop");  // a link to itself
+  {
+    // A float16 W of 2 000 000 rows (16 MB on disk): the memory it implies is in its header, not in --m.
+    const std::vector<double> zeros(2000000 * 4, 0.0);
+    write_npy(dir / "tall-w.npy", {2000000, 4}, zeros, NpyDtype::float16);
+  }
+  // Result files: a real one, the same nested 100 000 arrays deep in a member compare reads and 1 000 000 deep in one
+  // it never reads, and one with a number beyond double's range.
+  fs::copy_file(fs::path(FAVORLAB_SOURCE_DIR) / "results" / "unbiased.json", dir / "a.json");
+  fs::copy_file(dir / "a.json", dir / "b.json");
+  {
+    const std::string a = read_text(dir / "a.json");
+    const auto nested = [](std::size_t n) { return std::string(n, '[') + std::string(n, ']'); };
+    std::string deep = a;
+    deep.replace(deep.find("\"key\": ", deep.find("\"row_schema\"")), 7, "\"key\": " + nested(100000) + ", \"was\": ");
+    std::ofstream(dir / "deep.json") << deep;
+    std::ofstream(dir / "deeper.json") << "{\"unused\": " << nested(1000000) << "}";
+    std::string huge = a;
+    huge.replace(huge.find("\"seed\": "), 8, "\"seed\": 1e400, \"was\": ");
+    std::ofstream(dir / "huge.json") << huge;
+  }
+  // 20 000 layers of --inputs, twice the most allowed (short names: the shell's command line is one argument, at most
+  // 128 KiB; the paths are counted before any is looked at, so they need not exist).
+  std::string triples;
+  for (int i = 0; i < 20000; ++i) triples += (i ? "," : "") + std::string("q,k,v");
   const std::string attend = "attend --q q.npy --k k.npy --v v.npy ";
 
   const std::vector<Row> rows = {
@@ -79,9 +105,24 @@ TEST_CASE("hostile command lines: exit 2, one line naming the problem, no file l
       {"zero heads", "permute-properties --q h0.npy --k h0.npy --quick --out o.json", "is empty"},
       {"empty shape, huge head count", "attend --q huge0.npy --k huge0.npy --v huge0.npy --out o.npy", "is empty"},
       {"empty shape, huge head count", "attend --q vast0.npy --k vast0.npy --v vast0.npy --out o.npy", "is empty"},
-      // Not a .npy at all, of unbounded size.
-      {"endless input", "attend --q /dev/zero --k k.npy --v v.npy --out o.npy", "not a .npy file"},
-      {"endless input", "attention-error --q /dev/zero --k k.npy --v v.npy --quick --out o.json", "not a .npy file"},
+      // Inputs are regular files: a device never ends, a FIFO blocks the open until someone writes to it.
+      {"endless input", "attend --q /dev/zero --k k.npy --v v.npy --out o.npy", "not a regular file"},
+      {"endless input", "attention-error --q /dev/zero --k k.npy --v v.npy --quick --out o.json", "not a regular file"},
+      {"endless input", "compare /dev/zero a.json", "not a regular file"},
+      {"FIFO input", "attend --q fifo --k k.npy --v v.npy --out o.npy", "--q fifo: it is a FIFO"},
+      {"FIFO input", attend + "--w fifo --out o.npy", "--w fifo: it is a FIFO"},
+      {"FIFO input", "attention-error --q fifo --k k.npy --v v.npy --quick --out o.json", "--q fifo: it is a FIFO"},
+      {"FIFO input", "permute-properties --q fifo --k k.npy --quick --out o.json", "--q fifo: it is a FIFO"},
+      {"FIFO input", "compare a.json fifo", "new fifo: it is a FIFO"},
+      // A combination the command cannot run: refused, not a crash on the arms it left out.
+      {"mode it cannot run", "attention-error --quick --features sderf --modes causal --out o.json", "cannot run --modes causal"},
+      {"mode it cannot run", "attention-error --quick --features oprf,positive --modes causal --out o.json", "cannot run --modes causal"},
+      // Result files a hostile user makes: nesting beyond any result's, numbers beyond double.
+      {"deep JSON", "compare a.json deep.json", "nested more than"},
+      {"deep JSON", "compare deeper.json a.json", "nested more than"},
+      {"number overflow", "compare a.json huge.json", "number out of range"},
+      {"compare aliasing", "compare a.json b.json --out a.json", "same file as baseline"},
+      {"compare aliasing", "compare a.json b.json --out ./b.json", "same file as new"},
       // Sizes beyond the memory: refused by the prediction, not by std::bad_alloc.
       {"memory", attend + "--m 100000000 --out o.npy", "needs ≈"},
       {"memory", attend + "--m 1000000000 --out o.npy", "needs ≈"},
@@ -89,11 +130,22 @@ TEST_CASE("hostile command lines: exit 2, one line naming the problem, no file l
       {"memory", attend + "--out o.npy --max-memory 1K", "--max-memory allows"},
       {"memory", "mse --quick --out o.json --max-memory 1K", "--max-memory allows"},
       {"memory", "mse --m 2147483647 --out o.json", "needs ≈"},
+      {"memory", attend + "--w tall-w.npy --out o.npy --max-memory 300M", "needs ≈"},
+      {"memory", attend + "--w tall-w.npy --out o.npy", "needs ≈"},
       // Counts: overflow, wrap-around, absurd threads.
       {"threads", "unbiased --quick --threads 100000 --out o.json", "--threads must be at most"},
       {"threads", attend + "--threads 100000 --out o.npy", "--threads must be at most"},
       {"threads", "reproduce --quick --threads 100000 --out-dir out", "--threads must be at most"},
-      {"trials", "mse --trials 9223372036854775807 --out o.json", "--trials must be between"},
+      {"trials", "mse --trials 9223372036854775807 --out o.json", "--trials: must be between"},
+      {"zero is not default", "mse --trials 0 --out o.json", "--trials: must be between"},
+      {"zero is not default", "redraw --groups 0 --out o.json", "--groups: must be at least 1"},
+      {"zero is not default", "permute-properties --positions 0 --out o.json", "--positions: must be at least 1"},
+      {"zero is not default", "structured --batch 0 --out o.json", "--batch: must be at least 1"},
+      {"zero is not default", "attention-report --heatmap-m -5 --out o.json", "--heatmap-m: must be at least 1"},
+      {"threads", "speed --thread-counts 1000 --out o.json", "--thread-counts: must lie in"},
+      {"alpha range", "mse --alpha 5e-324 --out o.json", "--alpha: must lie in"},
+      {"alpha range", "compare a.json b.json --alpha 5e-324", "--alpha: must lie in"},
+      {"count first", "attention-report --quick --out o.json --inputs " + triples, "--inputs: 60000 paths"},
       {"trials", "mse --trials 100000000000000000000 --out o.json", "out of range"},
       {"negative unsigned", "mse --seed -1 --out o.json", "no sign"},
       {"negative unsigned", attend + "--draw -1 --out o.npy", "no sign"},
@@ -106,12 +158,26 @@ TEST_CASE("hostile command lines: exit 2, one line naming the problem, no file l
       {"not finite", "mse --alpha inf --out o.json", "not a finite number"},
       {"not finite", attend + "--gerf-a 1e999 --features gerf --out o.npy", "not a finite number"},
       {"not a number", "mse --d 16x --out o.json", "not an integer"},
-      {"bad size", "mse --max-memory lots --out o.json", "--max-memory must be a size"},
+      {"bad size", "mse --max-memory lots --out o.json", "--max-memory: must be a size"},
+      // Validated before reproduce prints its legend or creates the directory.
+      {"bad size", "reproduce --quick --max-memory lots --out-dir rr", "--max-memory: must be a size"},
+      {"not decimal", "mse --m 0x --out o.json", "not an integer"},
+      {"control characters", "mse --d '1\n2' --out o.json", "'1\\n2' is not an integer"},
+      {"duplicate list values", "mse --cos 0.5,0.5 --out o.json", "--cos: 0.5 is given twice"},
+      {"duplicate list values", "mse --cos 0.5,5e-1 --out o.json", "is given twice"},
+      {"duplicate list values", "unbiased --estimators trig,trig --out o.json", "--estimators: trig is given twice"},
+      {"duplicate list values", "attention-error --m-values 8,8,4 --out o.json", "--m-values: 8 is given twice"},
+      {"empty path", "mse --quick --out ''", "--out: an empty path"},
+      {"empty path", attend + "--out o.npy --matrix ''", "--matrix: an empty path"},
+      {"empty path", "compare a.json b.json --out ''", "--out: an empty path"},
+      {"empty path", "compare '' b.json", "an empty path"},
       // Output paths: an input, another output, something that is not a regular file, an uncreatable directory.
       {"aliasing", "attend --q q.npy --k k.npy --v v.npy --out q.npy", "same file as --q"},
       {"aliasing", attend + "--out o.npy --matrix ./o.npy", "same file as --out"},
       {"aliasing", attend + "--out o.npy --save-w o.npy", "same file as --out"},
       {"aliasing", "attention-error --q q.npy --k k.npy --v v.npy --quick --out k.npy", "same file as --k"},
+      {"two outputs on stdout", attend + "--out - --matrix -", "at most one output may be -"},
+      {"symbolic link loop", "mse --quick --out loop", "a loop of symbolic links"},
       {"not a regular file", "mse --quick --out fifo", "is a FIFO"},
       {"not a regular file", attend + "--out fifo", "is a FIFO"},
       {"not a regular file", "mse --quick --out .", "directory"},
@@ -130,6 +196,8 @@ TEST_CASE("hostile command lines: exit 2, one line naming the problem, no file l
     CHECK(run.err.find("internal error") == std::string::npos);
     CHECK(listing(dir) == before);
     CHECK(seconds < kRefusalSeconds);
+    CHECK(read_text(dir / "a.json") == read_text(dir / "b.json"));  // inputs intact
+    CHECK(fs::is_symlink(fs::symlink_status(dir / "loop")));
   }
   fs::remove_all(dir);
 }
@@ -202,12 +270,20 @@ TEST_CASE("temporary result files go on a signal or a crash; the old result stay
     CHECK(listing(dir) == std::set<std::string>{"r.json"});
     CHECK(read_text(dir / "r.json") == "old\n");
   }
-  // A running experiment interrupted by SIGINT, SIGTERM, SIGHUP: no temporary file, the old result intact.
-  for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
+  // A running experiment ended by any signal whose default action ends the process (an interrupt, a kill, a closed
+  // pipe, a file size or CPU limit, a timer, a user signal, a real-time one): no temporary file, the old result
+  // intact. The child resets the signal first: an ignored signal stays ignored across exec.
+  for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGPIPE, SIGXFSZ, SIGXCPU, SIGVTALRM,
+                  static_cast<int>(SIGRTMIN)}) {
+    INFO("signal " << sig);
     std::ofstream(dir / "r.json") << "old\n";
     const pid_t child = ::fork();
     REQUIRE(child >= 0);
     if (child == 0) {
+      ::signal(sig, SIG_DFL);
+      sigset_t none;
+      sigemptyset(&none);
+      ::sigprocmask(SIG_SETMASK, &none, nullptr);
       ::chdir(dir.c_str());
       ::execl(FAVORLAB_BINARY, FAVORLAB_BINARY, "mse", "--trials", "4000000000", "--threads", "1", "--quiet",
               "--importance-trials", "0", "--out", "r.json", static_cast<char*>(nullptr));
@@ -225,6 +301,104 @@ TEST_CASE("temporary result files go on a signal or a crash; the old result stay
     CHECK(WIFSIGNALED(status));
     CHECK(listing(dir) == std::set<std::string>{"r.json"});
     CHECK(read_text(dir / "r.json") == "old\n");
+  }
+  fs::remove_all(dir);
+}
+
+TEST_CASE("the environment: closed descriptors, thread failure, umask, long names", "[cli][hostile]") {
+  const fs::path dir = scratch_dir("environment");
+  const std::string run = std::string("'") + FAVORLAB_BINARY +
+                          "' unbiased --quick --trials 64 --estimators trig --x-norm 0.5 --y-norm 0.5 --cos 0.5 ";
+  const auto shell = [&](const std::string& cmd) {
+    const int raw = std::system(("cd '" + dir.string() + "' && " + cmd).c_str());
+    return WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  };
+  // Started with stderr (or stdin and stdout) closed: the result is JSON, not progress lines in a reused descriptor.
+  for (const std::string closed : {"2>&-", "<&- >&- 2>&-"}) {
+    INFO(closed);
+    REQUIRE(shell(run + "--out o.json " + closed) == 0);
+    CHECK(read_text(dir / "o.json").rfind("{", 0) == 0);
+    CHECK(nlohmann::json::parse(read_text(dir / "o.json"))["experiment"] == "unbiased");
+    fs::remove(dir / "o.json");
+  }
+  // OpenMP cannot create its threads (libgomp exits): whatever the status, no temporary file is left.
+  std::ofstream(dir / "r.json") << "old\n";
+  shell("OMP_STACKSIZE=100G OMP_NUM_THREADS=4 " + run + "--threads 4 --quiet --out r.json 2>/dev/null");
+  CHECK(listing(dir) == std::set<std::string>{"r.json"});
+  fs::remove(dir / "r.json");
+  // The mode: a new file's honours the umask, a replaced file's is kept.
+  REQUIRE(shell("umask 027 && " + run + "--quiet --out new.json") == 0);
+  CHECK((fs::status(dir / "new.json").permissions() & fs::perms::all) ==
+        (fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read));
+  ::chmod((dir / "new.json").c_str(), 0600);
+  REQUIRE(shell(run + "--quiet --out new.json") == 0);
+  CHECK((fs::status(dir / "new.json").permissions() & fs::perms::all) ==
+        (fs::perms::owner_read | fs::perms::owner_write));
+  // A legal name of 255 bytes, whose temporary name would be longer than the file system allows.
+  const std::string longest(250, 'n');
+  REQUIRE(shell(run + "--quiet --out " + longest + ".json") == 0);
+  CHECK(fs::is_regular_file(dir / (longest + ".json")));
+  CHECK(listing(dir) == std::set<std::string>{"new.json", longest + ".json"});
+  fs::remove_all(dir);
+}
+
+TEST_CASE("numbers are decimal; compare's JSON on stdout is the only thing there", "[cli][hostile]") {
+  for (const auto& [text, decimal] : {std::pair{"010", "10"}, {"08", "8"}, {"-007", "-7"}, {"0x10", "16"}, {"0", "0"}}) {
+    CHECK(strict_number_problem(text, "INT").empty());
+    CHECK(canonical_number(text, "INT") == decimal);
+  }
+  CHECK(canonical_number("0100", "UINT") == "100");
+  for (const char* bad : {"0b101", "0o7", "010x"}) CHECK_FALSE(strict_number_problem(bad, "INT").empty());
+
+  const fs::path dir = scratch_dir("decimal");
+  // --seed 0100 is recorded (and used) as 100, not 64; --m 08 is 8, not "not an integer".
+  CliRun r = run_cli("unbiased --quick --trials 64 --estimators trig --x-norm 0.5 --y-norm 0.5 --cos 0.5 --seed 0100 "
+                     "--m 08 --quiet --out -",
+                     dir);
+  REQUIRE(r.status == 0);
+  const auto result = nlohmann::json::parse(r.out);
+  CHECK(result["params"]["seed"] == 100);
+  CHECK(result["params"]["m"] == 8);
+
+  fs::copy_file(fs::path(FAVORLAB_SOURCE_DIR) / "results" / "unbiased.json", dir / "a.json");
+  r = run_cli("compare a.json a.json --out -", dir);
+  REQUIRE(r.status == 0);
+  CHECK(nlohmann::json::parse(r.out)["schema"] == "favorlab.compare/1");  // the report lines went to stderr
+  fs::remove_all(dir);
+}
+
+TEST_CASE("the bounded JSON reader: kind, size, depth, numbers", "[hostile]") {
+  const fs::path dir = scratch_dir("json-reader");
+  std::ofstream(dir / "ok.json") << R"({"a": [1, 2, {"b": null}], "c": 1e300})";
+  CHECK(read_json_file(dir / "ok.json", "--x")["a"][2].contains("b"));
+  CHECK_THROWS_WITH(read_json_file(dir / "ok.json", "--x", 10), Catch::Contains("--x") && Catch::Contains("more than"));
+  const std::string at_limit = std::string(kMaxJsonDepth, '[') + std::string(kMaxJsonDepth, ']');
+  CHECK_NOTHROW(parse_json_bounded(at_limit, "s"));
+  CHECK_THROWS_WITH(parse_json_bounded("[" + at_limit + "]", "s"), Catch::Contains("nested more than"));
+  CHECK_THROWS_WITH(parse_json_bounded("{\"a\": " + std::string(1000000, '['), "s"), Catch::Contains("nested more than"));
+  CHECK_THROWS_WITH(parse_json_bounded("[1e400]", "s"), Catch::Contains("number out of range"));
+  CHECK_THROWS_WITH(parse_json_bounded("{\"a\": -1e999}", "s"), Catch::Contains("number out of range"));
+  CHECK_THROWS_WITH(parse_json_bounded("{\n", "s"), Catch::Contains("not JSON") && !Catch::Contains("\n"));
+  REQUIRE(::mkfifo((dir / "fifo").c_str(), 0644) == 0);
+  CHECK_THROWS_WITH(read_json_file(dir / "fifo", "new"), Catch::Contains("new") && Catch::Contains("not a regular file"));
+  CHECK_THROWS_WITH(read_json_file("/dev/zero", "new"), Catch::Contains("not a regular file"));
+  CHECK_THROWS_WITH(read_json_file(dir, "new"), Catch::Contains("directory"));
+  CHECK_THROWS_WITH(read_json_file(dir / "absent.json", "new"), Catch::Contains("no such file"));
+  CHECK_THROWS_AS(read_json_file("", "new"), std::invalid_argument);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("exact attention that overflows names the reason, not features", "[cli][hostile]") {
+  const fs::path dir = scratch_dir("exact-range");
+  std::vector<double> big(2 * 8 * 4);
+  for (std::size_t i = 0; i < big.size(); ++i) big[i] = i % 2 ? 1e38 : -1e38;
+  for (const char* name : {"q.npy", "k.npy", "v.npy"}) write_npy(dir / name, {2, 8, 4}, big, NpyDtype::float32);
+  const CliRun r = run_cli("attend --q q.npy --k k.npy --v v.npy --mechanism exact --quiet --out o.npy", dir);
+  INFO(r.err);
+  CHECK(r.status == 0);
+  if (r.err.find("NaN/Inf") != std::string::npos) {  // an overflow, if any, is blamed on the magnitude
+    CHECK(r.err.find("exact attention overflowed float32") != std::string::npos);
+    CHECK(r.err.find("features") == std::string::npos);
   }
   fs::remove_all(dir);
 }

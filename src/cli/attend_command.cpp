@@ -1,6 +1,8 @@
 #include "cli/attend_command.hpp"
 
 #include <chrono>
+#include <limits>
+#include <utility>
 #include <cstdio>
 #include <stdexcept>
 #include <type_traits>
@@ -12,6 +14,7 @@
 #include "cli/run_experiment.hpp"
 #include "experiments/memory_estimate.hpp"
 #include "io/atomic_file.hpp"
+#include "io/input_file.hpp"
 #include "io/npy.hpp"
 #include "io/npy_heads.hpp"
 #include "perf/memory_budget.hpp"
@@ -109,7 +112,15 @@ void run_typed(const AttendOptions& o, const NpyArray& qa, const NpyArray& ka, c
   if (!o.save_w.empty())
     write_heads(o.save_w, Heads<double>{w}, false, NpyDtype::float64);
 
-  if (const std::int64_t bad = nonfinite_count(out) + nonfinite_count(matrices); bad > 0)
+  const std::int64_t bad = nonfinite_count(out) + nonfinite_count(matrices);
+  if (bad > 0 && config.mechanism == Mechanism::exact)
+    // Exact attention has no features to blame: the inputs' magnitude overflowed the arithmetic's type.
+    std::fprintf(stderr,
+                 "favorlab: warning: the output has %lld NaN/Inf values: exact attention overflowed %s at these input "
+                 "magnitudes (the logits q·k/√d or the weighted sums of V); rescale the inputs%s\n",
+                 static_cast<long long>(bad), std::is_same_v<T, float> ? "float32" : "float64",
+                 std::is_same_v<T, float> ? " or pass --dtype float64" : "");
+  else if (bad > 0)
     std::fprintf(stderr,
                  "favorlab: warning: the output has %lld NaN/Inf values: the estimated row sums D̂ vanished or "
                  "overflowed (%s features%s)\n",
@@ -195,6 +206,8 @@ void run_attend(const AttendOptions& o) {
   const int threads = resolve_threads(o.threads);
   check_distinct_paths({{"--q", o.q}, {"--k", o.k}, {"--v", o.v}, {"--w", o.w}},
                        {{"--out", o.out}, {"--matrix", o.matrix}, {"--save-w", o.save_w}});
+  for (const auto& [option, path] : {std::pair{"--q", &o.q}, {"--k", &o.k}, {"--v", &o.v}, {"--w", &o.w}})
+    if (option != std::string("--w") || !path->empty()) check_input_file(*path, option);
   // The headers first: shapes are checked and the memory predicted before any data is read or any W drawn.
   const NpyHeader qh = read_npy_header(o.q), kh = read_npy_header(o.k), vh = read_npy_header(o.v);
   const InputShape q = input_shape(qh, "--q " + o.q), k = input_shape(kh, "--k " + o.k), v = input_shape(vh, "--v " + o.v);
@@ -216,6 +229,26 @@ void run_attend(const AttendOptions& o) {
     throw std::invalid_argument(inputs + "d = " + std::to_string(static_cast<long long>(q.cols)) +
                                 " is beyond the supported 1e6");
   validate_attention_config(config, static_cast<int>(q.cols));
+  // A W file decides m: its header is checked and its rows enter the memory prediction (not --m).
+  double w_rows = projection_rows(config) > 0 ? config.m : 0;
+  NpyDtype w_dtype = NpyDtype::float64;
+  if (!o.w.empty()) {
+    const NpyHeader wh = read_npy_header(o.w);
+    if (wh.shape.size() != 2 || wh.shape[0] == 0 || wh.shape[1] == 0)
+      throw std::invalid_argument("--w " + o.w + ": W must have shape (m, d) with m, d >= 1, got " +
+                                  npy_shape_string(wh.shape));
+    if (static_cast<double>(wh.shape[1]) != q.cols)
+      throw std::invalid_argument("--w " + o.w + ": W has " + std::to_string(wh.shape[1]) +
+                                  " columns but Q and K have d = " + std::to_string(static_cast<long long>(q.cols)));
+    if (projection_rows(config) == 0)
+      throw std::invalid_argument("--w: this mechanism uses no projection (" +
+                                  std::string(mechanism_name(config.mechanism)) +
+                                  (config.mechanism == Mechanism::favor ? ", --no-projection" : "") + ")");
+    if (wh.shape[0] > std::numeric_limits<int>::max())
+      throw std::invalid_argument("--w " + o.w + ": " + std::to_string(wh.shape[0]) + " rows, more than m can be");
+    w_rows = static_cast<double>(wh.shape[0]);
+    w_dtype = wh.dtype;
+  }
 
   NpyDtype dtype = (qh.dtype == NpyDtype::float64 || kh.dtype == NpyDtype::float64 || vh.dtype == NpyDtype::float64)
                        ? NpyDtype::float64
@@ -249,15 +282,17 @@ void run_attend(const AttendOptions& o) {
   engine.lk = k.rows;
   engine.d = q.cols;
   engine.dv = v.cols;
-  engine.m = projection_rows(config) > 0 ? config.m : 0;
+  engine.m = w_rows;
   engine.columns = memory::feature_columns_of(config.features, engine.m, q.cols, config.project);
   engine.exact = config.mechanism == Mechanism::exact;
   engine.causal = config.causal;
   engine.generalized = !estimates_softmax(config.features);
-  engine.chunk = config.chunk;
+  engine.chunk = std::min<double>(config.chunk, std::max(1.0, k.rows));  // a chunk longer than L is one of L rows
   engine.scalar = scalar;
+  // A file's W: its raw bytes, the values as doubles, and the matrix made of them.
   const double projection = o.w.empty() ? memory::projection_bytes(config.coupling, engine.m, q.cols)
-                                        : memory::kDouble * 2 * engine.m * q.cols;  // a file's W (m from --m)
+                                        : (static_cast<double>(npy_item_size(w_dtype)) + 2 * memory::kDouble) *
+                                              engine.m * q.cols;
   // (--half-inputs: the heads as doubles and rounded, 16 bytes a value, and on the GPU their 16-bit packing.)
   const double rounded_copy = half == HalfInputs::off ? 0 : in_values * (16 + 2);
   const double bytes = in_values * (8 + 8 + scalar) + rounded_copy + (out_values + matrix_values) * (2 * scalar + 8) +

@@ -55,6 +55,15 @@ CliApp::CliApp()
   }
 
   add_strict_number_checks(app);
+  add_named_option_checks(app);
+  // After parsing, before any command runs: a list holding one value twice (a ParseError: one line, exit 2).
+  app.parse_complete_callback([this] {
+    try {
+      check_list_duplicates(app);
+    } catch (const std::invalid_argument& e) {
+      throw CLI::ValidationError(e.what());
+    }
+  });
 }
 
 bool CliApp::has_subcommand(const std::string& name) const {

@@ -1,31 +1,15 @@
 #include "cli/compare_command.hpp"
 
 #include <cstdio>
-#include <fstream>
 #include <optional>
-#include <sstream>
 #include <stdexcept>
 
 #include "io/atomic_file.hpp"
+#include "io/json_file.hpp"
 #include "io/result_compare.hpp"
 
 namespace favorlab {
 
-namespace {
-
-Json read_json(const std::string& path, const char* which) {
-  std::ifstream in(path);
-  if (!in) throw std::invalid_argument(std::string(which) + " " + path + ": cannot open");
-  std::stringstream text;
-  text << in.rdbuf();
-  try {
-    return Json::parse(text.str());
-  } catch (const Json::parse_error& e) {
-    throw std::invalid_argument(std::string(which) + " " + path + ": not JSON (" + e.what() + ")");
-  }
-}
-
-}  // namespace
 
 void add_compare_options(CLI::App& app, CompareOptions& o) {
   app.add_option("baseline", o.baseline, "The reference result file (e.g. committed)")->required();
@@ -41,11 +25,22 @@ void add_compare_options(CLI::App& app, CompareOptions& o) {
 }
 
 int run_compare(const CompareOptions& o) {
-  const Json base = read_json(o.baseline, "baseline"), fresh = read_json(o.fresh, "new");
-  const CompareReport report = compare_results(base, fresh, o.alpha, o.tolerance);
+  // Checked before either file is read: --out names neither input (nor both it and another output stdout), and the
+  // output path is writable (--alpha's range is checked while parsing: cli/option_checks.hpp).
+  check_distinct_paths({{"baseline", o.baseline}, {"new", o.fresh}}, {{"--out", o.out}});
   std::optional<AtomicFileWriter> writer;
   if (!o.out.empty()) writer.emplace(o.out);
-  for (const auto& line : compare_report_lines(report, o.max_lines)) std::printf("%s\n", line.c_str());
+  const Json base = read_json_file(o.baseline, "baseline"), fresh = read_json_file(o.fresh, "new");
+  CompareReport report;
+  try {
+    report = compare_results(base, fresh, o.alpha, o.tolerance);
+  } catch (const Json::exception& e) {
+    // A field of an unexpected type (a string where a number belongs): the document is not a result file.
+    throw std::invalid_argument(o.baseline + ", " + o.fresh + ": not comparable result files (" + e.what() + ")");
+  }
+  // With --out - the JSON is standard output's only content; the report lines go to stderr instead.
+  std::FILE* lines_to = writer && writer->to_stdout() ? stderr : stdout;
+  for (const auto& line : compare_report_lines(report, o.max_lines)) std::fprintf(lines_to, "%s\n", line.c_str());
   if (writer) writer->commit(compare_report_json(report).dump(1) + "\n");
   return report.changed() ? 1 : 0;
 }

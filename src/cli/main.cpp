@@ -13,6 +13,7 @@
 #include "cli/cli_app.hpp"
 #include "cli/option_checks.hpp"
 #include "io/atomic_file.hpp"
+#include "io/input_file.hpp"  // printable: a value with a raw newline stays one line
 #include "ledger/ledger.hpp"
 #include "mc/distribution.hpp"
 #include "perf/allocator.hpp"
@@ -75,7 +76,7 @@ int main(int argc, char** argv) {
   CLI::App& app = cli.app;
 
   if (argc > 1 && argv[1][0] != '-' && !cli.has_subcommand(argv[1])) {
-    std::fprintf(stderr, "favorlab: error: unknown experiment '%s' (see favorlab list)\n", argv[1]);
+    std::fprintf(stderr, "favorlab: error: unknown experiment '%s' (see favorlab list)\n", fl::printable(argv[1]).c_str());
     return 2;
   }
   try {
@@ -87,7 +88,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "favorlab: error: %s (see favorlab --help)\n", e.what());
+    std::fprintf(stderr, "favorlab: error: %s (see favorlab --help)\n", fl::printable(e.what()).c_str());
     return 2;
   }
 
@@ -151,14 +152,14 @@ int main(int argc, char** argv) {
       }
   } catch (const std::invalid_argument& e) {
     // Bad input is seen alike by every rank of an MPI job: rank 0 says it once.
-    if (ranks.rank == 0) std::fprintf(stderr, "favorlab: error: %s\n", e.what());
+    if (ranks.rank == 0) std::fprintf(stderr, "favorlab: error: %s\n", fl::printable(e.what()).c_str());
     return 2;
   } catch (const fl::OutputError& e) {
-    if (ranks.rank == 0) std::fprintf(stderr, "favorlab: error: %s\n", e.what());
+    if (ranks.rank == 0) std::fprintf(stderr, "favorlab: error: %s\n", fl::printable(e.what()).c_str());
     return 2;
   } catch (const std::filesystem::filesystem_error& e) {
     // A path the user gave that cannot be created or read: bad input.
-    if (ranks.rank == 0) std::fprintf(stderr, "favorlab: error: %s\n", e.what());
+    if (ranks.rank == 0) std::fprintf(stderr, "favorlab: error: %s\n", fl::printable(e.what()).c_str());
     return 2;
   } catch (const std::bad_alloc&) {
     // Every command predicts its memory and refuses runs beyond the budget before allocating (perf/memory_budget.hpp);

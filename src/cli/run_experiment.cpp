@@ -8,6 +8,7 @@
 
 #include "cli/progress.hpp"
 #include "io/atomic_file.hpp"
+#include "io/input_file.hpp"
 #include "ledger/claim_sources.hpp"
 #include "mc/distribution.hpp"
 #include "perf/memory_budget.hpp"
@@ -47,6 +48,12 @@ std::filesystem::path run_experiment(Experiment& experiment, const CommonOptions
   const std::filesystem::path out = default_out ? std::filesystem::path("results") / (experiment.name() + ".json")
                                                 : std::filesystem::path(o.out);
   check_distinct_paths(experiment.input_files(), {{"--out", out.string()}});
+  // Every input path that exists is a regular file, before the memory prediction reads its header (a FIFO would
+  // block it). A missing one is left to the experiment, which names what else is missing with it.
+  for (const auto& [option, path] : experiment.input_files()) {
+    std::error_code ec;
+    if (!path.empty() && std::filesystem::exists(path, ec)) check_input_file(path, option);
+  }
   // Under MPI (mc/distribution.hpp): rank 0 alone opens and writes the result, prints progress and the report.
   const RankInfo ranks = process_ranks();
   const Distribution mode = experiment.distribution();

@@ -2,13 +2,17 @@
 // Writes a file so that readers see either the old file or the complete new one, never a half-written one:
 // the content goes to a temporary file in the same directory, which is renamed over the target on commit.
 // Constructing the writer creates the temporary file at once, so an unwritable path is reported before any work.
-// The temporary file is removed on every way out that leaves the target alone: an exception (the destructor), and
-// SIGINT, SIGTERM or SIGHUP (a handler installed with the first writer, where no other handler is set, removes every
-// live temporary file and re-raises the signal), and SIGSEGV, SIGBUS, SIGFPE, SIGILL or SIGABRT (a crash: the same).
-// The target keeps its old content in all of them.
-// The target: a symbolic link is followed (the file it points to is replaced, the link stays); an existing target
-// that is not a regular file (a FIFO, a device, a socket, a directory) is refused with OutputError rather than
-// replaced by a regular file. "-" is standard output: commit writes the content there (no temporary file).
+// The temporary file is removed on every way out that leaves the target alone: an exception (the destructor), exit()
+// before the destructor ran (an atexit handler: libgomp exits when it cannot create threads), and every signal whose
+// default action ends the process (termination, SIGPIPE, SIGXFSZ, SIGXCPU, SIGUSR1/2, SIGALRM, real-time signals,
+// and the crash signals, a stack overflow included): a handler installed with the first writer, where no other
+// handler is set, removes every live temporary file and re-raises the signal. The target keeps its old content.
+// The target: a symbolic link is followed (the file it points to is replaced, the link stays; a loop of links is
+// refused); an existing target that is not a regular file (a FIFO, a device, a socket, a directory) is refused with
+// OutputError rather than replaced by a regular file. "-" is standard output: commit writes the content there (no
+// temporary file). A new file gets mode 0666 less the umask, a replaced one keeps its mode; a name too long for the
+// temporary suffix gets a shortened temporary name. Descriptors 0-2 are opened on /dev/null at start when closed, so
+// no file favorlab opens takes stderr's number.
 #include <filesystem>
 #include <stdexcept>
 #include <string>
@@ -45,7 +49,8 @@ class AtomicFileWriter {
 std::filesystem::path resolved_path(const std::filesystem::path& p);
 
 // Refuses (std::invalid_argument) an output path that names the same file as an input or as another output, e.g.
-// "--out o.npy is the same file as --q o.npy". Each entry is (option, path); empty paths and "-" are skipped.
+// "--out o.npy is the same file as --q o.npy", and two outputs that are both "-" (standard output holds one file).
+// Each entry is (option, path); empty paths are skipped.
 using NamedPath = std::pair<std::string, std::string>;
 void check_distinct_paths(const std::vector<NamedPath>& inputs, const std::vector<NamedPath>& outputs);
 

@@ -1,4 +1,5 @@
 #include "io/npy.hpp"
+#include "io/input_file.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -448,7 +449,11 @@ struct OpenedNpy {
 // anything is allocated for the data.
 void open_npy(const std::filesystem::path& path, const std::string& source, OpenedNpy& f) {
   std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) fail(source, "cannot open: it is a directory");
+  const auto status = std::filesystem::status(path, ec);
+  if (std::filesystem::is_directory(status)) fail(source, "cannot open: it is a directory");
+  // A FIFO would block the open until some process writes, a device never ends, a pipe cannot be read twice (header,
+  // then data): inputs are regular files (io/input_file.hpp).
+  if (std::filesystem::exists(status) && !std::filesystem::is_regular_file(status)) check_input_file(path, "");
   f.in.open(path, std::ios::binary);
   if (!f.in) fail(source, std::string("cannot open: ") + std::strerror(errno));
   std::string head;

@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "io/format_number.hpp"
+#include "io/json_file.hpp"
 
 namespace favorlab {
 
@@ -19,33 +20,16 @@ namespace {
 using Json = nlohmann::ordered_json;
 namespace fs = std::filesystem;
 
-// The largest result file read: the paper-sized mse result is about 2 MB; a file a thousand times larger is not one
-// of favorlab's, and reading it whole would only exhaust memory.
-constexpr std::uintmax_t kMaxResultBytes = std::uintmax_t{1} << 30;
+constexpr std::uintmax_t kMaxResultBytes = kMaxResultFileBytes;
 constexpr std::int64_t kOutOfReach = std::numeric_limits<std::int64_t>::max();
 
 [[noreturn]] void bad_file(const std::string& file, const std::string& what) {
   throw std::invalid_argument(file + ": " + what);
 }
 
-Json read_result_file(const fs::path& path) {
-  const std::string name = path.string();
-  std::error_code ec;
-  if (!fs::is_regular_file(path, ec)) bad_file(name, "not a regular file");
-  const std::uintmax_t size = fs::file_size(path, ec);
-  if (ec) bad_file(name, "cannot read its size (" + ec.message() + ")");
-  if (size > kMaxResultBytes) bad_file(name, "larger than 1 GiB: not a favorlab result file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) bad_file(name, "cannot open");
-  std::string text(static_cast<std::size_t>(size), '\0');
-  in.read(text.data(), static_cast<std::streamsize>(size));
-  if (in.gcount() != static_cast<std::streamsize>(size)) bad_file(name, "cannot read");
-  try {
-    return Json::parse(text);
-  } catch (const Json::exception& e) {
-    bad_file(name, std::string("not JSON (") + e.what() + ")");
-  }
-}
+// The shared bounded reader (io/json_file.hpp): regular files only, at most kMaxResultBytes, nesting and numbers
+// bounded.
+Json read_result_file(const fs::path& path) { return read_json_file(path, "", kMaxResultBytes); }
 
 std::int64_t integer_field(const Json& check, const char* key, const std::string& where) {
   const auto it = check.find(key);
