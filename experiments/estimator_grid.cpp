@@ -87,12 +87,23 @@ Json estimator_row(Estimator e, Coupling c, int d, int m, const Geometry& g) {
 }
 
 Json estimator_row_schema(bool with_mse) {
-  Json statistics = Json::array(
-      {Json{{"value", "mean"}, {"stderr", "stderr"}, {"count", "trials"}, {"skewness", "mean_skewness"}}});
+  // Each statistic names its a-priori skewness (the heavy-tail gate), the closed-form variance of one draw (what
+  // Chebyshev's inequality compares it with past that gate; null where none is known) and the scale its rounding is
+  // relative to: the truth for means, the truth squared for mean squared errors (io/result_compare.hpp).
+  auto statistic = [](const char* value, const char* stderr_field, const char* count, const char* skewness,
+                      const char* variance, int rounding_power) {
+    Json s{{"value", value},       {"stderr", stderr_field},     {"count", count},
+           {"skewness", skewness}, {"rounding_scale", "truth"}, {"rounding_power", rounding_power}};
+    if (variance != nullptr) s["variance"] = variance;
+    return s;
+  };
+  Json statistics = Json::array({statistic("mean", "stderr", "trials", "mean_skewness", "mean_draw_variance", 1)});
   Json exact = Json::array({"truth"});
   if (with_mse) {
-    statistics.push_back(
-        Json{{"value", "mse"}, {"stderr", "mse_stderr"}, {"count", "trials"}, {"skewness", "mse_skewness"}});
+    statistics.push_back(statistic("mse", "mse_stderr", "trials", "mse_skewness", "mse_draw_variance", 2));
+    // The importance-sampled figures (positive and hyperbolic rows; absent elsewhere): the only conclusive MSEs.
+    statistics.push_back(statistic("is_mean", "is_stderr", "is_trials", "is_mean_skewness", nullptr, 1));
+    statistics.push_back(statistic("is_mse", "is_mse_stderr", "is_trials", "is_mse_skewness", nullptr, 2));
     exact.push_back("mse_theory");
   }
   return Json{{"key", Json::array({"estimator", "coupling", "d", "m", "x_norm", "y_norm", "cos_angle"})},

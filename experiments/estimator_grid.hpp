@@ -75,8 +75,10 @@ class EstimatorGridExperiment : public Experiment {
 Json estimator_row(Estimator e, Coupling c, int d, int m, const Geometry& g);
 
 // params.row_schema of the estimator experiments (io/result_compare.hpp: what `favorlab compare` pairs and tests):
-// key = the fields of estimator_row; statistics mean ± stderr (skewness mean_skewness) and, with_mse, mse ± mse_stderr
-// (skewness mse_skewness), over `trials`; exact truth (and mse_theory); verdict status.
+// key = the fields of estimator_row; statistics mean ± stderr (skewness mean_skewness, variance of one draw
+// mean_draw_variance) and, with_mse, mse ± mse_stderr (mse_skewness, mse_draw_variance) over `trials` and the
+// importance-sampled is_mean ± is_stderr and is_mse ± is_mse_stderr (is_mean_skewness, is_mse_skewness) over
+// `is_trials`; rounding relative to the truth (squared for MSEs); exact truth (and mse_theory); verdict status.
 Json estimator_row_schema(bool with_mse);
 
 // "x_norm=…, y_norm=…, cos=…" for check details.

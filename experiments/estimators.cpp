@@ -77,9 +77,9 @@ class EstimatorsExperiment final : public EstimatorGridExperiment {
                                 error_moments(e, points[p], d, m, grid_.parameters).squared_error_skewness,
                                 cell.error.count(), cell.nonfinite, point_label(points[p])});
           }
-          // Confirmation where conclusive: the check takes the points whose z interval is reliable at this trial
-          // count (decided by the a-priori skewness, before looking at the figures); the others stay inconclusive
-          // in their rows, with the trials they would need.
+          // The family α is split over the points whose z interval is reliable at this trial count (decided by the
+          // a-priori skewness, before looking at the figures); the others are inconclusive points of the check, with
+          // the trials they would need, so a check never holds over part of its grid.
           std::vector<PointVerdict> probe;
           std::size_t reachable = 0;
           const bool has_theory = exact(e, coupling, points.front()).has_value();
@@ -94,7 +94,7 @@ class EstimatorsExperiment final : public EstimatorGridExperiment {
           if (has_theory)
             check.emplace("Exact MSE (" + label + ") = Monte Carlo",
                           where + (judge_all ? " (none is reliable at this trial count)"
-                                             : " (the " + std::to_string(reachable) +
+                                             : " (alpha split over the " + std::to_string(reachable) +
                                                    " whose Monte Carlo is reliable at this trial count)"),
                           grid_.alpha, judge_all ? points.size() : reachable);
           for (std::size_t p = 0; p < points.size(); ++p) {
@@ -110,9 +110,12 @@ class EstimatorsExperiment final : public EstimatorGridExperiment {
             row["trials"] = cell.error.count();
             row["nonfinite"] = cell.nonfinite;
             if (has_theory) {
-              const PointVerdict v = judge_all || probe[p].reliable ? check->judge(evidence[p]) : probe[p];
+              PointEvidence ev = evidence[p];
+              // A point left out of the split still counts, as unreliable: its trial requirement from the probe.
+              if (!judge_all && !probe[p].reliable) ev.min_trials = std::max(ev.min_trials, probe[p].trials_needed);
+              const PointVerdict v = check->judge(ev);
               row["status"] = v.status;
-              row["trials_needed"] = v.trials_needed;
+              row["trials_needed"] = trials_json(v.trials_needed);
             }
             result.rows.push_back(row);
           }

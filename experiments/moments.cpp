@@ -149,7 +149,7 @@ class MomentsExperiment final : public Experiment {
         row["skewness"] = skew;
         row["excess_kurtosis"] = kurtosis;
         row["status"] = v.status;
-        row["trials_needed"] = v.trials_needed;
+        row["trials_needed"] = trials_json(v.trials_needed);
         result.rows.push_back(row);
       }
     }

@@ -113,6 +113,10 @@ class MseExperiment final : public EstimatorGridExperiment {
           // A-priori skewness of one draw of the error and of its square (iid values; `favorlab compare` gates on them).
           row["mean_skewness"] = number_or_null(em.error_skewness);
           row["mse_skewness"] = number_or_null(f.skewness);
+          // The closed-form variance of one draw of e and of e², exact for iid projections only (null for coupled
+          // rows): what `favorlab compare` holds a heavy-tailed figure to, by Chebyshev's inequality.
+          row["mean_draw_variance"] = iid ? number_or_null(em.variance) : Json(nullptr);
+          row["mse_draw_variance"] = iid ? number_or_null(em.squared_error_variance) : Json(nullptr);
           row["trials"] = f.trials;
           row["nonfinite"] = f.nonfinite;
           if (check) {
@@ -124,7 +128,7 @@ class MseExperiment final : public EstimatorGridExperiment {
             row["mse_theory"] = theory;
             row["z"] = v.z;
             row["status"] = v.status;
-            row["trials_needed"] = v.trials_needed;
+            row["trials_needed"] = trials_json(v.trials_needed);
           } else {
             row["mse_theory"] = nullptr;
           }
@@ -195,9 +199,12 @@ class MseExperiment final : public EstimatorGridExperiment {
       row["is_mean_status"] = mv.status;
       row["is_mse"] = is.mse;
       row["is_mse_stderr"] = is.mse_stderr;
+      row["is_trials"] = is.trials;
+      row["is_mean_skewness"] = number_or_null(is.estimate_skewness);
+      row["is_mse_skewness"] = number_or_null(is.mse_skewness);
       row["is_z"] = v.z;
       row["is_status"] = v.status;
-      row["is_trials_needed"] = v.trials_needed;
+      row["is_trials_needed"] = trials_json(v.trials_needed);
       row["is_proposal_mean"] = is.proposal.mean;
       row["is_proposal_sd"] = is.proposal.sd;
       row["is_proposal_perp_sd"] = perp_sd;

@@ -199,7 +199,7 @@ class OrthogonalExperiment final : public Experiment {
               row["bound_corrected"] = corrected;
               row["z"] = v.z;
               row["status"] = v.status;
-              row["trials_needed"] = v.trials_needed;
+              row["trials_needed"] = trials_json(v.trials_needed);
               row["trials"] = f.trials;
               row["nonfinite"] = f.nonfinite;
               if (c == 1) {
@@ -285,7 +285,7 @@ class OrthogonalExperiment final : public Experiment {
               row["claim_mc_status"] = v.status;
               row["claim_mc_z"] = v.z;
               row["status"] = v.status;
-              row["trials_needed"] = v.trials_needed;
+              row["trials_needed"] = trials_json(v.trials_needed);
               row["trials"] = cell.error.count();
               row["nonfinite"] = cell.nonfinite;
               result.rows.push_back(row);
@@ -367,7 +367,7 @@ class OrthogonalExperiment final : public Experiment {
         row["mse_simplex_theory"] = simplex_theory;
         row["bound_claimed"] = theorem2_claimed_bound(Estimator::positive, g, d, m);
         row["status"] = v.status;
-        row["trials_needed"] = v.trials_needed;
+        row["trials_needed"] = trials_json(v.trials_needed);
         row["simplex_below_orthogonal_mc_status"] = mc.status;
         row["simplex_below_orthogonal_exact_status"] =
             exact_order.judge(simplex_theory, ort_theory, k2, label, std::sqrt(g.z_sq()));

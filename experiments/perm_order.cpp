@@ -272,7 +272,7 @@ class PermOrderExperiment final : public Experiment {
         row["mc_stderr_sample"] = std::sqrt(mc.variance / trials);
         row["z"] = v.z;
         row["status"] = v.status;
-        row["trials_needed"] = v.trials_needed;
+        row["trials_needed"] = trials_json(v.trials_needed);
         row["mc_mean_log_order"] = mc_log.mean;
         row["mc_log_stderr"] = std::sqrt(s.variance_log / trials);
         row["z_log"] = vl.z;

@@ -203,7 +203,7 @@ class SmregExperiment final : public Experiment {
         row["nonfinite"] = cell.nonfinite;
         row["error_skewness"] = skew;
         row["status"] = v.status;
-        row["trials_needed"] = v.trials_needed;
+        row["trials_needed"] = trials_json(v.trials_needed);
         result.rows.push_back(row);
       }
     }

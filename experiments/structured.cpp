@@ -174,7 +174,7 @@ class StructuredExperiment final : public Experiment {
             row["stderr"] = f.stderr_;
             row["z"] = v.z;
             row["status"] = v.status;
-            row["trials_needed"] = v.trials_needed;
+            row["trials_needed"] = trials_json(v.trials_needed);
             row["relative_bias"] = f.rel();
             row["relative_bias_stderr"] = f.rel_se();
             row["mse"] = f.mse;

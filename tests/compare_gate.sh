@@ -4,6 +4,8 @@
 # Power: the same sweep with the positive estimator's mean scaled by 1.01 (a 1 % bias) is flagged (exit 1) and named.
 # Level: five reruns with other seeds are not flagged; each compare's family-wise false-flag rate is alpha = 1e-3, so
 # this script fails by chance with probability at most 5e-3.
+# Uncompared: the orthogonal rows' heavy-tailed MSEs have no closed-form variance for Chebyshev's bound, 8 of 128
+# statistics (6.25 %), so the gate states --max-uncompared 0.1; more than that is a failure.
 # Regenerate the baseline (after a deliberate change of the statistics) with: tests/compare_gate.sh FAVORLAB --update
 set -euo pipefail
 favorlab="$1"
@@ -18,7 +20,7 @@ sweep() {  # seed out
 if [ "${2:-}" = "--update" ]; then sweep 7 "$baseline"; echo "wrote $baseline"; exit 0; fi
 
 sweep 7 "$dir/new.json"
-"$favorlab" compare "$baseline" "$dir/new.json" > "$dir/same.txt" || { cat "$dir/same.txt" >&2; exit 1; }
+"$favorlab" compare --max-uncompared 0.1 "$baseline" "$dir/new.json" > "$dir/same.txt" || { cat "$dir/same.txt" >&2; exit 1; }
 
 /usr/bin/python3 - "$dir/new.json" "$dir/biased.json" <<'PY'
 import json, sys
@@ -29,14 +31,14 @@ for row in r["rows"]:
         row["stderr"] *= 1.01
 json.dump(r, open(sys.argv[2], "w"))
 PY
-if "$favorlab" compare "$baseline" "$dir/biased.json" > "$dir/biased.txt"; then
+if "$favorlab" compare --max-uncompared 0.1 "$baseline" "$dir/biased.json" > "$dir/biased.txt"; then
   echo "a 1 % bias of the positive estimator was not flagged:" >&2; cat "$dir/biased.txt" >&2; exit 1
 fi
 grep -q "estimator=positive" "$dir/biased.txt" || { cat "$dir/biased.txt" >&2; exit 1; }
 
 for seed in 8 9 10 11 12; do
   sweep "$seed" "$dir/seed.json"
-  "$favorlab" compare "$baseline" "$dir/seed.json" > "$dir/seed.txt" || {
+  "$favorlab" compare --max-uncompared 0.1 "$baseline" "$dir/seed.json" > "$dir/seed.txt" || {
     echo "seed $seed flagged against the baseline (false-flag rate 1e-3 per compare):" >&2; cat "$dir/seed.txt" >&2
     exit 1
   }

@@ -20,6 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_runner.hpp"
+#include "experiments/estimator_grid.hpp"
 #include "io/result_compare.hpp"
 #include "stats/edgeworth.hpp"
 #include "stats/normal_quantiles.hpp"
@@ -33,7 +34,8 @@ Json mse_like_row_schema() {
   return Json::parse(R"({
     "key": ["estimator", "coupling", "d", "m", "x_norm", "y_norm", "cos_angle"],
     "statistics": [{"value": "mean", "stderr": "stderr", "count": "trials"},
-                   {"value": "mse", "stderr": "mse_stderr", "count": "trials", "skewness": null}],
+                   {"value": "mse", "stderr": "mse_stderr", "count": "trials", "skewness": null,
+                    "rounding_scale": "truth", "rounding_power": 2}],
     "exact": ["truth", "mse_theory"],
     "verdict": "status"})");
 }
@@ -445,7 +447,8 @@ TEST_CASE("inputs that cannot be compared are rejected with one line", "[compare
   other = base;  // member order does not matter
   other["params"]["row_schema"] = Json::parse(R"({"verdict": "status", "exact": ["truth", "mse_theory"],
     "statistics": [{"count": "trials", "stderr": "stderr", "value": "mean"},
-                   {"value": "mse", "stderr": "mse_stderr", "count": "trials"}],
+                   {"rounding_power": 2, "rounding_scale": "truth", "value": "mse", "stderr": "mse_stderr",
+                    "count": "trials"}],
     "key": ["estimator", "coupling", "d", "m", "x_norm", "y_norm", "cos_angle"]})");
   CHECK_NOTHROW(compare_results(base, other));
   other = base;
@@ -506,4 +509,150 @@ TEST_CASE("favorlab compare: exit 0 unchanged, 1 changed with the change named, 
     CHECK(favorlab::testing::line_count(bad.err) == 1);
   }
   std::filesystem::remove_all(dir);
+}
+
+namespace {
+
+// One heavy-tailed statistic per row, as results/mse.json's gated MSEs: a skewness that fails the gate at the row's
+// trials, and (optionally) the closed-form variance of one draw.
+Json gated_document(bool with_variance) {
+  Json stat = {{"value", "mse"}, {"stderr", "mse_stderr"}, {"count", "trials"}, {"skewness", "mse_skewness"}};
+  if (with_variance) stat["variance"] = "mse_draw_variance";
+  const Json schema = {{"key", {"i"}}, {"statistics", {stat}}};
+  Json rows = Json::array();
+  for (int i = 0; i < 20; ++i)
+    rows.push_back({{"i", i}, {"mse", 1.0 + 0.1 * i}, {"mse_stderr", 0.01}, {"trials", 100000},
+                    {"mse_skewness", 500.0}, {"mse_draw_variance", 0.1}});
+  return document("mse", schema, rows);
+}
+
+}  // namespace
+
+TEST_CASE("a new file cannot blind the heavy-tail gate: gate fields come from the baseline and must agree",
+          "[compare]") {
+  // Setting every skewness in NEW to null and doubling every figure used to give "0 compared, all not compared
+  // (heavy-tailed)" and exit 0.
+  const Json base = gated_document(true);
+  Json fresh = base;
+  for (Json& row : fresh["rows"]) {
+    row["mse_skewness"] = nullptr;
+    row["mse"] = 2 * row["mse"].get<double>();
+  }
+  const CompareReport r = compare_results(base, fresh);
+  CHECK(r.changed());
+  CHECK(r.fails());
+  REQUIRE(r.exact_mismatches.size() == 20);
+  CHECK(r.exact_mismatches[0].gate_field);
+  CHECK(r.exact_mismatches[0].field == "mse_skewness");
+  // The figures are judged with the baseline's gate: past it by Chebyshev, and a doubling is 700+ closed-form SDs.
+  CHECK(r.compared_chebyshev == 20);
+  CHECK(r.changes.size() == 20);
+  CHECK(r.changes[0].chebyshev);
+
+  // A NEW whose gate fields are removed is not "unchanged" even with equal figures.
+  Json stripped = base;
+  for (Json& row : stripped["rows"]) row.erase("mse_skewness");
+  CHECK(compare_results(base, stripped).changed());
+  // Nor one whose closed-form variance is inflated to widen Chebyshev's bound.
+  Json widened = base;
+  for (Json& row : widened["rows"]) row["mse_draw_variance"] = 1e12;
+  CHECK(compare_results(base, widened).exact_mismatches.size() == 20);
+}
+
+TEST_CASE("heavy-tailed statistics: Chebyshev past the gate catches a x100 point; its level holds on lognormal runs",
+          "[compare]") {
+  // Power: one row of 20 multiplied by 100; the old gate skipped every row (exit 0).
+  const Json base = gated_document(true);
+  Json fresh = base;
+  fresh["rows"][7]["mse"] = 100 * fresh["rows"][7]["mse"].get<double>();
+  const CompareReport r = compare_results(base, fresh);
+  REQUIRE(r.changes.size() == 1);
+  CHECK(r.changes[0].row_key_text == "i=7");
+  CHECK(r.skipped_heavy_tailed == 0);
+
+  // Level: both runs are means of n lognormal(0, σ = 1.5) draws (skewness 33.5, far past the gate at n = 2000), so
+  // the z test's level is unknown there; Chebyshev's uses only the closed-form variance (e^{σ²} − 1)e^{σ²}. At
+  // α = 0.2 over 10 rows the bound is 0.2 per file pair; 400 file pairs flagged at most 103 times (P(X > 103) < 1e-6
+  // for X ~ Binomial(400, 0.2)). Chebyshev is conservative: the measured rate on this seed is 0 of 400.
+  constexpr int kPairs = 400, kRows = 10, kTrials = 2000;
+  const double sigma = 1.5, variance = std::expm1(sigma * sigma) * std::exp(sigma * sigma);
+  const double skewness = (std::exp(sigma * sigma) + 2) * std::sqrt(std::expm1(sigma * sigma));
+  std::mt19937_64 rng(99);
+  std::lognormal_distribution<double> draw(0, sigma);
+  Json stat = {{"value", "mean"}, {"stderr", "stderr"}, {"count", "trials"}, {"skewness", "skew"}, {"variance", "var"}};
+  const Json schema = {{"key", {"i"}}, {"statistics", {stat}}};
+  auto run = [&] {
+    Json rows = Json::array();
+    for (int i = 0; i < kRows; ++i) {
+      double sum = 0, sum2 = 0;
+      for (int t = 0; t < kTrials; ++t) {
+        const double x = draw(rng);
+        sum += x;
+        sum2 += x * x;
+      }
+      const double mean = sum / kTrials, sd = std::sqrt((sum2 - kTrials * mean * mean) / (kTrials - 1));
+      rows.push_back({{"i", i}, {"mean", mean}, {"stderr", sd / std::sqrt(kTrials)}, {"trials", kTrials},
+                      {"skew", skewness}, {"var", variance}});
+    }
+    return document("x", schema, rows);
+  };
+  int flagged = 0;
+  for (int pair = 0; pair < kPairs; ++pair) {
+    const CompareReport level = compare_results(run(), run(), 0.2);
+    REQUIRE(level.compared_chebyshev == kRows);
+    if (level.changed()) ++flagged;
+  }
+  CHECK(flagged <= 103);
+}
+
+TEST_CASE("a file whose heavy-tailed statistics have no closed-form variance fails as uncompared", "[compare]") {
+  const Json base = gated_document(false);
+  const CompareReport r = compare_results(base, base);
+  CHECK_FALSE(r.changed());
+  CHECK(r.skipped_heavy_tailed == 20);
+  CHECK(r.uncompared_fraction == 1);
+  CHECK(r.fails());
+  // Listed per row in the terminal report, and the summary says why.
+  const auto lines = compare_report_lines(r, 100);
+  CHECK_THAT(lines.front(), Contains("mse not compared at i=0 (heavy-tailed"));
+  CHECK_THAT(lines.back(), Contains("UNDECIDED"));
+  // With a stated tolerance for it the same report passes.
+  CHECK_FALSE(compare_results(base, base, 1e-3, 1e-9, 1.0).fails());
+}
+
+TEST_CASE("rounding floor is the statistic's own scale: a tiny MSE that moves is flagged", "[compare]") {
+  // Hyperbolic MSE at (0.1, 0.1, -0.99): 1.24e-9 with SE 6.6e-12 beside a truth of 0.99. The old floor was
+  // 1e-9 x the truth (81 % of the MSE), so x1.8 and x0.2 (|z| ~ 100) passed; the floor is now
+  // 1e-9 x 1.24e-9 + (1e-9 x 0.99)^2, far below the move.
+  Json base = mse_like_document();
+  Json& b0 = base["rows"][0];
+  b0["truth"] = 0.9901488436829572;
+  b0["mse"] = 1.2298635357872855e-09;
+  b0["mse_stderr"] = 6.6e-12;
+  b0["mse_theory"] = 1.2254934198933347e-09;
+  for (double factor : {1.8, 0.2}) {
+    Json fresh = base;
+    fresh["rows"][0]["mse"] = factor * b0["mse"].get<double>();
+    const CompareReport r = compare_results(base, fresh);
+    REQUIRE(r.changes.size() == 1);
+    CHECK(r.changes[0].field == "mse");
+    CHECK(r.within_rounding == 0);
+  }
+}
+
+TEST_CASE("the estimator experiments declare the importance-sampled statistics", "[compare]") {
+  // is_mean and is_mse x1.5 in every row used to pass: the row_schema did not name them.
+  const Json schema = estimator_row_schema(true);
+  Json rows = Json::array();
+  for (int i = 0; i < 4; ++i)
+    rows.push_back({{"estimator", "positive"}, {"coupling", "iid"}, {"d", 16}, {"m", 16}, {"x_norm", 0.5},
+                    {"y_norm", 0.5}, {"cos_angle", 0.25 * i}, {"truth", 1.2}, {"mse_theory", 1e-3}, {"status", "holds"},
+                    {"is_mean", 1.2}, {"is_stderr", 1e-3}, {"is_mse", 1e-3}, {"is_mse_stderr", 2e-6},
+                    {"is_trials", 100000}, {"is_mean_skewness", 0.5}, {"is_mse_skewness", 3.0}});
+  const Json base = document("mse", schema, rows);
+  Json fresh = base;
+  for (Json& row : fresh["rows"]) row["is_mse"] = 1.5 * row["is_mse"].get<double>();
+  const CompareReport r = compare_results(base, fresh);
+  CHECK(r.changes.size() == 4);
+  CHECK(r.changes[0].field == "is_mse");
 }

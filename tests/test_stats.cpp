@@ -1,7 +1,9 @@
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <limits>
 #include <vector>
 
+#include "io/result.hpp"
 #include "rng/philox_stream.hpp"
 #include "stats/claim_check.hpp"
 #include "stats/edgeworth.hpp"
@@ -9,6 +11,7 @@
 #include "stats/normal_quantiles.hpp"
 #include "stats/running_moments.hpp"
 #include "stats/skewness_bound.hpp"
+#include "stats/tail_bound_check.hpp"
 
 using namespace favorlab;
 
@@ -195,4 +198,158 @@ TEST_CASE("skewness gate from a jackknife upper bound keeps the z test's level o
   CHECK(with_bound < with_sample);
   // Too few values for 20 blocks of 3: no bound, so nothing is let through.
   CHECK(std::isinf(skewness_upper_bound(std::vector<double>(59, 1.0), 20)));
+}
+
+TEST_CASE("claim check: points exact to rounding are left out of power and margin; power is the weakest point's",
+          "[stats][power]") {
+  // One point with an SE of rounding noise (x = −y: 1e-19 beside an allowance of 1e-12) and two sampled ones. The
+  // rounding point used to set the power to ~1e-12 ("a theory off by 1e-10 % would have been caught").
+  ClaimCheck check("mean = theory", "here", 1e-3, 3, ClaimCheck::Sides::two, 0.5);
+  const double z = check.critical_z();
+  check.judge({1.0, 1.0, 1e-19, 1e-12, 0, 1000, 0, "rounding"});
+  check.judge({1.0, 1.0, 1e-3, 1e-12, 0, 1000, 0, "tight"});
+  check.judge({1.0, 1.0, 1e-2, 1e-12, 0, 1000, 0, "loose"});
+  const Check c = check.result();
+  CHECK(c.power == Approx(z * 1e-2 + 1e-12).epsilon(1e-9));
+  CHECK_THAT(c.detail, Catch::Contains("weakest at loose"));
+  CHECK_THAT(c.detail, Catch::Contains("1 points exact to rounding"));
+  // The power case: a theory off by the reported power is violated at every sampled point, the weakest included.
+  ClaimCheck off("mean = theory", "here", 1e-3, 3, ClaimCheck::Sides::two, 0.5);
+  const double moved = 1.0 + c.power * (1 + 1e-9);
+  CHECK(off.judge({1.0, moved, 1e-3, 1e-12, 0, 1000, 0, "tight"}).status == Verdict::violated);
+  CHECK(off.judge({1.0, moved, 1e-2, 1e-12, 0, 1000, 0, "loose"}).status == Verdict::violated);
+
+  // One-sided: the held rounding point's margin (the allowance, ~1e-12) no longer stands for the check's.
+  ClaimCheck upper("mean <= theory", "here", 1e-3, 2, ClaimCheck::Sides::upper);
+  upper.judge({1.0, 1.0, 1e-19, 1e-12, 0, 1000, 0, "rounding"});
+  upper.judge({0.5, 1.0, 1e-3, 1e-12, 0, 1000, 0, "sampled"});
+  const Check u = upper.result();
+  CHECK(u.margin == Approx(0.5 - upper.critical_z() * 1e-3 + 1e-12).epsilon(1e-9));
+  // Every point exact to rounding: they are all there is, so they count.
+  ClaimCheck exact("mean = theory", "here", 1e-3, 1);
+  exact.judge({1.0, 1.0, 1e-19, 1e-12, 0, 1000, 0, "rounding"});
+  CHECK(exact.result().power < 1e-11);
+}
+
+TEST_CASE("claim check: critical reports Student t where it was used; trials_needed from the normal limit",
+          "[stats]") {
+  // A jackknife SE with 3 degrees of freedom at α_p = 1e-3/30, two-sided: t₃ = 40.4 was used, but the field and the
+  // detail used to say z = 4.15, and trials_needed used t's half-width (about 95x too many).
+  ClaimCheck check("mean = theory", "here", 1e-3, 30, ClaimCheck::Sides::two, 0.02);
+  PointEvidence p{1.01, 1.0, 0.01, 0, 0, 1000, 0, "jackknife"};
+  p.degrees_of_freedom = 3;
+  const PointVerdict v = check.judge(p);
+  const double t = check.critical_value(p), z = check.critical_z();
+  CHECK(t == Approx(40.4).margin(0.1));
+  CHECK(v.status == Verdict::inconclusive);
+  const Check c = check.result();
+  CHECK(c.critical == Approx(t));
+  CHECK_THAT(c.detail, Catch::Contains("Student t"));
+  // |d| = 0.01 < band 0.02: the interval must shrink to 0.01; from the normal limit, 1000·(z·0.01/0.01)² ≈ 17 200,
+  // where t's half-width gave 1000·40.4² ≈ 1 630 000.
+  CHECK(static_cast<double>(v.trials_needed) == Approx(1000 * z * z).epsilon(1e-3));
+}
+
+TEST_CASE("claim check: out of reach is null with a reason in the result file, never INT64_MAX", "[stats]") {
+  ClaimCheck check("mean = theory", "here", 1e-3, 1);
+  check.judge({1.0, 1.0, 0.1, 0, std::numeric_limits<double>::infinity(), 1000, 0, "no third moment"});
+  const Check c = check.result();
+  CHECK(c.trials_needed == kOutOfReach);
+  CHECK_THAT(c.out_of_reach, Catch::Contains("infinite skewness"));
+  const Json j = check_json(c);
+  CHECK(j["trials_needed"].is_null());
+  CHECK(j["out_of_reach"] == c.out_of_reach);
+  // A reachable check writes its count and a null reason.
+  ClaimCheck fine("mean = theory", "here", 1e-3, 1);
+  fine.judge({1.004, 1.0, 0.01, 0, 0, 1000, 0, "open"});
+  const Json k = check_json(fine.result());
+  CHECK(k["trials_needed"].is_number_integer());
+  CHECK(k["out_of_reach"].is_null());
+}
+
+TEST_CASE("claim check: a point left out of the alpha split is an inconclusive point, never dropped", "[stats]") {
+  // As experiments/estimators.cpp does: α split over the one reliable point, the unreliable one judged with its
+  // trial requirement; the check is inconclusive (it used to hold over the reliable half of its grid).
+  ClaimCheck check("mse = theory", "grid", 1e-3, 1);
+  check.judge({1.0, 1.0, 1e-4, 0, 0, 1000, 0, "reliable"});
+  PointEvidence heavy{1.0, 1.0, 1e-4, 0, 0, 1000, 0, "heavy"};
+  heavy.min_trials = 50000;
+  check.judge(heavy);
+  const Check c = check.result();
+  CHECK(c.points_total == 2);
+  CHECK(c.points_held == 1);
+  CHECK(c.status == Verdict::inconclusive);
+  CHECK(c.trials_needed == 50000);
+  CHECK_THAT(c.detail, Catch::Contains("split over 1 points"));
+}
+
+TEST_CASE("tail bound: trials to settle come from the exact binomial, not a normal approximation", "[stats]") {
+  // Zero exceedances in 1e6 draws against a bound of 5.05e-8 at α_p = 8.5e-6: the normal approximation asked for
+  // 7.8e10 draws; the Clopper–Pearson upper end 1 − (α/2)^{1/N} clears the bound at N ≈ 2.45e8.
+  constexpr double kAlpha = 8.5e-6;
+  const std::int64_t n = clopper_pearson_trials(0, 1000000, 5.05e-8, kAlpha);
+  CHECK(static_cast<double>(n) == Approx(2.45e8).epsilon(0.01));
+  CHECK(clopper_pearson(0, n, kAlpha).upper <= 5.05e-8);
+  CHECK(clopper_pearson(0, n - 1, kAlpha).upper > 5.05e-8);
+  // A bound of 2.55e-15 is settled by about 4.9e15 draws, not "no number of draws" (INT64_MAX).
+  const std::int64_t far = clopper_pearson_trials(0, 1000000, 2.55e-15, kAlpha);
+  CHECK(far != kOutOfReach);
+  CHECK(static_cast<double>(far) == Approx(4.9e15).epsilon(0.02));
+  // With exceedances on either side of the bound the same frequency settles it at the returned count.
+  const std::int64_t below = clopper_pearson_trials(30, 1000000, 5e-5, kAlpha);
+  CHECK(clopper_pearson(std::llround(3e-5 * static_cast<double>(below)), below, kAlpha).upper <= 5e-5);
+  const std::int64_t above = clopper_pearson_trials(70, 1000000, 5e-5, kAlpha);
+  CHECK(clopper_pearson(std::llround(7e-5 * static_cast<double>(above)), above, kAlpha).lower > 5e-5);
+  // On the bound: out of reach, with a reason in the check.
+  CHECK(clopper_pearson_trials(50, 1000000, 5e-5, kAlpha) == kOutOfReach);
+  TailBoundCheck check("P <= bound", "here", 1e-3, 1);
+  check.judge({50, 1000000, 0, 5e-5, "on the bound"});
+  const Check c = check.result();
+  CHECK(c.trials_needed == kOutOfReach);
+  CHECK_FALSE(c.out_of_reach.empty());
+}
+
+TEST_CASE("calibration: the jackknife skewness bound's real coverage and the Edgeworth gate's real tail rate",
+          "[stats][calibration]") {
+  // The numbers stats/skewness_bound.hpp and stats/edgeworth.hpp state, re-measured: a change to either method that
+  // moves them fails here and must restate them. Bands are ±4 binomial SEs around the stated values.
+  auto coverage = [](double sigma, int n, int reps, std::uint64_t stream) {
+    const double e = std::exp(sigma * sigma), gamma = (e + 2) * std::sqrt(e - 1);
+    int covered = 0;
+    for (int r = 0; r < reps; ++r) {
+      PhiloxStream rng(23, stream, static_cast<std::uint64_t>(r));
+      std::vector<double> x(static_cast<std::size_t>(n));
+      for (double& v : x) v = std::exp(sigma * rng.normal());
+      covered += skewness_upper_bound(x, 20) >= gamma;
+    }
+    return static_cast<double>(covered) / reps;
+  };
+  const double low_tail = coverage(0.5, 200, 2000, 1);
+  INFO("coverage at sigma 0.5, n 200: " << low_tail << " (stated 74 %, nominal 97.5 %)");
+  CHECK(low_tail == Approx(0.74).margin(0.04));
+  const double heavy = coverage(1.5, 200, 2000, 2);
+  INFO("coverage at sigma 1.5, n 200: " << heavy << " (stated 4 %)");
+  CHECK(heavy < 0.08);
+  // Fewer than 60 values: fewer blocks, a finite bound (no longer +inf, which asked for 9e18 trials).
+  std::vector<double> few(30);
+  for (std::size_t i = 0; i < few.size(); ++i) few[i] = std::exp(0.3 * static_cast<double>(i % 7));
+  CHECK(std::isfinite(skewness_upper_bound(few, 20)));
+  CHECK(std::isinf(skewness_upper_bound(std::vector<double>{1, 2, 3, 4, 5}, 20)));
+
+  // Exponential draws (γ = 2) at the gate's smallest n for α = 1e-2: the lower tail of the t statistic is 2.5× its
+  // share α/2 (stated), not "at most twice". 100 000 samples: SE of the rate 3.5e-4, band ±4 SE.
+  const double alpha = 1e-2, z = two_sided_critical_z(alpha);
+  const std::int64_t n = trials_for_reliable_z_test(2.0, z, alpha);
+  CHECK(n == 190);
+  constexpr int kReps = 100000;
+  int lower = 0;
+  for (int r = 0; r < kReps; ++r) {
+    PhiloxStream rng(29, 3, static_cast<std::uint64_t>(r));
+    RunningMoments m;
+    for (std::int64_t i = 0; i < n; ++i) m.add(-std::log(rng.uniform()));
+    lower += (m.mean() - 1) / m.standard_error() < -z;
+  }
+  const double ratio = lower / (kReps * alpha / 2);
+  INFO("lower-tail rate " << ratio << " x its share");
+  CHECK(ratio == Approx(2.5).margin(0.28));
 }

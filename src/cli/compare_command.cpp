@@ -20,6 +20,10 @@ void add_compare_options(CLI::App& app, CompareOptions& o) {
                  "Relative tolerance of exact fields (closed forms), of zero-SE figures, and the rounding floor of "
                  "statistics")
       ->capture_default_str();
+  app.add_option("--max-uncompared", o.max_uncompared,
+                 "Largest fraction of the statistics that may go uncompared (heavy-tailed without a closed-form "
+                 "variance, or non-finite) before the exit status is 1")
+      ->capture_default_str();
   app.add_option("--out", o.out, "Also write the report as JSON (schema favorlab.compare/1)");
   app.add_option("--max-lines", o.max_lines, "Change lines printed at most")->capture_default_str();
 }
@@ -33,7 +37,7 @@ int run_compare(const CompareOptions& o) {
   const Json base = read_json_file(o.baseline, "baseline"), fresh = read_json_file(o.fresh, "new");
   CompareReport report;
   try {
-    report = compare_results(base, fresh, o.alpha, o.tolerance);
+    report = compare_results(base, fresh, o.alpha, o.tolerance, o.max_uncompared);
   } catch (const Json::exception& e) {
     // A field of an unexpected type (a string where a number belongs): the document is not a result file.
     throw std::invalid_argument(o.baseline + ", " + o.fresh + ": not comparable result files (" + e.what() + ")");
@@ -42,7 +46,7 @@ int run_compare(const CompareOptions& o) {
   std::FILE* lines_to = writer && writer->to_stdout() ? stderr : stdout;
   for (const auto& line : compare_report_lines(report, o.max_lines)) std::fprintf(lines_to, "%s\n", line.c_str());
   if (writer) writer->commit(compare_report_json(report).dump(1) + "\n");
-  return report.changed() ? 1 : 0;
+  return report.fails() ? 1 : 0;
 }
 
 }  // namespace favorlab

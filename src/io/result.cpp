@@ -9,6 +9,8 @@ namespace favorlab {
 
 Json number_or_null(double v) { return std::isfinite(v) ? Json(v) : Json(nullptr); }
 
+Json trials_json(std::int64_t trials) { return trials == kOutOfReach ? Json(nullptr) : Json(trials); }
+
 Json check_json(const Check& c) {
   Json j{{"claim", c.claim},
          {"where", c.where},
@@ -32,7 +34,10 @@ Json check_json(const Check& c) {
                                             {"margin", number_or_null(c.worst.margin)}};
   j["power"] = number_or_null(c.power);
   j["margin"] = number_or_null(c.margin);
-  j["trials_needed"] = c.trials_needed;
+  // Out of reach is written as null with the reason, never as a number of trials.
+  const bool out = c.trials_needed == kOutOfReach;
+  j["trials_needed"] = out ? Json(nullptr) : Json(c.trials_needed);
+  j["out_of_reach"] = out ? Json(c.out_of_reach.empty() ? "no trial count would settle it" : c.out_of_reach) : Json(nullptr);
   return j;
 }
 

@@ -38,6 +38,8 @@ struct RunInfo {
 
 // A number for a result file: NaN (not defined) and ±∞ become null, JSON having no such numbers.
 Json number_or_null(double v);
+// A trial count for a row or check: null where it stands for "out of reach" (kOutOfReach, stats/check.hpp).
+Json trials_json(std::int64_t trials);
 
 const char* git_commit();  // generated at build time
 

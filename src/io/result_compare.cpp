@@ -23,6 +23,9 @@ constexpr auto kMaxTrials = std::numeric_limits<std::int64_t>::max();
 
 struct StatisticFields {
   std::string value, stderr_field, count, skewness;  // skewness empty: none declared
+  std::string variance;                               // closed-form variance of one draw; empty: none declared
+  std::string rounding_scale;                         // exact field rounding is relative to; empty: the value's own
+  int rounding_power = 1;                             // the statistic's units are those of rounding_scale^power
   bool operator==(const StatisticFields&) const = default;
 };
 
@@ -83,6 +86,13 @@ RowSchema parse_row_schema(const Json& j, const std::string& where) {
       f.stderr_field = field_name(item["stderr"], at + ".stderr");
       f.count = field_name(item["count"], at + ".count");
       f.skewness = optional_field_name(item, "skewness", at);
+      f.variance = optional_field_name(item, "variance", at);
+      f.rounding_scale = optional_field_name(item, "rounding_scale", at);
+      if (const Json* power = member(item, "rounding_power"); power != nullptr && !power->is_null()) {
+        if (!power->is_number_integer() || (power->get<int>() != 1 && power->get<int>() != 2))
+          fail(at + ".rounding_power must be 1 or 2, got " + power->dump());
+        f.rounding_power = power->get<int>();
+      }
       s.statistics.push_back(std::move(f));
     }
   }
@@ -210,9 +220,10 @@ struct Candidate {
   std::size_t base_row;
   std::size_t statistic;
   double a, b, sa, sb;
-  double scale;         // the rows' largest |exact field| (truth, theory): the size rounding is relative to
-  std::int64_t trials;  // min(n_a, n_b)
-  double skewness;      // max(|γ_a|, |γ_b|); NaN: unknown; unused without a declared skewness
+  double floor;         // the rounding floor of |a − b| (the statistic's own scale, never another field's)
+  double na, nb;
+  double skewness;      // |γ| from the baseline only; NaN: unknown; unused without a declared skewness
+  double variance;      // closed-form variance of one draw, from the baseline only; NaN: none
 };
 
 void compare_checks(const Json& base, const Json& fresh, CompareReport& report) {
@@ -267,8 +278,11 @@ std::string plural(std::int64_t n, const std::string& one, const std::string& ma
 
 }  // namespace
 
-CompareReport compare_results(const Json& base, const Json& fresh, double alpha, double tolerance) {
+CompareReport compare_results(const Json& base, const Json& fresh, double alpha, double tolerance,
+                              double max_uncompared_fraction) {
   if (!(alpha > 0 && alpha < 1)) fail("compare: alpha must lie in (0, 1), got " + format_number(alpha));
+  if (!(max_uncompared_fraction >= 0 && max_uncompared_fraction <= 1))
+    fail("compare: the largest uncompared fraction must lie in [0, 1], got " + format_number(max_uncompared_fraction));
   if (!(tolerance >= 0 && std::isfinite(tolerance)))
     fail("compare: tolerance must be finite and non-negative, got " + format_number(tolerance));
   if (!base.is_object()) fail("baseline is not a favorlab result document (a JSON object)");
@@ -321,6 +335,15 @@ CompareReport compare_results(const Json& base, const Json& fresh, double alpha,
     if (!fresh_paired[j]) report.only_in_fresh.push_back(f_rows.texts[j]);
   report.rows_paired = static_cast<std::int64_t>(pairs.size());
 
+  // The gate fields (skewness, variance) decide how a statistic is tested, so they are read from the baseline only
+  // and must agree in the new file like exact fields: a file cannot relax its own gate.
+  std::vector<std::string> gate_fields;
+  for (const StatisticFields& f : schema.statistics)
+    for (const std::string* g : {&f.skewness, &f.variance, &f.rounding_scale})
+      if (!g->empty() && std::find(gate_fields.begin(), gate_fields.end(), *g) == gate_fields.end() &&
+          std::find(schema.exact.begin(), schema.exact.end(), *g) == schema.exact.end())
+        gate_fields.push_back(*g);
+
   // Pass 1: read every declared field of every paired row; settle the absent, non-finite and exact (SE 0) figures,
   // exact fields and verdicts, and collect the z-test candidates.
   const std::size_t n_stats = schema.statistics.size();
@@ -331,21 +354,21 @@ CompareReport compare_results(const Json& base, const Json& fresh, double alpha,
     const Json& rb = b_json[i];
     const Json& rf = f_json[j];
     const std::string& text = b_rows.texts[i];
-    double scale = 0;
-    for (const std::string& field : schema.exact)
-      for (const Json* row : {&rb, &rf}) {
-        const Json v = value_or_null(*row, field);
-        if (v.is_number() && std::isfinite(v.get<double>())) scale = std::max(scale, std::abs(v.get<double>()));
-      }
     for (std::size_t s = 0; s < n_stats; ++s) {
       const StatisticFields& f = schema.statistics[s];
       const double a = number_field(rb, f.value, "baseline", i), b = number_field(rf, f.value, "new", j);
       const double sa = stderr_field(rb, f.stderr_field, "baseline", i), sb = stderr_field(rf, f.stderr_field, "new", j);
       const double na = count_field(rb, f.count, "baseline", i), nb = count_field(rf, f.count, "new", j);
-      double skew = kNaN;
-      if (!f.skewness.empty()) {
-        const double ga = number_field(rb, f.skewness, "baseline", i), gb = number_field(rf, f.skewness, "new", j);
-        if (!std::isnan(ga) && !std::isnan(gb)) skew = std::max(std::abs(ga), std::abs(gb));
+      const double skew = f.skewness.empty() ? kNaN : std::abs(number_field(rb, f.skewness, "baseline", i));
+      const double variance = f.variance.empty() ? kNaN : number_field(rb, f.variance, "baseline", i);
+      if (!std::isnan(variance) && variance < 0)
+        fail(row_at("baseline", i, f.variance) + " is a negative variance: " + format_number(variance));
+      // Rounding moves a statistic by a fraction of its own size, or, where the schema names one, of its own closed
+      // form's scale to the statistic's power (an MSE near 0 is a mean of squared rounding errors of the truth).
+      double floor = tolerance * std::max(std::abs(a), std::abs(b));
+      if (!f.rounding_scale.empty()) {
+        const double r = number_field(rb, f.rounding_scale, "baseline", i);  // the baseline's, like the gate's
+        if (std::isfinite(r)) floor += std::pow(tolerance * std::abs(r), f.rounding_power);
       }
       const std::size_t ordinal = p * n_stats + s;
       if (std::isnan(a) && std::isnan(b)) {
@@ -366,10 +389,9 @@ CompareReport compare_results(const Json& base, const Json& fresh, double alpha,
         }
         continue;
       }
-      candidates.push_back(
-          {ordinal, i, s, a, b, sa, sb, scale, static_cast<std::int64_t>(std::min(na, nb)), skew});
+      candidates.push_back({ordinal, i, s, a, b, sa, sb, floor, na, nb, skew, variance});
     }
-    for (const std::string& field : schema.exact) {
+    auto compare_exact = [&](const std::string& field, bool gate) {
       const Json vb = value_or_null(rb, field), vf = value_or_null(rf, field);
       bool agree;
       double rel = kNaN;
@@ -382,30 +404,47 @@ CompareReport compare_results(const Json& base, const Json& fresh, double alpha,
       } else {
         agree = vb == vf;
       }
-      if (!agree) report.exact_mismatches.push_back({text, b_rows.keys[i], field, vb, vf, rel});
-    }
+      if (!agree) report.exact_mismatches.push_back({text, b_rows.keys[i], field, vb, vf, rel, gate});
+    };
+    for (const std::string& field : schema.exact) compare_exact(field, false);
+    for (const std::string& field : gate_fields) compare_exact(field, true);
     if (!schema.verdict.empty()) {
       const std::string vb = verdict_text(member(rb, schema.verdict)), vf = verdict_text(member(rf, schema.verdict));
       if (vb != vf) report.verdict_changes.push_back({text, vb, vf});
     }
   }
 
-  // Pass 2: the Bonferroni split over all candidates, the heavy-tail gate, the z tests.
+  // Pass 2: the Bonferroni split over all candidates, the heavy-tail gate, the z tests and, past the gate, Chebyshev.
   report.bonferroni_tests = static_cast<std::int64_t>(candidates.size());
   report.point_alpha = bonferroni_alpha(alpha, candidates.size());
   report.z_critical = two_sided_critical_z(report.point_alpha);
   for (const Candidate& c : candidates) {
     const StatisticFields& f = schema.statistics[c.statistic];
     const std::string& text = b_rows.texts[c.base_row];
+    const auto trials = static_cast<std::int64_t>(std::min(c.na, c.nb));
+    const bool rounding = std::abs(c.a - c.b) <= c.floor;
     if (!f.skewness.empty()) {
       // Two-sided: the point α is what trials_for_reliable_z_test takes (it allows each tail α/2).
       const std::int64_t needed = std::isfinite(c.skewness)
                                       ? trials_for_reliable_z_test(c.skewness, report.z_critical, report.point_alpha)
                                       : kMaxTrials;
-      if (needed > c.trials) {
+      if (needed > trials) {
+        // Past the gate the z test's level is unknown, but Chebyshev's inequality holds for any distribution with
+        // the closed-form variance σ² of one draw: P(|X̄_a − X̄_b| ≥ k·σ·sqrt(1/n_a + 1/n_b)) ≤ 1/k², k = 1/sqrt(α_p).
+        if (std::isfinite(c.variance)) {
+          ++report.statistics_compared;
+          ++report.compared_chebyshev;
+          const double spread = std::sqrt(c.variance * (1 / c.na + 1 / c.nb));
+          const double k = std::abs(c.a - c.b) / spread;  // +inf for a deterministic statistic that moved
+          if (k > 1 / std::sqrt(report.point_alpha) && !rounding)
+            report.changes.push_back({text, b_rows.keys[c.base_row], f.value, c.a, c.b, c.sa, c.sb,
+                                      (c.a - c.b) / std::hypot(c.sa, c.sb), false, relative_difference(c.a, c.b),
+                                      true, c.a > c.b ? k : -k});
+          continue;
+        }
         ++report.skipped_heavy_tailed;
         skipped.emplace_back(c.ordinal,
-                             SkippedStatistic{text, f.value, SkippedStatistic::Reason::heavy_tailed, c.trials, needed});
+                             SkippedStatistic{text, f.value, SkippedStatistic::Reason::heavy_tailed, trials, needed});
         continue;
       }
     }
@@ -415,15 +454,19 @@ CompareReport compare_results(const Json& base, const Json& fresh, double alpha,
       report.largest_abs_z = std::abs(z);
       report.largest_at = text + ": " + f.value;
     }
-    // The rounding floor: a difference within --tolerance of the rows' scale is rounding, not evidence, however
-    // small the standard errors — where an estimator is deterministic (x + y = 0 for positive features) its "standard
-    // error" is itself rounding noise of 1e-19, and another build moves the value by more (FMA, vector widths).
-    const bool rounding = std::abs(c.a - c.b) <= tolerance * std::max({std::abs(c.a), std::abs(c.b), c.scale});
+    // The rounding floor: a difference within --tolerance of the statistic's own scale is rounding, not evidence,
+    // however small the standard errors — where an estimator is deterministic (x + y = 0 for positive features) its
+    // "standard error" is itself rounding noise of 1e-19, and another build moves the value by more.
     if (std::abs(z) > report.z_critical && rounding) ++report.within_rounding;
     if (std::abs(z) > report.z_critical && !rounding)
       report.changes.push_back(
           {text, b_rows.keys[c.base_row], f.value, c.a, c.b, c.sa, c.sb, z, false, relative_difference(c.a, c.b)});
   }
+  const std::int64_t judged = report.statistics_compared + report.skipped_heavy_tailed + report.skipped_nonfinite;
+  report.max_uncompared_fraction = max_uncompared_fraction;
+  report.uncompared_fraction =
+      judged == 0 ? 0.0
+                  : static_cast<double>(report.skipped_heavy_tailed + report.skipped_nonfinite) / static_cast<double>(judged);
 
   std::stable_sort(report.changes.begin(), report.changes.end(),
                    [](const StatisticChange& x, const StatisticChange& y) {
@@ -444,6 +487,9 @@ Json compare_report_json(const CompareReport& r) {
   j["schema"] = "favorlab.compare/1";
   j["experiment"] = r.experiment;
   j["changed"] = r.changed();
+  j["too_many_uncompared"] = r.too_many_uncompared();
+  j["uncompared_fraction"] = r.uncompared_fraction;
+  j["max_uncompared_fraction"] = r.max_uncompared_fraction;
   j["alpha"] = r.alpha;
   j["tolerance"] = r.tolerance;
   j["bonferroni_tests"] = r.bonferroni_tests;
@@ -454,7 +500,8 @@ Json compare_report_json(const CompareReport& r) {
                      {"absent", r.statistics_absent},
                      {"skipped_heavy_tailed", r.skipped_heavy_tailed},
                      {"skipped_nonfinite", r.skipped_nonfinite},
-                     {"within_rounding", r.within_rounding}};
+                     {"within_rounding", r.within_rounding},
+                     {"compared_chebyshev", r.compared_chebyshev}};
   j["largest_abs_z"] = r.largest_at.empty() ? Json(nullptr) : number_or_null(r.largest_abs_z);
   j["largest_at"] = r.largest_at.empty() ? Json(nullptr) : Json(r.largest_at);
   j["changes"] = Json::array();
@@ -468,7 +515,9 @@ Json compare_report_json(const CompareReport& r) {
                             {"new_stderr", number_or_null(c.fresh_se)},
                             {"z", number_or_null(c.z)},
                             {"deterministic", c.deterministic},
-                            {"relative_difference", number_or_null(c.relative_difference)}});
+                            {"relative_difference", number_or_null(c.relative_difference)},
+                            {"chebyshev", c.chebyshev},
+                            {"chebyshev_k", c.chebyshev ? number_or_null(c.chebyshev_k) : Json(nullptr)}});
   j["exact_mismatches"] = Json::array();
   for (const ExactMismatch& m : r.exact_mismatches)
     j["exact_mismatches"].push_back({{"row", m.row_key_text},
@@ -476,7 +525,8 @@ Json compare_report_json(const CompareReport& r) {
                                      {"field", m.field},
                                      {"baseline", m.base},
                                      {"new", m.fresh},
-                                     {"relative_difference", number_or_null(m.relative_difference)}});
+                                     {"relative_difference", number_or_null(m.relative_difference)},
+                                     {"gate_field", m.gate_field}});
   j["only_in_baseline"] = r.only_in_base;
   j["only_in_new"] = r.only_in_fresh;
   j["skipped"] = Json::array();
@@ -501,7 +551,7 @@ Json compare_report_json(const CompareReport& r) {
 std::vector<std::string> compare_report_lines(const CompareReport& r, std::size_t max_lines) {
   std::vector<std::string> detail;
   for (const ExactMismatch& m : r.exact_mismatches) {
-    std::string line = "exact field " + m.field + " differs at " + m.row_key_text + ": " + m.base.dump() + " -> " +
+    std::string line = std::string(m.gate_field ? "gate field " : "exact field ") + m.field + " differs at " + m.row_key_text + ": " + m.base.dump() + " -> " +
                        m.fresh.dump();
     if (std::isfinite(m.relative_difference))
       line += " (relative difference " + format_number(m.relative_difference, 3) + " > tolerance " +
@@ -509,7 +559,12 @@ std::vector<std::string> compare_report_lines(const CompareReport& r, std::size_
     detail.push_back(std::move(line));
   }
   for (const StatisticChange& c : r.changes) {
-    if (c.deterministic) {
+    if (c.chebyshev) {
+      detail.push_back(c.field + " changed at " + c.row_key_text + ": " + format_number(c.base) + " -> " +
+                       format_number(c.fresh) + ", heavy-tailed: Chebyshev k = " + format_number(c.chebyshev_k, 4) +
+                       " closed-form standard deviations (|k| > " +
+                       format_number(1 / std::sqrt(r.point_alpha), 4) + ")");
+    } else if (c.deterministic) {
       detail.push_back(c.field + " changed at " + c.row_key_text + ": " + format_number(c.base, 10) + " -> " +
                        format_number(c.fresh, 10) + " (standard errors 0; relative difference " +
                        format_number(c.relative_difference, 3) + " > tolerance " + format_number(r.tolerance, 3) + ")");
@@ -521,6 +576,15 @@ std::vector<std::string> compare_report_lines(const CompareReport& r, std::size_
     }
   }
   for (const std::string& k : r.only_in_base) detail.push_back("row only in baseline: " + k);
+  for (const SkippedStatistic& k : r.skipped)
+    detail.push_back(k.field + " not compared at " + k.row_key_text + " (" +
+                     (k.reason == SkippedStatistic::Reason::nonfinite
+                          ? std::string("non-finite")
+                          : "heavy-tailed, no closed-form variance; a z test needs " +
+                                (k.trials_needed == kMaxTrials ? std::string("an unknown number of")
+                                                               : format_number(static_cast<double>(k.trials_needed), 3)) +
+                                " trials, the smaller run has " + std::to_string(k.trials)) +
+                     ")");
   for (const std::string& k : r.only_in_fresh) detail.push_back("row only in new: " + k);
   for (const VerdictChange& v : r.verdict_changes)
     detail.push_back("verdict (informational) at " + v.subject + ": " + v.base + " -> " + v.fresh);
@@ -534,7 +598,9 @@ std::vector<std::string> compare_report_lines(const CompareReport& r, std::size_
     lines.push_back("... " + plural(static_cast<std::int64_t>(detail.size() - shown), "more line", "more lines") +
                     " not shown (compare --out writes them all)");
 
-  std::string summary = r.experiment + (r.changed() ? ": CHANGED: " : ": unchanged: ");
+  std::string summary = r.experiment + (r.changed()               ? ": CHANGED: "
+                                        : r.too_many_uncompared() ? ": UNDECIDED (too much not compared): "
+                                                                  : ": unchanged: ");
   summary += plural(static_cast<std::int64_t>(r.changes.size()), "statistic", "statistics") + " changed (|z| > " +
              format_number(r.z_critical, 4) + ", family alpha " + format_number(r.alpha) + " over " +
              plural(r.bonferroni_tests, "test", "tests") + "), " +
@@ -543,9 +609,13 @@ std::vector<std::string> compare_report_lines(const CompareReport& r, std::size_
              std::to_string(r.only_in_fresh.size()) + " only in new; " + std::to_string(r.rows_paired) +
              " rows paired, " + std::to_string(r.statistics_compared) + " statistics compared";
   if (!r.largest_at.empty()) summary += " (largest |z| " + format_number(r.largest_abs_z, 3) + " at " + r.largest_at + ")";
+  if (r.compared_chebyshev > 0)
+    summary += ", " + std::to_string(r.compared_chebyshev) + " of them heavy-tailed, by Chebyshev's inequality";
   summary += ", " + std::to_string(r.skipped_heavy_tailed) + " not compared (heavy-tailed), " +
              std::to_string(r.skipped_nonfinite) + " not compared (non-finite), " +
-             std::to_string(r.within_rounding) + " past |z| but within rounding; " +
+             std::to_string(r.within_rounding) + " past |z| but within rounding (" +
+             format_number(100 * r.uncompared_fraction, 3) + " % not compared, at most " +
+             format_number(100 * r.max_uncompared_fraction, 3) + " % allowed); " +
              plural(static_cast<std::int64_t>(r.verdict_changes.size()), "row verdict", "row verdicts") + " and " +
              plural(static_cast<std::int64_t>(r.check_changes.size()), "check verdict", "check verdicts") +
              " changed (informational)";

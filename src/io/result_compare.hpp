@@ -8,9 +8,12 @@
 // params must declare an equal "row_schema" (compared field by field after parsing, so member order is irrelevant):
 //   "row_schema": {
 //     "key":        ["estimator", "d", ...],          the fields that identify a row (non-empty, distinct names)
-//     "statistics": [{"value": "mean", "stderr": "stderr", "count": "trials", "skewness": "mean_skewness"}, ...],
+//     "statistics": [{"value": "mean", "stderr": "stderr", "count": "trials", "skewness": "mean_skewness",
+//                     "variance": "mean_draw_variance", "rounding_scale": "truth", "rounding_power": 1}, ...],
 //                   Monte Carlo figures: value, its standard error, the number of draws averaged, and optionally
-//                   (field name, or absent/null) the a-priori skewness of ONE draw of the averaged quantity
+//                   (field name, or absent/null) the a-priori skewness of ONE draw of the averaged quantity, the
+//                   closed-form variance of one draw, and the exact field rounding is relative to (to the power 1
+//                   or 2: 2 for a mean of squares)
 //     "exact":      ["truth", ...],                   deterministic fields (closed forms); optional
 //     "verdict":    "status"                          the row's verdict field; optional (absent/null: none)
 //   }
@@ -28,20 +31,26 @@
 //     then skips, which keeps the split fixed before any gate and only makes it more conservative): point
 //     α_p = α/N, z_crit = two_sided_critical_z(α_p), and the pair changed iff |z| > z_crit. With the s being the
 //     true standard errors and normal means, P(some pair is flagged | nothing changed) ≤ α.
-//   - rounding floor: a pair past z_crit is still unchanged when |a − b| ≤ tolerance·max(|a|, |b|, S), S the two
-//     rows' largest |exact field| (truth, closed-form theory): a difference that small is rounding, whatever the
-//     standard errors say. It matters where an estimator is deterministic (x + y = 0 for positive features: zero
-//     variance in theory), whose "standard error" is rounding noise that another build exceeds. Counted as
-//     within_rounding, never flagged.
-//   - heavy-tail gate (only when the statistic declares a skewness field): with γ = max(|γ_a|, |γ_b|) the pair is
-//     "not compared (heavy-tailed)", counted and listed but never flagged, when
-//     trials_for_reliable_z_test(γ, z_crit, α_p) > min(n_a, n_b) (stats/edgeworth.hpp: the one-term Edgeworth
-//     shift of one tail, γ(2z²+1)φ(z)/(6√n), must be at most that tail's share α_p/2). For the two-sample statistic
-//     the skewness in that expansion is (γ_a σ_a³/n_a² − γ_b σ_b³/n_b²)/(σ_a²/n_a + σ_b²/n_b)^{3/2} (σ: the SD of
-//     one draw), and since u³ + v³ ≤ (u² + v²)^{3/2} for u, v ≥ 0 its size is at most γ/√min(n_a, n_b): the
-//     one-sample rule at the smaller count bounds it (when both runs draw as many samples from the same
-//     distribution it vanishes, so the gate is conservative there). A null or absent skewness is unknown and
-//     always gated.
+//   - rounding floor: a pair past z_crit is still unchanged when |a − b| ≤ tolerance·max(|a|, |b|) +
+//     (tolerance·|R|)^p, R the baseline's rounding_scale field and p its rounding_power (no term without one): the
+//     statistic's own scale, never another field's (an MSE of 1.2e-9 beside a truth of 1 is not rounding at 1e-9).
+//     It matters where an estimator is deterministic (x + y = 0 for positive features: zero variance in theory),
+//     whose "standard error" is rounding noise that another build exceeds. Counted as within_rounding, never flagged.
+//   - heavy-tail gate (only when the statistic declares a skewness field): with γ the BASELINE's skewness (a file
+//     never sets its own gate) the z test is unreliable when trials_for_reliable_z_test(|γ|, z_crit, α_p) >
+//     min(n_a, n_b) (stats/edgeworth.hpp: the one-term Edgeworth shift of one tail, γ(2z²+1)φ(z)/(6√n), must be at
+//     most that tail's share α_p/2). For the two-sample statistic the skewness in that expansion is
+//     (γ σ_a³/n_a² − γ σ_b³/n_b²)/(σ_a²/n_a + σ_b²/n_b)^{3/2}, at most γ/√min(n_a, n_b) in size: the one-sample rule
+//     at the smaller count bounds it. A null or absent skewness is unknown and always gated. A gated pair is
+//       compared by Chebyshev's inequality when the baseline gives the closed-form variance σ² of one draw: changed
+//       iff |a − b| > σ·sqrt(1/n_a + 1/n_b)/sqrt(α_p) (beyond the rounding floor); level ≤ α_p for any distribution
+//       with that variance, so the Bonferroni bound holds with no assumption on the tails;
+//       otherwise "not compared (heavy-tailed)", listed by row.
+//   - gate fields: every declared skewness, variance and rounding_scale field is also compared as an exact field
+//     (below), so a new file whose gate fields differ from the baseline's (removed, set to null, rescaled) is changed.
+//   - the uncompared fraction: (heavy-tailed + non-finite pairs)/(those + compared pairs); a report whose fraction
+//     exceeds max_uncompared_fraction fails (fails(), exit 1) even with nothing changed: "unchanged" over a file
+//     that was mostly not looked at says nothing.
 // Exact fields: numbers agree when a == b or |a − b| ≤ tolerance·max(|a|, |b|) (so 0 agrees only with 0); null
 // (or absent) agrees with null only, so null against a number is a mismatch; other JSON values must be equal. Every
 // mismatch is a change.
@@ -50,8 +59,8 @@
 // pair with the k-th) — are listed where they differ, for information only: a verdict near its threshold flips with
 // sampling noise alone, so a verdict change by itself is not a change of the statistics.
 //
-// CompareReport::changed() is true iff some statistic changed, some exact field mismatched, or some row is present
-// in only one file; `favorlab compare` exits 1 then, 0 otherwise, 2 on bad input. Bad input (documents that are not
+// CompareReport::changed() is true iff some statistic changed, some exact or gate field mismatched, or some row is
+// present in only one file; `favorlab compare` exits 1 then or when too much went uncompared, 0 otherwise, 2 on bad input. Bad input (documents that are not
 // comparable, or malformed rows: a missing key field, a duplicate key, a non-number where a number belongs, a
 // negative standard error or count, a non-integer count; alpha outside (0, 1); a negative or non-finite tolerance)
 // throws std::invalid_argument with one line naming the file ("baseline"/"new"), row index and field where there is
@@ -73,6 +82,8 @@ struct StatisticChange {
   double z = 0;              // (base − fresh)/sqrt(base_se² + fresh_se²); ±∞ for a deterministic change
   bool deterministic = false;       // both standard errors 0: judged against the tolerance, not by z
   double relative_difference = 0;  // |base − fresh|/max(|base|, |fresh|)
+  bool chebyshev = false;           // past the heavy-tail gate: judged by Chebyshev's inequality, not by z
+  double chebyshev_k = 0;           // (base − fresh)/(σ·sqrt(1/n_a + 1/n_b)), σ² the closed-form variance of one draw
 };
 
 struct ExactMismatch {
@@ -81,6 +92,7 @@ struct ExactMismatch {
   std::string field;
   Json base, fresh;                 // null where the row has no value (null or absent)
   double relative_difference = 0;  // for two numbers; NaN otherwise
+  bool gate_field = false;          // a skewness, variance or rounding scale that decides how a statistic is tested
 };
 
 struct SkippedStatistic {
@@ -107,6 +119,9 @@ struct CompareReport {
   std::int64_t statistics_absent = 0;     // pairs where neither row has a value
   std::int64_t skipped_heavy_tailed = 0, skipped_nonfinite = 0;
   std::int64_t within_rounding = 0;       // |z| past the critical value, but the difference within the rounding floor
+  std::int64_t compared_chebyshev = 0;    // of statistics_compared: past the heavy-tail gate, by Chebyshev's inequality
+  double uncompared_fraction = 0;         // (skipped_heavy_tailed + skipped_nonfinite)/(those + statistics_compared)
+  double max_uncompared_fraction = 0;     // the gate fails when uncompared_fraction exceeds this
   double largest_abs_z = 0;               // over the z tests (0 when none)
   std::string largest_at;                 // "KEY: FIELD" of that test; empty when none
 
@@ -118,9 +133,17 @@ struct CompareReport {
   std::vector<VerdictChange> check_changes;               // informational
 
   bool changed() const { return !changes.empty() || !exact_mismatches.empty() || !only_in_base.empty() || !only_in_fresh.empty(); }
+  // Too much of the file went unjudged for "unchanged" to mean anything.
+  bool too_many_uncompared() const { return uncompared_fraction > max_uncompared_fraction; }
+  bool fails() const { return changed() || too_many_uncompared(); }
 };
 
-CompareReport compare_results(const Json& base, const Json& fresh, double alpha = 1e-3, double tolerance = 1e-9);
+// The default largest fraction of a file's statistics that may go uncompared (heavy-tailed with no closed-form
+// variance, or non-finite) before `compare` fails.
+inline constexpr double kDefaultMaxUncompared = 0.05;
+
+CompareReport compare_results(const Json& base, const Json& fresh, double alpha = 1e-3, double tolerance = 1e-9,
+                              double max_uncompared_fraction = kDefaultMaxUncompared);
 
 // The report as a document for --out: {schema: "favorlab.compare/1", experiment, changed, alpha, tolerance,
 // bonferroni_tests, point_alpha, z_critical, rows {baseline, new, paired}, statistics {compared, absent,

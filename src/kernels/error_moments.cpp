@@ -80,6 +80,14 @@ ErrorMoments error_moments(Estimator e, const Geometry& g, int d, int m, const F
                                                            : std::numeric_limits<double>::infinity();
     out.error_skewness = boost::multiprecision::isfinite(raw[3]) ? 0.0 : std::numeric_limits<double>::infinity();
     out.squared_error_skewness = std::numeric_limits<double>::infinity();
+    out.squared_error_variance = std::numeric_limits<double>::infinity();
+    if (boost::multiprecision::isfinite(raw[4])) {
+      // Var(e²) needs moments up to the fourth only: μ₂ = κ₂/m, μ₄ = κ₄/m³ + 3μ₂².
+      const Real mu = raw[1], c2 = raw[2] - mu * mu;
+      const Real c4 = raw[4] - 4 * raw[3] * mu + 6 * raw[2] * mu * mu - 3 * pow(mu, 4);
+      const Real mm(m), s2 = c2 / mm, mu4 = (c4 - 3 * c2 * c2) / pow(mm, 3) + 3 * s2 * s2;
+      out.squared_error_variance = static_cast<double>(mu4 - s2 * s2);
+    }
     return out;
   }
   const Real mean = raw[1];
@@ -107,6 +115,7 @@ ErrorMoments error_moments(Estimator e, const Geometry& g, int d, int m, const F
   const Real var_sq = mu4 - mu2 * mu2;               // Var(e²)
   const Real third_sq = mu6 - 3 * mu4 * mu2 + 2 * pow(mu2, 3);  // E[(e² − E e²)³]
   out.squared_error_skewness = static_cast<double>(third_sq / pow(var_sq, Real(1.5)));
+  out.squared_error_variance = static_cast<double>(var_sq);
   return out;
 }
 

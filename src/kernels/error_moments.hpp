@@ -19,6 +19,7 @@ struct ErrorMoments {
   double variance = 0;                 // E[e²] — the MSE of an unbiased estimator
   double error_skewness = 0;           // skewness of e (what the mean test averages)
   double squared_error_skewness = 0;   // skewness of e² (what the MSE test averages)
+  double squared_error_variance = 0;   // Var(e²) = E[e⁴] − E[e²]²; +inf where the fourth moment does not exist
   bool degenerate = false;             // the estimator is exact here (variance 0 up to 50-digit rounding)
 };
 

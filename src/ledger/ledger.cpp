@@ -21,7 +21,8 @@ using Json = nlohmann::ordered_json;
 namespace fs = std::filesystem;
 
 constexpr std::uintmax_t kMaxResultBytes = kMaxResultFileBytes;
-constexpr std::int64_t kOutOfReach = std::numeric_limits<std::int64_t>::max();
+// kOutOfReach (stats/check.hpp): older result files write it as the number 9223372036854775807, newer ones as
+// trials_needed null with an out_of_reach reason; both read as out of reach.
 
 [[noreturn]] void bad_file(const std::string& file, const std::string& what) {
   throw std::invalid_argument(file + ": " + what);
@@ -92,6 +93,11 @@ ReadCheck read_check(const Json& j, const std::string& experiment, const std::st
     c.power = number_field(j, "power");
     const auto needed = j.find("trials_needed");
     if (needed != j.end() && needed->is_number_integer()) c.trials_needed = needed->get<std::int64_t>();
+    const auto reach = j.find("out_of_reach");
+    if (reach != j.end() && reach->is_string() && (needed == j.end() || needed->is_null())) {
+      c.trials_needed = kOutOfReach;
+      c.out_of_reach = reach->get<std::string>();
+    }
     const auto worst = j.find("worst");
     if (worst != j.end() && worst->is_object()) c.worst.label = string_field(*worst, "label");
   }
@@ -116,6 +122,7 @@ ReadCheck read_check(const Json& j, const std::string& experiment, const std::st
 // The first clause of a check's detail that says why it stays open, if it says so.
 std::string open_reason_of(const Check& c) {
   if (c.points_total == 0) return "nothing judged";
+  if (!c.out_of_reach.empty()) return c.out_of_reach;
   std::string reason;
   std::size_t start = 0;
   while (start < c.detail.size()) {

@@ -14,6 +14,9 @@ namespace favorlab {
 
 enum class Verdict { holds, violated, inconclusive, measured };
 
+// In memory, trials_needed = kOutOfReach stands for "no trial count would settle it".
+inline constexpr std::int64_t kOutOfReach = std::numeric_limits<std::int64_t>::max();
+
 const char* verdict_name(Verdict v);  // "holds", "violated", "inconclusive", "measured"
 
 // The aggregate rule of every multi-point check: violated if any point is; holds only if at least one point was
@@ -47,6 +50,9 @@ struct Check {
   // which a held point confirmed the claim. NaN: not defined.
   double margin = std::numeric_limits<double>::quiet_NaN();
   std::int64_t trials_needed = 0;  // trials (or inputs, draws) per point that would likely settle an inconclusive check
+  // trials_needed = kOutOfReach: no number would (result files write trials_needed null); why, in a few words
+  // ("infinite variance", "skewness too large for a z test at any trial count", ...).
+  std::string out_of_reach;
 
   double value = std::numeric_limits<double>::quiet_NaN();   // measured checks: the figure
   double target = std::numeric_limits<double>::quiet_NaN();  // measured checks: the target it is compared with

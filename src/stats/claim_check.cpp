@@ -27,7 +27,8 @@ ClaimCheck::ClaimCheck(std::string claim, std::string where, double family_alpha
                        double equivalence_margin)
     : claim_(std::move(claim)), where_(std::move(where)), sides_(sides), margin_(equivalence_margin),
       point_alpha_(bonferroni_alpha(family_alpha, std::max<std::size_t>(points, 1))),
-      z_crit_(sides == Sides::two ? two_sided_critical_z(point_alpha_) : one_sided_critical_z(point_alpha_)) {}
+      z_crit_(sides == Sides::two ? two_sided_critical_z(point_alpha_) : one_sided_critical_z(point_alpha_)),
+      split_(points) {}
 
 PointVerdict ClaimCheck::judge(const PointEvidence& p) {
   PointVerdict v;
@@ -51,11 +52,20 @@ PointVerdict ClaimCheck::judge(const PointEvidence& p) {
     ++unreliable_;
     v.trials_needed = reliable;
     most_trials_for_reliability_ = std::max(most_trials_for_reliability_, reliable);
+    if (reliable == kMaxTrials && reliability_reach_.empty())
+      reliability_reach_ = std::isfinite(p.skewness) ? "skewness too large for a z test at any trial count"
+                                                     : "infinite skewness (no third moment): no z test at any trial count";
     return v;
   }
   const double crit = critical_value(p);
   v.reliable = true;
   const double h = crit * se;
+  // What a point needs to settle comes from the normal limit: with more trials a Student t interval's degrees of
+  // freedom grow too (more jackknife groups), so its quantile tends to z_crit; t's half-width would overstate it.
+  const double h_limit = z_crit_ * se;
+  used_t_ = used_t_ || p.degrees_of_freedom > 0;
+  critical_used_ = std::max(critical_used_, crit);
+  if (p.degrees_of_freedom > 0) smallest_df_ = std::min(smallest_df_, p.degrees_of_freedom);
   double point_power = 0, point_margin = std::numeric_limits<double>::quiet_NaN();
   if (sides_ == Sides::two) {
     const double band = margin_ * scale + a;
@@ -64,8 +74,8 @@ PointVerdict ClaimCheck::judge(const PointEvidence& p) {
     } else if (std::abs(d) + h <= band) {
       v.status = Verdict::holds;
     } else {
-      v.trials_needed = std::abs(d) < band ? trials_to_shrink(p.trials, h, band - std::abs(d))
-                                           : trials_to_shrink(p.trials, h, std::abs(d) - a);
+      v.trials_needed = std::abs(d) < band ? trials_to_shrink(p.trials, h_limit, band - std::abs(d))
+                                           : trials_to_shrink(p.trials, h_limit, std::abs(d) - a);
     }
     point_power = (std::abs(d) + h + a) / scale;
     point_margin = (band - std::abs(d) - h) / (scale > 0 ? scale : 1);
@@ -75,14 +85,26 @@ PointVerdict ClaimCheck::judge(const PointEvidence& p) {
     } else if (d + h <= a) {
       v.status = Verdict::holds;
     } else {
-      v.trials_needed = d <= a ? trials_to_shrink(p.trials, h, a - d) : trials_to_shrink(p.trials, h, d - a);
+      v.trials_needed =
+          d <= a ? trials_to_shrink(p.trials, h_limit, a - d) : trials_to_shrink(p.trials, h_limit, d - a);
     }
     point_power = std::max(0.0, (h + a - d) / scale);  // a violated point catches even no deviation
     point_margin = (a - d - h) / (scale > 0 ? scale : 1);
   }
+  // A point whose interval is within the rounding allowance (SE of rounding noise: x = −y, ‖z‖ = 0) is decided by
+  // rounding, not sampling: its power and margin say nothing about the claim, so they count only when every point is
+  // such. Power is the weakest counted point's: a deviation the check catches at every point, not at its best one.
+  const bool sampled = h > a;
+  if (!sampled) ++exact_to_rounding_;
+  if (sampled && !sampled_power_) {
+    sampled_power_ = true;
+    power_ = std::numeric_limits<double>::quiet_NaN();
+    confirmed_margin_ = std::numeric_limits<double>::infinity();
+  }
+  const bool counts = sampled || !sampled_power_;
   if (v.status == Verdict::holds) {
     ++held_;
-    if (sides_ == Sides::upper) confirmed_margin_ = std::min(confirmed_margin_, point_margin);
+    if (sides_ == Sides::upper && counts) confirmed_margin_ = std::min(confirmed_margin_, point_margin);
   } else if (v.status == Verdict::violated) {
     ++violated_;
   } else {
@@ -90,14 +112,7 @@ PointVerdict ClaimCheck::judge(const PointEvidence& p) {
     ++open_;
     most_trials_to_settle_ = std::max(most_trials_to_settle_, v.trials_needed);
   }
-  // Exact points (SE = 0) catch deviations down to rounding; the power reported is that of the sampled points,
-  // unless every point is exact.
-  const bool sampled = se > 0;
-  if (sampled && !sampled_power_) {
-    sampled_power_ = true;
-    power_ = std::numeric_limits<double>::infinity();
-  }
-  if (scale > 0 && std::isfinite(point_power) && point_power < power_ && (sampled || !sampled_power_)) {
+  if (counts && scale > 0 && std::isfinite(point_power) && !(point_power <= power_)) {
     power_ = point_power;
     power_label_ = p.label;
   }
@@ -124,37 +139,50 @@ Check ClaimCheck::result() const {
   c.where = where_;
   set_point_counts(c, held_, violated_, inconclusive_);
   c.statistic = worst_z_;
-  c.critical = z_crit_;
+  c.critical = critical_used_ > 0 ? critical_used_ : z_crit_;
   c.worst = {worst_label_, worst_z_, worst_margin_};
   if (std::isfinite(power_)) c.power = power_;
   if (sides_ == Sides::two) c.margin = margin_;
   else if (std::isfinite(confirmed_margin_)) c.margin = confirmed_margin_;
   c.trials_needed = std::max(most_trials_for_reliability_, most_trials_to_settle_);
+  if (c.trials_needed == kMaxTrials)
+    c.out_of_reach = most_trials_for_reliability_ == kMaxTrials
+                         ? reliability_reach_
+                         : "difference at the rounding allowance or the margin: no trial count settles it";
   std::ostringstream s;
   s << held_ << " points hold, " << violated_ << " violated, " << inconclusive_ << " inconclusive; ";
+  // The critical value actually used: the normal one, or Student's t where the SE has few degrees of freedom.
+  std::ostringstream k;
+  k << format_number(c.critical, 4);
+  if (used_t_)
+    k << " (Student t, " << format_number(smallest_df_, 3) << " degrees of freedom at the fewest; normal "
+      << format_number(z_crit_, 4) << ")";
   if (sides_ == Sides::two)
     s << "equivalence within +-" << format_number(100 * margin_, 3) << " % of the theory: holds where the interval "
-      << "+-" << format_number(z_crit_, 4) << " SE lies inside it, violated where it excludes the theory";
+      << "+-" << k.str() << " SE lies inside it, violated where it excludes the theory";
   else
-    s << "one-sided interval empirical + " << format_number(z_crit_, 4)
-      << " SE: holds where it lies at or below the claimed value, violated where empirical - "
-      << format_number(z_crit_, 4) << " SE lies above it";
-  s << " (family alpha split over " << c.points_total << " points)";
+    s << "one-sided interval empirical + " << k.str()
+      << " SE: holds where it lies at or below the claimed value, violated where empirical - critical SE lies above it";
+  s << " (family alpha split over " << split_ << " points)";
   if (!worst_label_.empty())
     s << (sides_ == Sides::two ? "; largest |z| " : "; largest z ")
       << format_number(sides_ == Sides::two ? std::abs(worst_z_) : worst_z_, 4) << " at " << worst_label_;
   if (std::isfinite(power_))
-    s << "; power: a theory off by " << format_number(100 * power_, 3) << " % would have been caught (at "
-      << power_label_ << ")";
+    s << "; power: a theory off by " << format_number(100 * power_, 3) << " % would have been caught at every "
+      << (sampled_power_ ? "sampled" : "judged") << " point (weakest at " << power_label_ << ")";
+  if (exact_to_rounding_ > 0 && sampled_power_)
+    s << "; " << exact_to_rounding_ << " points exact to rounding (interval within the rounding allowance), left out "
+      << "of power and margin";
   if (sides_ == Sides::upper && std::isfinite(confirmed_margin_))
     s << "; held points confirm by at least " << format_number(100 * confirmed_margin_, 3) << " %";
   if (open_ > 0) {
     s << "; " << open_ << " points neither confirm nor refute the claim";
-    if (most_trials_to_settle_ == kMaxTrials) s << " (some are out of reach: the difference is too small to settle)";
+    if (most_trials_to_settle_ == kMaxTrials)
+      s << " (some are out of reach: the difference is at the rounding allowance or the margin)";
     else s << " (about " << static_cast<double>(most_trials_to_settle_) << " trials per point would likely settle them)";
   }
   if (most_trials_for_reliability_ == kMaxTrials)
-    s << "; " << unreliable_ << " heavy-tailed points are out of reach of a z test (more than 9e18 trials needed)";
+    s << "; " << unreliable_ << " heavy-tailed points, some out of reach (" << reliability_reach_ << ")";
   else if (most_trials_for_reliability_ > 0)
     s << "; " << unreliable_ << " heavy-tailed points need up to " << static_cast<double>(most_trials_for_reliability_)
       << " trials for a trustworthy z test";

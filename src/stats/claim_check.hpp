@@ -15,10 +15,14 @@
 // A point is also inconclusive — never silently passed — when an estimate, the theory or the SE is not finite, or
 // when the a-priori skewness of the averaged quantity makes the z interval unreliable at this trial count
 // (stats/edgeworth.hpp), or another criterion the caller supplies (min_trials) asks for more trials than were run.
-// Power: the smallest relative deviation of the theory (as a fraction of scale) that would have made some point
-// violated on these data — for equality min over points of (|d| + h + a)/scale, for one-sided claims the smallest
-// tightening (h + a − d)/scale (0 at a violated point); exact points (SE = 0, power ≈ the rounding allowance) count
-// only when no point was sampled.
+// Power: the relative deviation of the theory (as a fraction of scale) that would have made every sampled point
+// violated on these data — the weakest point's, for equality max over points of (|d| + h + a)/scale, for one-sided
+// claims the largest tightening (h + a − d)/scale (0 at a violated point), reported with where it is. Points exact to
+// rounding (half-width h ≤ a: an SE of rounding noise, e.g. x = −y) count toward power and the one-sided margin only
+// when no point was sampled.
+// Critical value and trials: `critical` and the detail give what was used (Student's t where a point gives degrees of
+// freedom); trials_needed comes from the normal limit z_crit·SE, which the t interval tends to as trials grow.
+// Out of reach (trials_needed = INT64_MAX in memory): Check::out_of_reach says why; result files write null + reason.
 // The claim's status: violated if any point is; holds if at least one point was judged and all hold; else
 // inconclusive.
 #include <cstdint>
@@ -74,9 +78,13 @@ class ClaimCheck {
   double margin_, point_alpha_, z_crit_;
   std::int64_t held_ = 0, violated_ = 0, inconclusive_ = 0, confirmed_ = 0;
   double worst_z_ = 0, worst_badness_ = 0, worst_margin_ = std::numeric_limits<double>::quiet_NaN();
-  double power_ = std::numeric_limits<double>::infinity(), confirmed_margin_ = std::numeric_limits<double>::infinity();
-  bool sampled_power_ = false;  // power_ comes from points with a standard error (not exact ones)
-  std::string worst_label_, nonfinite_reason_, power_label_;
+  std::size_t split_;  // the points the family α is split over (Bonferroni)
+  double power_ = std::numeric_limits<double>::quiet_NaN(), confirmed_margin_ = std::numeric_limits<double>::infinity();
+  bool sampled_power_ = false;  // power_ comes from sampled points (interval wider than the rounding allowance)
+  std::int64_t exact_to_rounding_ = 0;
+  bool used_t_ = false;         // some point used Student's t
+  double critical_used_ = 0, smallest_df_ = std::numeric_limits<double>::infinity();
+  std::string worst_label_, nonfinite_reason_, power_label_, reliability_reach_;
   std::int64_t most_trials_for_reliability_ = 0, most_trials_to_settle_ = 0, unreliable_ = 0, open_ = 0;
 };
 

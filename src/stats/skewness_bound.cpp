@@ -1,6 +1,7 @@
 #include "stats/skewness_bound.hpp"
 
 #include <boost/math/distributions/students_t.hpp>
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -19,7 +20,9 @@ double skewness_without(const std::vector<double>& x, std::size_t begin, std::si
 
 double skewness_upper_bound(const std::vector<double>& x, int blocks) {
   constexpr double kInf = std::numeric_limits<double>::infinity();
-  if (blocks < 2 || x.size() < 3 * static_cast<std::size_t>(blocks)) return kInf;
+  if (blocks < 2 || x.size() < 6) return kInf;
+  // Fewer values than 3 per block: fewer blocks (a wider t quantile) rather than no bound at all.
+  blocks = static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(blocks), x.size() / 3));
   const double full = skewness_without(x, 0, 0);
   const std::size_t j = static_cast<std::size_t>(blocks);
   std::vector<double> partial(j);

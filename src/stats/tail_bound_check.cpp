@@ -18,6 +18,40 @@ double ratio(double value, double bound) {
   if (bound > 0) return value / bound;
   return value > 0 ? std::numeric_limits<double>::infinity() : 0.0;
 }
+
+}  // namespace
+
+std::int64_t clopper_pearson_trials(std::int64_t exceed, std::int64_t trials, double bound, double alpha) {
+  constexpr double kMost = 9e18;
+  if (exceed == 0) {
+    // No exceedance so far: the upper end 1 − (α/2)^{1/N} clears the bound once N ≥ ln(α/2)/ln(1 − bound).
+    if (!(bound > 0)) return kOutOfReach;
+    const double n = std::ceil(std::log(alpha / 2) / std::log1p(-bound));
+    return n >= kMost ? kOutOfReach : std::max<std::int64_t>(trials + 1, static_cast<std::int64_t>(n));
+  }
+  const double p_hat = static_cast<double>(exceed) / static_cast<double>(trials);
+  if (p_hat == bound) return kOutOfReach;
+  const auto settles = [&](double n) {
+    const auto nn = static_cast<std::int64_t>(n);
+    const auto k = std::clamp<std::int64_t>(std::llround(p_hat * n), 0, nn);
+    const ProportionInterval ci = clopper_pearson(k, nn, alpha);
+    return p_hat < bound ? ci.upper <= bound : ci.lower > bound;
+  };
+  // The interval at a fixed frequency narrows as N grows: double N until it settles, then bisect.
+  double lo = static_cast<double>(trials), hi = 2 * lo;
+  while (!settles(hi)) {
+    lo = hi;
+    hi *= 2;
+    if (hi >= kMost) return kOutOfReach;
+  }
+  while (hi - lo > std::max(1.0, 1e-6 * lo)) {
+    const double mid = std::floor((lo + hi) / 2);
+    (settles(mid) ? hi : lo) = mid;
+  }
+  return std::max<std::int64_t>(trials + 1, static_cast<std::int64_t>(std::ceil(hi)));
+}
+
+namespace {
 }  // namespace
 
 TailBoundCheck::TailBoundCheck(std::string claim, std::string where, double family_alpha, std::size_t points)
@@ -48,10 +82,8 @@ TailPointVerdict TailBoundCheck::judge(const TailPointEvidence& p) {
     if (p.bound > 0) confirmed_margin_ = std::min(confirmed_margin_, 1 - v.interval.upper / p.bound);
   } else {
     ++inconclusive_;
-    // Normal approximation to the draws at which the interval around the same frequency would clear the bound.
-    const double n = static_cast<double>(p.trials);
-    const double half_width = two_sided_critical_z(point_alpha_) * std::sqrt(std::max(v.p_hat * (1 - v.p_hat), 1 / n) / n);
-    v.trials_needed = trials_to_shrink(p.trials, half_width, std::abs(p.bound - v.p_hat));
+    // Exact: the draws at which the Clopper–Pearson interval around the same frequency would clear the bound.
+    v.trials_needed = clopper_pearson_trials(p.exceed, p.trials, p.bound, point_alpha_);
     most_trials_needed_ = std::max(most_trials_needed_, v.trials_needed);
   }
   if (p.bound > 0) power_ = std::min(power_, 1 - v.interval.lower / p.bound);
@@ -78,6 +110,7 @@ Check TailBoundCheck::result() const {
   if (c.points_total > 0) c.power = std::max(0.0, power_);
   if (held_ > 0) c.margin = confirmed_margin_;
   c.trials_needed = most_trials_needed_;
+  if (c.trials_needed == kOutOfReach) c.out_of_reach = "an open point's frequency sits on the bound";
   const std::int64_t points = c.points_total;
   std::ostringstream s;
   s << held_ << " points hold, " << violated_ << " violated, " << inconclusive_ << " inconclusive; two-sided "
@@ -90,10 +123,11 @@ Check TailBoundCheck::result() const {
   if (c.points_total > 0)
     s << "; power: a bound " << format_number(100 * c.power, 3) << " % tighter would have been caught";
   if (held_ > 0) s << "; held points confirm with at least " << format_number(100 * confirmed_margin_, 3) << " % room";
-  if (most_trials_needed_ == std::numeric_limits<std::int64_t>::max())
+  if (most_trials_needed_ == kOutOfReach)
     s << "; some open points sit on the bound: no number of draws would settle them";
   else if (most_trials_needed_ > 0)
-    s << "; about " << static_cast<double>(most_trials_needed_) << " draws per point would likely settle the open points";
+    s << "; about " << static_cast<double>(most_trials_needed_)
+      << " draws per point would likely settle the open points (exact Clopper-Pearson at the same frequency)";
   if (!inconclusive_reason_.empty()) s << "; " << inconclusive_reason_;
   if (c.points_total == 0) s << "; no point was judged";
   c.detail = s.str();

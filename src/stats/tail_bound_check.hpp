@@ -19,6 +19,11 @@
 
 namespace favorlab {
 
+// Draws N at which the Clopper–Pearson interval (level 1 − α) around the frequency exceed/trials, held fixed, would
+// lie wholly on one side of the bound: exact (no normal approximation, which overstates zero-count points by orders
+// of magnitude); kOutOfReach where the frequency equals the bound or N would pass 9e18.
+std::int64_t clopper_pearson_trials(std::int64_t exceed, std::int64_t trials, double bound, double alpha);
+
 struct TailPointEvidence {
   std::int64_t exceed = 0;     // draws with event (estimate > a)
   std::int64_t trials = 0;     // finite draws
