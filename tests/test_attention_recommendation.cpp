@@ -172,6 +172,10 @@ TEST_CASE("recommendation: the rank floor's fraction of heads and median rank", 
   CHECK(r.floor.median_rank_needed == 3.0);
   CHECK(r.paragraph.find("A rank-2 matrix would reach 0.1 on 40 % of heads") != std::string::npos);
   CHECK(r.paragraph.find("the median head needs rank 3") != std::string::npos);
+  // A rank beyond min(Lq, L) = 8 is named as 8, where every head reaches the target.
+  const Recommendation wide = recommend(heads, two_arms({1, 64}), 0.1);
+  CHECK(wide.floor.rank == 8);
+  CHECK(wide.floor.fraction == 1.0);
   // A head without its matrix (L above --matrix-max-L) is not counted.
   heads[9].report.matrix = false;
   CHECK(recommend(heads, s, 0.1).floor.heads == 9);

@@ -250,6 +250,11 @@ Recommendation recommend(const std::vector<ReportedHead>& heads, const ReportSet
     needed.push_back(rank);
   }
   r.floor.measured = r.floor.heads > 0;
+  // A rank above min(Lq, L) is no constraint: name the largest rank that means something on these heads.
+  std::size_t widest = 0;
+  for (const ReportedHead& h : heads)
+    if (h.report.matrix && !h.report.truncation.empty()) widest = std::max(widest, h.report.truncation.size() - 1);
+  if (r.floor.measured) r.floor.rank = std::min(r.floor.rank, static_cast<int>(widest));
   if (r.floor.measured) {
     r.floor.fraction = double(reached) / r.floor.heads;
     std::sort(needed.begin(), needed.end());

@@ -11,7 +11,8 @@
 //     a slope ≥ 0 at an end means that end is +∞ (the error does not fall). m* beyond the largest m run is an
 //     extrapolation of the 1/m-type law and is marked as one.
 //   rank floor (bidirectional, heads whose matrix was computed): the best rank-r matrix's (‖A − A_r‖_F/‖A − U‖_F)²,
-//     on the same squared scale as the output error, at r = the largest m run: the fraction of heads at or below R,
+//     on the same squared scale as the output error, at r = the largest m run (at most the heads' largest min(Lq, L)):
+//     the fraction of heads at or below R,
 //     and the median over heads of the smallest rank that reaches R.
 // The best arm: the smallest m_reaching (ties: the lower median error there); when no arm reaches R, the arm with the
 // lowest median error at the largest m ("comes closest"). The paragraph says this in a few sentences; the terminal
@@ -39,7 +40,7 @@ struct ArmRecommendation {
 
 struct RankFloorAnswer {
   bool measured = false;  // some head's attention matrix (bidirectional, L ≤ --matrix-max-L) was computed
-  int rank = 0;           // the largest m run, capped at min(Lq, L) per head
+  int rank = 0;           // the largest m run, capped at the largest min(Lq, L) of the heads
   int heads = 0;
   double fraction = 0;
   double median_rank_needed = 0;  // +∞ when the median head never reaches R
