@@ -4,16 +4,21 @@
 // baselines of the same head (uniform attention, exact attention in float32 and on bfloat16-rounded inputs, the best
 // rank-r matrix) and the head's diagnostics (attention_report.hpp, attention_baselines.hpp, head_diagnostics.hpp). The
 // checks (error falls as m grows, FAVOR no worse than uniform attention, FAVOR's matrix within --floor-factor of the
-// rank-r floor, Eckart–Young), the rows and the terminal table come from attention_report_summary.hpp. This driver
-// reads the options and the layers: every layer is read and checked before any work, then read again one at a time
-// (memory: one layer).
+// rank-r floor, Eckart–Young), the rows and the terminal table come from attention_report_summary.hpp, the closing
+// recommendation for --target from attention_recommendation.hpp. With --input-dir, a manifest.json written by
+// scripts/capture-qkv.sh (capture_manifest.hpp) names the model, picks the mode (causal or bidirectional arms, unless
+// --modes is given) and the softmax scale. This driver reads the options and the layers: every layer is read and
+// checked before any work, then read again one at a time (memory: one layer).
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <stdexcept>
 
 #include "attention/attend.hpp"
 #include "attention/attention_report.hpp"
+#include "attention/attention_recommendation.hpp"
 #include "attention/attention_report_summary.hpp"
+#include "attention/capture_manifest.hpp"
 #include "attention/synthetic_heads.hpp"
 #include "experiments/experiment.hpp"
 #include "experiments/memory_estimate.hpp"
@@ -146,7 +151,15 @@ class AttentionReportExperiment final : public Experiment {
     app.add_option("--couplings", couplings_, "Projection couplings: iid, orthogonal, simplex")
         ->delimiter(',')
         ->capture_default_str();
-    app.add_option("--modes", modes_, "Attention modes: bidirectional, causal")->delimiter(',')->capture_default_str();
+    modes_option_ = app.add_option("--modes", modes_,
+                                   "Attention modes: bidirectional, causal (default: both; with a capture's "
+                                   "manifest.json, the model's own)")
+                        ->delimiter(',')
+                        ->capture_default_str();
+    app.add_option("--target", target_,
+                   "Relative output error the closing recommendation asks for (the smallest m reaching it, per "
+                   "family and coupling)")
+        ->capture_default_str();
     app.add_option("--m-values", ms_, "Numbers of random features (default: 16,32,...,1024; quick 16,64,256)")
         ->delimiter(',');
     app.add_option("--matrix-max-L", matrix_max_L_,
@@ -167,6 +180,11 @@ class AttentionReportExperiment final : public Experiment {
 
   Result run(const RunContext& ctx) override {
     validate_options();
+    // A capture's manifest decides the mode before the arms are made; an explicit --modes still wins.
+    const std::optional<CaptureManifest> manifest =
+        input_dir_.empty() ? std::nullopt : read_capture_manifest(input_dir_);
+    std::vector<std::string> modes = modes_;
+    if (manifest && modes_option_->count() == 0) modes = {manifest->causal ? "causal" : "bidirectional"};
     const std::vector<int> ms = resolved_ms(ctx.quick);
     for (int m : ms)
       if (m < 1 || m > 1 << 20)
@@ -183,10 +201,10 @@ class AttentionReportExperiment final : public Experiment {
     const auto features = chosen_features();
     std::vector<Coupling> couplings;
     for (const auto& c : couplings_) couplings.push_back(parse_dense_coupling(c, "--couplings", name()));
-    for (const auto& mode : modes_)
+    for (const auto& mode : modes)
       if (mode != "bidirectional" && mode != "causal")
         throw std::invalid_argument("--modes: unknown mode " + mode + " (bidirectional, causal)");
-    for (const auto& mode : modes_)
+    for (const auto& mode : modes)
       for (Coupling c : couplings)
         for (FeatureKind f : features) {
           // oprf and sderf take their parameters from every key: no causal arm (validate_attention_config).
@@ -215,7 +233,7 @@ class AttentionReportExperiment final : public Experiment {
         return Layer{std::string(synthetic_heads_name(kind)), "synthetic",
                      synthetic_heads(kind, H_synth, L_synth, d_, d_, ctx.seed, i)};
       }
-      return read_layer(files[i], settings);
+      return read_layer(files[i], settings, manifest ? &*manifest : nullptr);
     };
     std::vector<LayerShape> shapes;
     std::int64_t total = 0;
@@ -266,7 +284,7 @@ class AttentionReportExperiment final : public Experiment {
                          {"m_values", ms},
                          {"features", feature_names},
                          {"couplings", couplings_},
-                         {"modes", modes_},
+                         {"modes", modes},
                          {"draws", settings.draws},
                          {"projection_draw", "head index << 20 + draw"},
                          {"matrix_max_L", matrix_max_L_},
@@ -281,15 +299,20 @@ class AttentionReportExperiment final : public Experiment {
       result.params["synthetic_L"] = L_synth;
       result.params["synthetic_heads"] = H_synth;
     }
+    if (manifest) result.params["model"] = manifest->summary;
     summarize_report(heads, shapes.size(), settings, {alpha_, floor_factor_}, result.rows, result.checks);
+    const Recommendation recommendation = recommend(heads, settings, target_);
+    result.params["recommendation"] = recommendation_json(recommendation, settings);
     const std::int64_t peak = resident_high_water_bytes();
     result.measurements["peak_memory_bytes"] = peak;
-    result.text = report_table(result.rows, result.checks, settings, heatmap_m, peak);
+    if (manifest) result.text = model_line(*manifest);
+    result.text += report_table(result.rows, result.checks, settings, heatmap_m, peak);
     if (heads_differ) {
       std::string counts;
       for (const auto& shape : shapes) counts += (counts.empty() ? "" : ", ") + std::to_string(shape.heads);
       result.text += "Note: the layers differ in head count (" + counts + ").\n";
     }
+    result.text += "\n" + wrap_paragraph(recommendation.paragraph) + "\n";
     return result;
   }
 
@@ -302,6 +325,18 @@ class AttentionReportExperiment final : public Experiment {
     if (!(alpha_ > 0 && alpha_ < 1)) throw std::invalid_argument("--alpha must lie in (0, 1)");
     if (couplings_.empty()) throw std::invalid_argument("--couplings needs at least one coupling");
     if (modes_.empty()) throw std::invalid_argument("--modes needs at least one mode");
+    if (!(target_ > 0) || !std::isfinite(target_))
+      throw std::invalid_argument("--target must be a positive relative error, got " + format_number(target_));
+  }
+
+  static std::string model_line(const CaptureManifest& m) {
+    std::string line = "Model: " + m.model;
+    if (!m.path.empty() && m.path != m.model) line += " (" + m.path + (m.revision.empty() ? "" : " @ " + m.revision) + ")";
+    line += ", captured by scripts/capture-qkv.sh: L = " + std::to_string(m.L) + ", " + std::to_string(m.heads) +
+            " heads" + (m.kv_expanded ? " (grouped-query keys and values from " + m.kv_heads + " heads, expanded)" : "") +
+            ", " + (m.causal ? "causal" : "bidirectional") + ", softmax scale " + format_number(m.scale) +
+            (m.scale_folded_into_q ? " (folded into Q by the capture)" : " (applied to Q here)") + "\n";
+    return line;
   }
 
   void check_synthetic(int L, int heads) const {
@@ -326,7 +361,7 @@ class AttentionReportExperiment final : public Experiment {
     return f;
   }
 
-  static Layer read_layer(const LayerFiles& files, const ReportSettings& settings) {
+  static Layer read_layer(const LayerFiles& files, const ReportSettings& settings, const CaptureManifest* manifest) {
     const std::string where = "layer " + files.name + ": ";
     auto heads_of = [&](const std::filesystem::path& p, const char* what) {
       try {
@@ -335,7 +370,12 @@ class AttentionReportExperiment final : public Experiment {
         throw std::invalid_argument(where + e.what());
       }
     };
-    const auto q = heads_of(files.q, "Q"), k = heads_of(files.k, "K"), v = heads_of(files.v, "V");
+    auto q = heads_of(files.q, "Q");
+    const auto k = heads_of(files.k, "K"), v = heads_of(files.v, "V");
+    // favorlab's softmax uses 1/√d: a model scale not folded into Q yet is applied to Q here.
+    if (manifest && !q.empty())
+      if (const double factor = q_scale_factor(*manifest, files.name, static_cast<int>(q.front().cols())); factor != 1)
+        for (auto& head : q) head *= factor;
     try {
       AttentionConfig exact;
       exact.mechanism = Mechanism::exact;
@@ -357,6 +397,8 @@ class AttentionReportExperiment final : public Experiment {
   std::vector<std::string> features_;
   std::vector<std::string> couplings_{"orthogonal"};
   std::vector<std::string> modes_{"bidirectional", "causal"};
+  CLI::Option* modes_option_ = nullptr;
+  double target_ = kDefaultReportTarget;
   std::vector<int> ms_;
   int matrix_max_L_ = 4096;
   double floor_factor_ = 10;

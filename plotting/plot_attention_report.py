@@ -10,7 +10,12 @@ attention_report_heatmap.png: heads × layers map of the relative output error a
 bidirectional, log colour scale; grey hatched: no value; red border: FAVOR did not beat uniform attention (violated).
 attention_report_diagnostics.png: those errors against the head's median query norm ‖q‖·d^(−1/4) and against Lemma 2's
 relative MSE of the positive kernel estimate, one colour per family.
+attention_report_target.png (results with a recommendation, i.e. --target): heads × layers map of the relative output
+error at the largest m for the recommended (or closest) family/coupling, the target as a red contour (cells at or below
+it outlined when the grid is one row or column thin), the model's name and the recommendation's paragraph as title.
 """
+import textwrap
+
 import numpy as np
 from matplotlib.colors import LogNorm
 from matplotlib.figure import Figure
@@ -39,9 +44,12 @@ def plot_attention_report(result):
         raise ResultFileError("no rows to plot")
     require_fields(rows, FIELDS)
     pick = _heatmap_choice(result["params"], rows)
-    return {"attention_report_error.png": _error_figure(result, rows),
-            "attention_report_heatmap.png": _heatmap_figure(result, rows, pick),
-            "attention_report_diagnostics.png": _diagnostics_figure(result, rows, pick)}
+    figures = {"attention_report_error.png": _error_figure(result, rows),
+               "attention_report_heatmap.png": _heatmap_figure(result, rows, pick),
+               "attention_report_diagnostics.png": _diagnostics_figure(result, rows, pick)}
+    if result["params"].get("recommendation"):
+        figures["attention_report_target.png"] = _target_figure(result, rows)
+    return figures
 
 
 def _positive(values):
@@ -291,4 +299,59 @@ def _diagnostics_figure(result, rows, pick):
     fig.suptitle(f"Per-head FAVOR error against head diagnostics: {coupling}, m = {m}, bidirectional, one point per "
                  f"head and family\n{_setting(result, rows)}", fontsize=10)
     fig.tight_layout()
+    return fig
+
+
+def _target_figure(result, rows):
+    """Heads × layers: relative output error at the largest m of the recommended arm, with the target as a contour."""
+    recommendation = result["params"]["recommendation"]
+    target = recommendation["target"]
+    arm = next((a for a in recommendation.get("arms", []) if a.get("arm") == recommendation.get("best_arm")), None)
+    features, coupling, mode = ((arm["features"], arm["coupling"], arm["mode"]) if arm else
+                                (rows[0]["features"], rows[0]["coupling"], rows[0]["mode"]))
+    m = max(r["m"] for r in rows)
+    layers = _layers(result, rows)
+    n_heads = max(r["head"] for r in rows) + 1
+    grid = np.full((n_heads, len(layers)), np.nan)
+    for r in select(rows, features=features, coupling=coupling, mode=mode, m=m):
+        grid[r["head"], layers.index(r["layer"])] = _positive([r["rel_error_median"]])[0]
+    fig = Figure(figsize=(max(8.0, 0.62 * len(layers) + 3.2), max(5.0, 0.42 * n_heads + 3.4)))
+    ax = fig.subplots()
+    ax.set_facecolor("0.88")
+    values = grid[~np.isnan(grid)]
+    if values.size:
+        # The colour scale always spans the target, so the contour's level is on the bar.
+        lo, hi = min(values.min(), target), max(values.max(), target)
+        norm = LogNorm(lo / 1.5, hi * 1.5) if lo == hi else LogNorm(lo, hi)
+        image = ax.imshow(np.ma.masked_invalid(grid), cmap="viridis", norm=norm, aspect="auto", interpolation="nearest")
+        bar = fig.colorbar(image, ax=ax, label=f"relative output error {OUTPUT_ERROR}\n(median over draws)")
+        bar.ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:.2g}"))
+        if hi / lo < 30:
+            bar.ax.yaxis.set_minor_formatter(FuncFormatter(lambda v, _: f"{v:.2g}"))
+        bar.ax.axhline(target, color="red", lw=2)
+        if not values.min() <= target <= values.max():
+            pass  # every cell on one side of the target: no contour to draw (the bar's red line still shows it)
+        elif grid.shape[0] >= 2 and grid.shape[1] >= 2 and np.isfinite(grid).all():
+            ax.contour(np.arange(len(layers)), np.arange(n_heads), np.log(grid), levels=[np.log(target)],
+                       colors="red", linewidths=2)
+        else:  # a contour needs a 2-D grid of values: outline the cells that reach the target instead
+            for i, j in np.argwhere(grid <= target):
+                ax.add_patch(Rectangle((j - 0.45, i - 0.45), 0.9, 0.9, fill=False, edgecolor="red", lw=2.2))
+        if grid.size <= ANNOTATE_MAX_CELLS:
+            for i, j in np.argwhere(~np.isnan(grid)):
+                ax.text(j, i, f"{grid[i, j]:.2g}", ha="center", va="center", fontsize=7,
+                        color="black" if norm(grid[i, j]) > 0.55 else "white")
+    else:
+        _note(ax, f"no values for {features} / {coupling} at m = {m}")
+    ax.set_xlim(-0.5, len(layers) - 0.5)
+    ax.set_ylim(n_heads - 0.5, -0.5)
+    ax.set_xticks(range(len(layers)), labels=layers, rotation=40, ha="right", fontsize=8)
+    ax.set_yticks(range(n_heads), labels=[str(h) for h in range(n_heads)], fontsize=8)
+    ax.set_xlabel("layer")
+    ax.set_ylabel("head")
+    model = (result["params"].get("model") or {}).get("model")
+    heading = (f"{model}: " if model else "") + f"FAVOR {features} / {coupling}, {mode}, m = {m}; red: target {target:g}"
+    paragraph = textwrap.fill(recommendation.get("paragraph", ""), width=110)
+    fig.suptitle(f"{heading}\n{paragraph}", fontsize=8, ha="left", x=0.02)
+    fig.tight_layout(rect=(0, 0, 1, 0.97 - 0.022 * paragraph.count("\n")))
     return fig

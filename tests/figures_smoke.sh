@@ -36,7 +36,7 @@ for f in mse.png mse_ratio.png unbiased.png unbiased_bias.png smreg_ratio.png sm
          perm_order.png perm_order_heads.png \
          permute_offsets.png permute_wrap.png permute_overhead.png \
          attention_error.png attention_report_error.png attention_report_heatmap.png \
-         attention_report_diagnostics.png redraw.png attention_matrix.png speed.png \
+         attention_report_diagnostics.png attention_report_target.png redraw.png attention_matrix.png speed.png \
          uniform.png uniform_needed_m.png kernels.png layers.png; do
   head -c 8 "$dir/figures/$f" | od -An -tx1 | grep -q "89 50 4e 47" || { echo "not a PNG: $f" >&2; exit 1; }
 done

@@ -1,0 +1,93 @@
+#include "attention/capture_manifest.hpp"
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace favorlab {
+
+namespace {
+
+[[noreturn]] void fail(const std::filesystem::path& file, const std::string& problem) {
+  throw std::invalid_argument("--input-dir: " + file.string() + ": " + problem);
+}
+
+double positive_scale(const Json& v, const std::filesystem::path& file, const std::string& what) {
+  if (!v.is_number() || !(v.get<double>() > 0) || !std::isfinite(v.get<double>()))
+    fail(file, what + " must be a positive number");
+  return v.get<double>();
+}
+
+}  // namespace
+
+std::optional<CaptureManifest> read_capture_manifest(const std::filesystem::path& dir) {
+  const std::filesystem::path file = dir / "manifest.json";
+  std::error_code ec;
+  if (!std::filesystem::exists(file, ec)) return std::nullopt;
+  std::ifstream in(file);
+  if (!in) fail(file, "cannot be read");
+  std::stringstream text;
+  text << in.rdbuf();
+  Json j;
+  try {
+    j = Json::parse(text.str());
+  } catch (const Json::parse_error&) {
+    fail(file, "not valid JSON");
+  }
+  if (!j.is_object()) fail(file, "not a JSON object");
+  CaptureManifest m;
+  if (!j.contains("model") || !j["model"].is_string()) fail(file, "\"model\" (a string) is missing");
+  m.model = j["model"].get<std::string>();
+  if (!j.contains("causal") || !j["causal"].is_boolean()) fail(file, "\"causal\" (true or false) is missing");
+  m.causal = j["causal"].get<bool>();
+  if (!j.contains("scale")) fail(file, "\"scale\" (the softmax scale) is missing");
+  // One scale, or one per layer (a list) when the layers differ.
+  if (j["scale"].is_array()) {
+    if (j["scale"].empty()) fail(file, "\"scale\" is an empty list");
+    m.scale = positive_scale(j["scale"].front(), file, "\"scale\"");
+  } else {
+    m.scale = positive_scale(j["scale"], file, "\"scale\"");
+  }
+  if (j.contains("scale_folded_into_q")) {
+    if (!j["scale_folded_into_q"].is_boolean()) fail(file, "\"scale_folded_into_q\" must be true or false");
+    m.scale_folded_into_q = j["scale_folded_into_q"].get<bool>();
+  }
+  if (j.contains("layers") && j["layers"].is_array())
+    for (const Json& layer : j["layers"])
+      if (layer.is_object() && layer.contains("name") && layer["name"].is_string() && layer.contains("scale"))
+        m.layer_scale[layer["name"].get<std::string>()] =
+            positive_scale(layer["scale"], file, "the scale of layer " + layer["name"].get<std::string>());
+  if (!j["scale"].is_number() && !m.scale_folded_into_q && m.layer_scale.empty())
+    fail(file, "the layers' scales differ but the manifest lists no per-layer scale");
+  const auto text_of = [&](const char* key) {
+    return j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : std::string();
+  };
+  m.path = text_of("path");
+  m.revision = text_of("revision");
+  if (j.contains("L") && j["L"].is_number_integer()) m.L = j["L"].get<int>();
+  if (j.contains("heads") && j["heads"].is_number_integer()) m.heads = j["heads"].get<int>();
+  if (j.contains("kv_heads")) m.kv_heads = j["kv_heads"].dump();
+  m.kv_expanded = j.contains("kv_expanded") && j["kv_expanded"].is_boolean() && j["kv_expanded"].get<bool>();
+  m.summary = Json{{"model", m.model},
+                   {"path", m.path},
+                   {"revision", m.revision.empty() ? Json(nullptr) : Json(m.revision)},
+                   {"causal", m.causal},
+                   {"scale", j["scale"]},
+                   {"scale_folded_into_q", m.scale_folded_into_q},
+                   {"L", m.L},
+                   {"heads", m.heads},
+                   {"kv_heads", j.contains("kv_heads") ? j["kv_heads"] : Json(nullptr)},
+                   {"kv_expanded", m.kv_expanded},
+                   {"manifest", file.string()}};
+  return m;
+}
+
+double q_scale_factor(const CaptureManifest& manifest, const std::string& layer, int d) {
+  if (manifest.scale_folded_into_q) return 1.0;
+  const auto it = manifest.layer_scale.find(layer);
+  const double s = it != manifest.layer_scale.end() ? it->second : manifest.scale;
+  return s * std::sqrt(static_cast<double>(d));
+}
+
+}  // namespace favorlab

@@ -1,0 +1,36 @@
+#pragma once
+// The manifest.json scripts/capture-qkv.sh writes beside the layers it captured (docs/real-models.md), as
+// `favorlab attention-report --input-dir` reads it: which model the layers came from, whether its attention is causal
+// (the report then runs only the arms of that mode), and the softmax scale. favorlab computes softmax(Q Kᵀ/√d); a
+// model whose scale s differs has s·√d folded into the captured Q ("scale_folded_into_q": true, the capture's
+// default); a manifest that says the scale is not folded has Q multiplied by s·√d when the layer is read.
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+
+#include "io/result.hpp"
+
+namespace favorlab {
+
+struct CaptureManifest {
+  std::string model, path, revision;  // revision: empty when the manifest has none
+  bool causal = false;
+  bool scale_folded_into_q = true;
+  double scale = 0;                          // the model's softmax scale (the first layer's when they differ)
+  std::map<std::string, double> layer_scale;  // per layer name, when the manifest lists layers
+  int L = 0, heads = 0;
+  std::string kv_heads;  // as written: a number, or a list when layers differ
+  bool kv_expanded = false;
+  Json summary;  // the fields above, for the result's params
+};
+
+// nullopt when DIR has no manifest.json. Throws std::invalid_argument "--input-dir: PATH: problem" (one line) for a
+// manifest that cannot be read, is not JSON, or lacks or mistypes "model", "causal" or "scale".
+std::optional<CaptureManifest> read_capture_manifest(const std::filesystem::path& dir);
+
+// What Q of `layer` (query/key dimension d) must be multiplied by so that favorlab's 1/√d gives the model's scale:
+// 1 when the scale is folded into Q already.
+double q_scale_factor(const CaptureManifest& manifest, const std::string& layer, int d);
+
+}  // namespace favorlab
