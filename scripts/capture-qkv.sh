@@ -36,6 +36,7 @@ setup_venv() {
   imports_ok && return 0
   local start=$SECONDS tmp
   say "setting up $venv: torch, transformers and numpy from PyPI (minutes, about 4.5 GB: see scripts/peer-bench.sh)"
+  bash scripts/deps.sh python3-venv  # Debian's python3 has no venv module (ensurepip) without it
   /usr/bin/python3 -m venv "$venv"
   local pip=("$py" -m pip install --disable-pip-version-check --progress-bar off --quiet)
   tmp=$(mktemp -d)

@@ -88,6 +88,7 @@ else
   start=$SECONDS
   say "setting up $venv: torch, performer-pytorch and numpy from PyPI (a few minutes, about 4.5 GB: see the" \
     "comment at the top of this script)"
+  bash scripts/deps.sh python3-venv  # Debian's python3 has no venv module (ensurepip) without it
   /usr/bin/python3 -m venv "$venv"
   pip=("$py" -m pip install --disable-pip-version-check --progress-bar off --quiet)
   tmp=$(mktemp -d)
