@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <sstream>
 #include <string>
 
 #include "cli_runner.hpp"
@@ -301,4 +302,14 @@ TEST_CASE("[ledger] results/CLAIMS.md and the README's findings table are what f
   REQUIRE(b != std::string::npos);
   REQUIRE(e != std::string::npos);
   CHECK(readme.substr(b + begin.size(), e - b - begin.size()) == findings.out);
+  // A front page a newcomer reads in five minutes: at most 200 lines of at most 120 characters (code points).
+  CHECK(fl::testing::line_count(readme) <= 200);
+  std::istringstream lines(readme);
+  int number = 0;
+  for (std::string line; std::getline(lines, line);) {
+    ++number;
+    const auto code_points = std::count_if(line.begin(), line.end(), [](char ch) { return (ch & 0xC0) != 0x80; });
+    INFO("README.md:" << number << ": " << line);
+    CHECK(code_points <= 120);
+  }
 }
