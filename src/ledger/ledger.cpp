@@ -51,7 +51,7 @@ std::string string_field(const Json& j, const char* key) {
 
 // One check as read from a file, with its attribution.
 struct ReadCheck {
-  std::string experiment, claim, method, where, detail, source;
+  std::string experiment, claim, method, source;
   ClaimKind kind = ClaimKind::paper;
   const ClaimSource* row = nullptr;
   Check check;
@@ -80,12 +80,12 @@ ReadCheck read_check(const Json& j, const std::string& experiment, const std::st
     const bool counted = j.contains("points_total") || j.contains("points_held") || j.contains("points_violated") ||
                          j.contains("points_inconclusive");
     if (counted) {
-    c.points_held = integer_field(j, "points_held", where_in_file);
-    c.points_violated = integer_field(j, "points_violated", where_in_file);
-    c.points_inconclusive = integer_field(j, "points_inconclusive", where_in_file);
-    c.points_total = integer_field(j, "points_total", where_in_file);
-    if (c.points_total != c.points_held + c.points_violated + c.points_inconclusive)
-      bad_file(where_in_file, "points_total is not the sum of its counts");
+      c.points_held = integer_field(j, "points_held", where_in_file);
+      c.points_violated = integer_field(j, "points_violated", where_in_file);
+      c.points_inconclusive = integer_field(j, "points_inconclusive", where_in_file);
+      c.points_total = integer_field(j, "points_total", where_in_file);
+      if (c.points_total != c.points_held + c.points_violated + c.points_inconclusive)
+        bad_file(where_in_file, "points_total is not the sum of its counts");
     }
     // The verdict is re-derived, not taken on the file's word.
     if (verdict_from_counts(c.points_held, c.points_violated, c.points_inconclusive) != c.status)
@@ -123,7 +123,6 @@ ReadCheck read_check(const Json& j, const std::string& experiment, const std::st
 std::string open_reason_of(const Check& c) {
   if (c.points_total == 0) return "nothing judged";
   if (!c.out_of_reach.empty()) return c.out_of_reach;
-  std::string reason;
   std::size_t start = 0;
   while (start < c.detail.size()) {
     const std::size_t end = std::min(c.detail.find("; ", start), c.detail.size());
@@ -131,7 +130,7 @@ std::string open_reason_of(const Check& c) {
     if (clause.find("out of reach") != std::string::npos) return clause;
     start = end + 2;
   }
-  return reason;
+  return "";
 }
 
 void add_to_method(LedgerMethod& m, const Check& c) {
