@@ -436,7 +436,10 @@ Ledger read_ledger(const fs::path& dir) {
       return lm.experiment == rc.experiment && lm.method == rc.method;
     });
     if (m == claim.methods.end()) {
-      claim.methods.push_back(LedgerMethod{rc.experiment, rc.method});
+      LedgerMethod method;
+      method.experiment = rc.experiment;
+      method.method = rc.method;
+      claim.methods.push_back(std::move(method));
       m = claim.methods.end() - 1;
     }
     add_to_method(*m, rc.check);
