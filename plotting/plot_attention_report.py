@@ -104,6 +104,15 @@ def _note(ax, text="not defined on this layer"):
     ax.set_yticks([])
 
 
+def _annotate_cells(ax, grid, norm):
+    """Each cell's value written in it (small grids only), dark on light cells and light on dark ones."""
+    if grid.size > ANNOTATE_MAX_CELLS:
+        return
+    for i, j in np.argwhere(~np.isnan(grid)):
+        ax.text(j, i, f"{grid[i, j]:.2g}", ha="center", va="center", fontsize=7,
+                color="black" if norm(grid[i, j]) > 0.55 else "white")
+
+
 def _log_axes(ax):
     """Log-log axes against m, with a grid."""
     ax.set_xscale("log", base=2)
@@ -247,10 +256,7 @@ def _heatmap_figure(result, rows, pick):
         bar.ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:.2g}"))
         if hi / lo < 30:  # within about a decade the powers of ten alone leave the bar unlabelled
             bar.ax.yaxis.set_minor_formatter(FuncFormatter(lambda v, _: f"{v:.2g}"))
-        if grid.size <= ANNOTATE_MAX_CELLS:
-            for i, j in np.argwhere(~np.isnan(grid)):
-                ax.text(j, i, f"{grid[i, j]:.2g}", ha="center", va="center", fontsize=7,
-                        color="black" if norm(grid[i, j]) > 0.55 else "white")
+        _annotate_cells(ax, grid, norm)
     else:
         _note(ax, f"no values for {features} / {coupling} at m = {m}")
     for i, j in np.argwhere(np.isnan(grid)):
@@ -337,10 +343,7 @@ def _target_figure(result, rows):
         else:  # a contour needs a 2-D grid of values: outline the cells that reach the target instead
             for i, j in np.argwhere(grid <= target):
                 ax.add_patch(Rectangle((j - 0.45, i - 0.45), 0.9, 0.9, fill=False, edgecolor="red", lw=2.2))
-        if grid.size <= ANNOTATE_MAX_CELLS:
-            for i, j in np.argwhere(~np.isnan(grid)):
-                ax.text(j, i, f"{grid[i, j]:.2g}", ha="center", va="center", fontsize=7,
-                        color="black" if norm(grid[i, j]) > 0.55 else "white")
+        _annotate_cells(ax, grid, norm)
     else:
         _note(ax, f"no values for {features} / {coupling} at m = {m}")
     ax.set_xlim(-0.5, len(layers) - 0.5)

@@ -19,6 +19,7 @@
 # libraries come along, triton is left out), then transformers and numpy from PyPI.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/torch_venv.sh
 root=$(pwd)
 
 say() { echo "capture-qkv: $*" >&2; }
@@ -34,26 +35,10 @@ setup_venv() {
     flock 9
   fi
   imports_ok && return 0
-  local start=$SECONDS tmp
-  say "setting up $venv: torch, transformers and numpy from PyPI (minutes, about 4.5 GB: see scripts/peer-bench.sh)"
-  bash scripts/deps.sh python3-venv  # Debian's python3 has no venv module (ensurepip) without it
-  /usr/bin/python3 -m venv "$venv"
+  local start=$SECONDS
+  say "setting up $venv: torch, transformers and numpy from PyPI (minutes, about 4.5 GB: see scripts/torch_venv.sh)"
+  torch_venv_create "$venv"
   local pip=("$py" -m pip install --disable-pip-version-check --progress-bar off --quiet)
-  tmp=$(mktemp -d)
-  say "pip: torch (--no-deps)"
-  "${pip[@]}" --no-deps torch >&2
-  # torch's own requirement list, less triton and the optional extras; pip evaluates the environment markers.
-  "$py" - >"$tmp/torch-requirements.txt" <<'PY'
-import importlib.metadata
-import re
-for requirement in importlib.metadata.requires("torch") or []:
-    name = re.match(r"[A-Za-z0-9._-]+", requirement).group(0).lower().replace("_", "-")
-    if name != "triton" and "extra ==" not in requirement.replace("'", '"'):
-        print(requirement)
-PY
-  say "pip: torch's requirements but triton (pip will say that triton is missing: intended)"
-  "${pip[@]}" -r "$tmp/torch-requirements.txt" >&2
-  rm -rf "$tmp"
   # transformers does not require torch, so this does not pull triton back in.
   say "pip: transformers, numpy"
   "${pip[@]}" transformers numpy >&2

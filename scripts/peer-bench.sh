@@ -26,6 +26,7 @@
 # `pip install torch performer-pytorch numpy` (triton included) and tries again.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/torch_venv.sh
 
 usage="scripts/peer-bench.sh [FAVORLAB_BINARY] [--quick] [--max-L N] [--repeats R] [--time-cap S]"
 say() { echo "peer-bench: $*" >&2; }
@@ -88,25 +89,8 @@ else
   start=$SECONDS
   say "setting up $venv: torch, performer-pytorch and numpy from PyPI (a few minutes, about 4.5 GB: see the" \
     "comment at the top of this script)"
-  bash scripts/deps.sh python3-venv  # Debian's python3 has no venv module (ensurepip) without it
-  /usr/bin/python3 -m venv "$venv"
+  torch_venv_create "$venv"
   pip=("$py" -m pip install --disable-pip-version-check --progress-bar off --quiet)
-  tmp=$(mktemp -d)
-  trap 'rm -rf "$tmp"' EXIT
-  say "pip: torch (--no-deps)"
-  "${pip[@]}" --no-deps torch >&2
-  # torch's own requirement list, less triton and the optional extras; pip evaluates the environment markers.
-  "$py" - >"$tmp/torch-requirements.txt" <<'PY'
-import importlib.metadata
-import re
-for requirement in importlib.metadata.requires("torch") or []:
-    name = re.match(r"[A-Za-z0-9._-]+", requirement).group(0).lower().replace("_", "-")
-    if name != "triton" and "extra ==" not in requirement.replace("'", '"'):
-        print(requirement)
-PY
-  say "pip: torch's requirements but triton ($(wc -l <"$tmp/torch-requirements.txt") entries: the nvidia-*" \
-    "libraries torch links, sympy, networkx, ...; pip will say that triton is missing: intended)"
-  "${pip[@]}" -r "$tmp/torch-requirements.txt" >&2
   say "pip: numpy, einops; performer-pytorch, local-attention, axial-positional-embedding, hyper-connections," \
     "torch-einops-utils (--no-deps)"
   "${pip[@]}" numpy einops >&2
