@@ -113,6 +113,16 @@ def _annotate_cells(ax, grid, norm):
                 color="black" if norm(grid[i, j]) > 0.55 else "white")
 
 
+def _layer_head_axes(ax, layers, n_heads):
+    """A layer x head grid's axes: one tick per layer (x) and head (y), head 0 at the top."""
+    ax.set_xlim(-0.5, len(layers) - 0.5)
+    ax.set_ylim(n_heads - 0.5, -0.5)
+    ax.set_xticks(range(len(layers)), labels=layers, rotation=40, ha="right", fontsize=8)
+    ax.set_yticks(range(n_heads), labels=[str(h) for h in range(n_heads)], fontsize=8)
+    ax.set_xlabel("layer")
+    ax.set_ylabel("head")
+
+
 def _log_axes(ax):
     """Log-log axes against m, with a grid."""
     ax.set_xscale("log", base=2)
@@ -263,12 +273,7 @@ def _heatmap_figure(result, rows, pick):
         ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, facecolor="none", edgecolor="0.6", hatch="///", lw=0))
     for i, j in violated:
         ax.add_patch(Rectangle((j - 0.45, i - 0.45), 0.9, 0.9, fill=False, edgecolor="red", lw=2.2))
-    ax.set_xlim(-0.5, len(layers) - 0.5)
-    ax.set_ylim(n_heads - 0.5, -0.5)
-    ax.set_xticks(range(len(layers)), labels=layers, rotation=40, ha="right", fontsize=8)
-    ax.set_yticks(range(n_heads), labels=[str(h) for h in range(n_heads)], fontsize=8)
-    ax.set_xlabel("layer")
-    ax.set_ylabel("head")
+    _layer_head_axes(ax, layers, n_heads)
     ax.set_title(f"FAVOR {features} / {coupling}, m = {m}, bidirectional\ngrey hatched: no value · red border: not "
                  f"better than uniform attention (violated)\n{_setting(result, rows)}", fontsize=9)
     fig.tight_layout()
@@ -346,12 +351,7 @@ def _target_figure(result, rows):
         _annotate_cells(ax, grid, norm)
     else:
         _note(ax, f"no values for {features} / {coupling} at m = {m}")
-    ax.set_xlim(-0.5, len(layers) - 0.5)
-    ax.set_ylim(n_heads - 0.5, -0.5)
-    ax.set_xticks(range(len(layers)), labels=layers, rotation=40, ha="right", fontsize=8)
-    ax.set_yticks(range(n_heads), labels=[str(h) for h in range(n_heads)], fontsize=8)
-    ax.set_xlabel("layer")
-    ax.set_ylabel("head")
+    _layer_head_axes(ax, layers, n_heads)
     model = (result["params"].get("model") or {}).get("model")
     heading = (f"{model}: " if model else "") + f"FAVOR {features} / {coupling}, {mode}, m = {m}; red: target {target:g}"
     paragraph = textwrap.fill(recommendation.get("paragraph", ""), width=110)
