@@ -350,7 +350,9 @@ CompareReport compare_results(const Json& base, const Json& fresh, double alpha,
   std::vector<std::pair<std::size_t, SkippedStatistic>> skipped;
   std::vector<Candidate> candidates;
   for (std::size_t p = 0; p < pairs.size(); ++p) {
-    const auto [i, j] = pairs[p];
+    // Named variables, not a structured binding: the lambda below captures i, which clang before 16 refuses for a
+    // binding (the fuzz preset builds with clang).
+    const std::size_t i = pairs[p].first, j = pairs[p].second;
     const Json& rb = b_json[i];
     const Json& rf = f_json[j];
     const std::string& text = b_rows.texts[i];
