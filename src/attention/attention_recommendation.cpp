@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "io/format_number.hpp"
+#include "io/wrap_words.hpp"
 #include "stats/exact_inequality.hpp"
 #include "stats/sample_quantile.hpp"
 
@@ -129,21 +130,7 @@ std::string arm_label(const ReportArm& arm, bool with_mode) {
   return label;
 }
 
-std::string wrap_paragraph(const std::string& text, std::size_t width) {
-  std::string out, line, word;
-  const auto flush_word = [&] {
-    if (word.empty()) return;
-    if (!line.empty() && line.size() + 1 + word.size() > width) out += line + "\n", line.clear();
-    line += (line.empty() ? "" : " ") + word;
-    word.clear();
-  };
-  for (char c : text) {
-    if (c == ' ') flush_word();
-    else word += c;
-  }
-  flush_word();
-  return out + line;
-}
+std::string wrap_paragraph(const std::string& text, std::size_t width) { return wrap_words(text, width); }
 
 std::string approximate_m(double m) {
   if (std::isnan(m)) return "-";

@@ -12,6 +12,7 @@
 
 #include "io/format_number.hpp"
 #include "io/json_file.hpp"
+#include "io/wrap_words.hpp"
 
 namespace favorlab {
 
@@ -20,7 +21,6 @@ namespace {
 using Json = nlohmann::ordered_json;
 namespace fs = std::filesystem;
 
-constexpr std::uintmax_t kMaxResultBytes = kMaxResultFileBytes;
 // kOutOfReach (stats/check.hpp): older result files write it as the number 9223372036854775807, newer ones as
 // trials_needed null with an out_of_reach reason; both read as out of reach.
 
@@ -28,9 +28,9 @@ constexpr std::uintmax_t kMaxResultBytes = kMaxResultFileBytes;
   throw std::invalid_argument(file + ": " + what);
 }
 
-// The shared bounded reader (io/json_file.hpp): regular files only, at most kMaxResultBytes, nesting and numbers
+// The shared bounded reader (io/json_file.hpp): regular files only, at most kMaxResultFileBytes, nesting and numbers
 // bounded.
-Json read_result_file(const fs::path& path) { return read_json_file(path, "", kMaxResultBytes); }
+Json read_result_file(const fs::path& path) { return read_json_file(path, "", kMaxResultFileBytes); }
 
 std::int64_t integer_field(const Json& check, const char* key, const std::string& where) {
   const auto it = check.find(key);
@@ -250,33 +250,6 @@ std::string cell(const std::string& s) {
   return out;
 }
 std::string code_cell(const std::string& s) { return "`" + cell(s) + "`"; }
-
-// Words filled into lines of at most `width` characters, continuation lines starting with `indent`; a code span
-// (`...`) is one word, so that it never breaks.
-std::string wrap_words(const std::string& text, std::size_t width, const std::string& indent) {
-  std::vector<std::string> words;
-  std::string word;
-  bool in_code = false;
-  for (char ch : text) {
-    if (ch == '`') in_code = !in_code;
-    if (ch == ' ' && !in_code) {
-      if (!word.empty()) words.push_back(word);
-      word.clear();
-    } else {
-      word += ch;
-    }
-  }
-  if (!word.empty()) words.push_back(word);
-  std::string out, line;
-  for (const std::string& w : words) {
-    if (!line.empty() && line.size() + 1 + w.size() > width) {
-      out += line + "\n";
-      line = indent;
-    }
-    line += (line.empty() || line == indent ? "" : " ") + w;
-  }
-  return out + line + "\n";
-}
 
 std::string figure_link(const Ledger& ledger, const std::string& figure, const std::string& prefix) {
   if (figure.empty()) return "";
@@ -565,7 +538,7 @@ std::string ledger_findings_markdown(const Ledger& ledger) {
   s << wrap_words("From the result files in `" + dir + "/` of the " + ledger.run_size + " (`favorlab claims " + dir +
                       " --format md --findings`): " + counts_line(ledger) + ".",
                   120, "")
-    << "\n";
+    << "\n\n";
   std::vector<std::string> papers;
   std::map<std::string, std::array<std::int64_t, 4>> counts;
   for (const LedgerClaim& c : ledger.claims) {
@@ -589,7 +562,8 @@ std::string ledger_findings_markdown(const Ledger& ledger) {
     const std::string figure = figure_link(ledger, c.figure, dir + "/figures/");
     s << wrap_words("- `" + c.claim + "` (" + c.source + "): " + point + "; corrected statement: " + corrected +
                         (figure.empty() ? "." : ". " + figure),
-                    120, "  ");
+                    120, "  ")
+      << "\n";
   }
   return s.str();
 }
