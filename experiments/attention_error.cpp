@@ -4,7 +4,7 @@
 // input i uses projection draw i; or the heads of --q/--k/--v .npy files, one input per head), summarised as
 // mean ± std over the inputs; beside it the relative error MSE / variance of the exact output (1: no better than
 // predicting the mean row) and uniform attention's error on the same inputs (attention_baselines.hpp). Checks, each a paired comparison on the
-// same inputs (stats/paired_check.hpp: t test of log-MSE differences, Bonferroni over the m values):
+// same inputs (stats/paired_check.hpp: the exact sign test over the inputs, Bonferroni over the m values):
 //   1. orthogonal below iid, per feature map and mode;
 //   2. positive below trig, per coupling and mode.
 // --backend cuda: every forward, FAVOR and exact, on the GPU in float32 (backend_option.hpp).

@@ -65,6 +65,7 @@
 #include "perf/load_average.hpp"
 #include "perf/mc_engine_rate.hpp"
 #include "perf/peak_memory.hpp"
+#include "perf/thread_start.hpp"
 #include "perf/ratio_checks.hpp"
 #include "stats/sample_quantile.hpp"
 
@@ -845,6 +846,7 @@ class SpeedExperiment final : public Experiment {
     if (thread_counts_.empty()) throw std::invalid_argument("--thread-counts needs at least one thread count");
     for (int t : thread_counts_)
       if (t < 1 || t > 1024) throw std::invalid_argument("--thread-counts must lie in [1, 1024], got " + std::to_string(t));
+    check_threads_can_start(*std::max_element(thread_counts_.begin(), thread_counts_.end()));
     if (d_ < 1 || d_ > 4096) throw std::invalid_argument("--d must lie in [1, 4096], got " + std::to_string(d_));
     if (m_ < 1 || m_ > 65536) throw std::invalid_argument("--m must lie in [1, 65536], got " + std::to_string(m_));
     if (chunk_ < 1) throw std::invalid_argument("--chunk must be positive, got " + std::to_string(chunk_));

@@ -276,7 +276,7 @@ TEST_CASE("size independence: established only by separated brackets, refuted by
   CHECK(lone.points_total == 0);
 }
 
-TEST_CASE("d log d growth: ideal data never refute it for any C; growth like d^2 does", "[attention_b][power]") {
+TEST_CASE("d log d growth: ideal data never refute it for any C, growth like d^2 does", "[attention_b][power]") {
   // Ideal data: P = 1 exactly when m >= C·d·ln d, else 0, on the grid m = 8..256 (doubling) at d = 8..64 with 80
   // draws. The needed m as a real threshold lies in (previous grid size, first size reached]; the check must find
   // a C for every true C (before the fix it read the bracket's lower end as a bound on C·d·ln d and reported

@@ -1,6 +1,7 @@
 // The attention experiments (attention-error, redraw, attention-matrix): their library pieces against independent
 // computations (paired t statistics, quantiles, the bias-variance split), statistical tests with stated α, power
 // tests (swapped arms, a wrong law), tiny runs of each subcommand, thread independence and bad input.
+#include <boost/math/distributions/poisson.hpp>
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
@@ -170,6 +171,47 @@ TEST_CASE("paired sign test keeps its level under skewed nulls (where the t test
     }
     INFO("skew sign " << sign << ": " << rejections << " rejections of 20000");
     CHECK(rejections <= 29);
+  }
+}
+
+TEST_CASE("sign test on few draws keeps its level on the draws attention-report and layers meet, both sides",
+          "[attention-experiments][stats]") {
+  // Per-draw figures of those checks are few (10–16) and skewed: log χ²₁ (the log of one squared Gaussian error,
+  // long left tail) and exponential (long right tail), here centred at their medians (the sign test's null). A t
+  // test on such draws erred 5–29x its level; the sign test's level is P(Bin(n, ½) ≥ k_crit) for any distribution.
+  // 20000 nulls per case; rejections are Binomial(20000, level); allow the Poisson quantile at 1e-7 (false failure
+  // below 1e-7 per case and side): 46 at n = 10 (19.5 expected), so a test erring 5x its level, as the t test did,
+  // would exceed it (98 expected).
+  const double alpha = 1e-3;
+  const double log_chi2_median = std::log(0.45493642311957283);  // median of χ²₁
+  for (int n : {10, 16}) {
+    const double level = binomial_half_upper_tail(sign_test_critical_count(n, alpha), n);
+    REQUIRE(level <= alpha);
+    const double expected = 20000 * level;
+    const double bound =
+        boost::math::quantile(boost::math::complement(boost::math::poisson_distribution<>(expected), 1e-7));
+    for (int shape = 0; shape < 3; ++shape) {
+      int violated = 0, held = 0;
+      for (int rep = 0; rep < 20000; ++rep) {
+        PhiloxStream rng(13, static_cast<std::uint64_t>(10 * n + shape), static_cast<std::uint64_t>(rep));
+        std::vector<double> a(static_cast<std::size_t>(n)), b(a.size(), 1.0);
+        for (auto& x : a) {
+          const double z = rng.normal();
+          const double e = -std::log(rng.uniform());
+          const double d = shape == 0 ? std::log(z * z) - log_chi2_median
+                                      : (shape == 1 ? 1 : -1) * (e - std::log(2.0));
+          x = std::exp(d);
+        }
+        PairedClaimCheck c("a <= b", "level", alpha, 1);
+        const Verdict v = c.judge(a, b, "p").status;
+        violated += v == Verdict::violated;
+        held += v == Verdict::holds;
+      }
+      INFO("n " << n << ", shape " << shape << ": " << violated << " violated, " << held << " held of 20000; level "
+                << level << ", bound " << bound);
+      CHECK(violated <= bound);
+      CHECK(held <= bound);
+    }
   }
 }
 

@@ -22,6 +22,7 @@
 #include "io/npy.hpp"
 #include "io/npy_heads.hpp"
 #include "stats/exact_inequality.hpp"
+#include "stats/paired_check.hpp"
 #include "stats/sample_quantile.hpp"
 
 using namespace favorlab;
@@ -292,7 +293,8 @@ TEST_CASE("the Eckart-Young check: holds with the true floor, violated against a
   CHECK(c.status == Verdict::violated);
 }
 
-TEST_CASE("error slopes and draw evidence: exact laws, power against a rising error or a wrong baseline",
+TEST_CASE("error slopes and the report's sign-test points: exact laws, power against a rising error or a wrong "
+          "baseline, few draws left open",
           "[attention-report][stats]") {
   const std::vector<int> ms{16, 64, 256};
   // MSE = c/m exactly: slope -1 in every draw.
@@ -301,24 +303,47 @@ TEST_CASE("error slopes and draw evidence: exact laws, power against a rising er
   CHECK(slopes[1] == Approx(-1).epsilon(1e-14));
   CHECK(std::isnan(error_slopes(ms, {{0.0}, {1.0}, {2.0}})[0]));  // a zero MSE has no log
 
-  ClaimCheck falls("falls", "test", 1e-3, 1, ClaimCheck::Sides::upper);
-  CHECK(falls.judge(draw_mean_evidence({-1.02, -0.97, -1.05, -0.99}, 0.0, "falling")).status == Verdict::holds);
-  ClaimCheck rises("falls", "test", 1e-3, 1, ClaimCheck::Sides::upper);
-  CHECK(rises.judge(draw_mean_evidence({0.98, 1.03, 1.01, 0.97}, 0.0, "rising")).status == Verdict::violated);
-  // Log errors well below a baseline hold; against the baseline made 500x smaller they are violated.
-  const std::vector<double> logs{std::log(0.010), std::log(0.012), std::log(0.011), std::log(0.009)};
-  ClaimCheck below("beats", "test", 1e-3, 2, ClaimCheck::Sides::upper);
-  CHECK(below.judge(draw_mean_evidence(logs, std::log(0.5), "right baseline")).status == Verdict::holds);
-  CHECK(below.judge(draw_mean_evidence(logs, std::log(0.5 / 500), "wrong baseline")).status == Verdict::violated);
-  // Two draws are too few for t at a tiny alpha to settle a close call: inconclusive, never holds.
-  ClaimCheck close("beats", "test", 1e-3, 1, ClaimCheck::Sides::upper);
-  CHECK(close.judge(draw_mean_evidence({-0.1, 0.05}, 0.0, "close")).status == Verdict::inconclusive);
+  // The report's slope point: per draw exp(slope · ln(m_max/m_min)) against 1. 16 falling draws hold at a point
+  // alpha of 1e-3/30 (P = 2^-16 = 1.5e-5); the same draws rising are violated (power).
+  std::vector<double> falling, rising, ones(16, 1.0);
+  for (int i = 0; i < 16; ++i) {
+    const double slope = -1 + 0.05 * std::sin(i);
+    falling.push_back(std::exp(slope * std::log(16.0)));
+    rising.push_back(std::exp(-slope * std::log(16.0)));
+  }
+  PairedClaimCheck falls("falls", "test", 1e-3, 30);
+  CHECK(falls.judge(falling, ones, "falling").status == Verdict::holds);
+  PairedClaimCheck rises("falls", "test", 1e-3, 30);
+  CHECK(rises.judge(rising, ones, "rising").status == Verdict::violated);
+  // Four draws cannot settle a point at that alpha, however clear: inconclusive, and the check says 15 would do.
+  PairedClaimCheck few("falls", "test", 1e-3, 30);
+  CHECK(few.judge({0.1, 0.2, 0.1, 0.3}, {1.0, 1.0, 1.0, 1.0}, "four").status == Verdict::inconclusive);
+  CHECK(few.result().trials_needed == 15);
+  // Errors well below a baseline hold; against the baseline made 500x smaller they are violated.
+  std::vector<double> errors, baseline(16, 0.5), wrong_baseline(16, 0.5 / 500);
+  for (int i = 0; i < 16; ++i) errors.push_back(0.01 * (1 + 0.2 * std::cos(i)));
+  PairedClaimCheck below("beats", "test", 1e-3, 2, PairedClaimCheck::Ties::confirm);
+  CHECK(below.judge(errors, baseline, "right baseline").status == Verdict::holds);
+  CHECK(below.judge(errors, wrong_baseline, "wrong baseline").status == Verdict::violated);
+  // Ties (both floored at rounding) confirm "no larger than" exactly; without that option they settle nothing.
+  PairedClaimCheck tied("beats", "test", 1e-3, 1, PairedClaimCheck::Ties::confirm);
+  CHECK(tied.judge(ones, ones, "exact").status == Verdict::holds);
+  CHECK(tied.result().detail.find("hold exactly") != std::string::npos);
+  PairedClaimCheck strict("below", "test", 1e-3, 1);
+  CHECK(strict.judge(ones, ones, "exact").status == Verdict::inconclusive);
+  // The median interval that inverts the test: the k-th order statistics, none when n is too small.
+  const MedianInterval interval = sign_test_median_interval({5, 1, 4, 2, 3, 9, 7, 8, 6, 10}, 1e-3);
+  CHECK(interval.median == 5.5);
+  CHECK(interval.low == 1);  // n = 10: k = 10, the whole range
+  CHECK(interval.high == 10);
+  CHECK(std::isnan(sign_test_median_interval({1, 2, 3}, 1e-3).low));
 }
 
 TEST_CASE("attention-report on the synthetic layers: known answers, verdicts, table, thread independence",
           "[attention-report][cli]") {
   const auto dir = scratch_dir("attention-report");
-  const std::string args = "--L 48 --d 8 --heads 2 --m-values 8,16,32 --trials 4 --features positive,trig,oprf";
+  // 16 draws: the sign test can settle each of the 30 points of a check (2^-16 < 1e-3/30).
+  const std::string args = "--L 48 --d 8 --heads 2 --m-values 8,16,32 --trials 16 --features positive,trig,oprf";
   std::string table;
   const auto a = run_report(args + " --threads 1", dir, "a.json", &table);
   const auto b = run_report(args + " --threads 2", dir, "b.json");
@@ -355,7 +380,7 @@ TEST_CASE("attention-report on the synthetic layers: known answers, verdicts, ta
   fs::remove_all(dir);
 }
 
-TEST_CASE("attention-report reads layers from .npy triples and directories; bad input exits 2",
+TEST_CASE("attention-report reads layers from .npy triples and directories, bad input exits 2",
           "[attention-report][cli]") {
   const auto dir = scratch_dir("attention-report-npy");
   const int L = 24, d = 4;

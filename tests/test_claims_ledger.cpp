@@ -131,7 +131,7 @@ TEST_CASE("[ledger] a claim missing from the table fails the run that emits it",
   CHECK(checks[0].kind == "derived");
 }
 
-TEST_CASE("[ledger] methods of one claim share a line; the rule is violated > holds > inconclusive", "[ledger]") {
+TEST_CASE("[ledger] methods of one claim share a line, the rule is violated > holds > inconclusive", "[ledger]") {
   const fs::path dir = planted_results();
   const fl::Ledger ledger = fl::read_ledger(dir);
   REQUIRE(ledger.claims.size() == 5);

@@ -45,7 +45,7 @@ struct NotEncodable {
 
 }  // namespace
 
-TEST_CASE("block codec: accumulators round trip bit for bit; bad bytes are refused", "[distribution]") {
+TEST_CASE("block codec: accumulators round trip bit for bit, bad bytes are refused", "[distribution]") {
   Acc a{std::vector<Cell>(3), std::vector<RunningCovariance>(2), {}};
   for (int t = 0; t < 100; ++t) {
     const double x = std::sin(t * 0.7), y = std::cos(t * 1.3);

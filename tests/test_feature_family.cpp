@@ -50,7 +50,7 @@ TEST_CASE("feature columns and positivity come from the table", "[features][fami
   CHECK_FALSE(family_info(Family::gerf).data_dependent);
 }
 
-TEST_CASE("causal attention rejects the data-dependent families; gerf's A is validated", "[attention][family]") {
+TEST_CASE("causal attention rejects the data-dependent families, gerf's A is validated", "[attention][family]") {
   AttentionConfig c;
   c.causal = true;
   for (Family f : {Family::oprf, Family::sderf}) {
@@ -73,7 +73,7 @@ TEST_CASE("PermuteFormer refuses the families whose projection is prepared per h
   CHECK_THROWS_WITH(validate_permute_head(c, 4, head, PermuteLayout{}, 8), Catch::Contains("not available"));
 }
 
-TEST_CASE("favorlab families lists the table; plotting/families.json is its --json output", "[cli][family]") {
+TEST_CASE("favorlab families lists the table, plotting/families.json is its --json output", "[cli][family]") {
   const auto dir = scratch_dir("families");
   const CliRun text = run_cli("families", dir);
   REQUIRE(text.status == 0);

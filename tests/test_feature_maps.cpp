@@ -43,7 +43,7 @@ TEST_CASE("feature maps match their definitions entry by entry", "[features]") {
   }
 }
 
-TEST_CASE("shifted_exp underflows and overflows as std::exp does; features of a huge input underflow to 0",
+TEST_CASE("shifted_exp underflows and overflows as std::exp does, features of a huge input underflow to 0",
           "[features]") {
   // Eigen's SIMD exp alone returns about the smallest normal for every exponent below log(smallest normal): the power
   // case, so that this test sees the difference it guards.

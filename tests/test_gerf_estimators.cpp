@@ -172,7 +172,7 @@ TEST_CASE("the exact comparisons of favorlab estimators hold, and reversed they 
   CHECK_FALSE(exact_mse(Estimator::trig, Coupling::simplex, points[0], d, m).has_value());
 }
 
-TEST_CASE("favorlab estimators: rows, checks, figure fields; bad input exits 2 with one line", "[cli][estimators]") {
+TEST_CASE("favorlab estimators: rows, checks, figure fields, bad input exits 2 with one line", "[cli][estimators]") {
   using namespace favorlab::testing;
   const auto dir = scratch_dir("estimators");
   const auto run = run_cli("estimators --d 4 --x-norm 0.5 --y-norm 0.5 --cos 0,0.5 --trials 3000 --quiet --out e.json",
@@ -224,4 +224,17 @@ TEST_CASE("the closed-form numbers the README quotes", "[gerf][estimators]") {
   const double k2 = std::exp(2 * close.dot());
   CHECK(*exact_mse(Estimator::positive, Coupling::simplex, close, 16, 16) / k2 == Approx(3.9e-6).margin(5e-8));
   CHECK(*exact_mse(Estimator::positive, Coupling::orthogonal, close, 16, 16) / k2 == Approx(1.25e-4).margin(5e-7));
+}
+
+TEST_CASE("error moments where an estimator is exact: variances are 0 to rounding, never below", "[moments][gerf]") {
+  // Trig at x = y and positive at x = −y do not vary: the 50-digit subtractions leave ±1e-52, and a negative
+  // variance is refused by `favorlab compare` (it once reached a committed result file as −6.7e-52).
+  const Geometry same{0.5, 0.5, 1.0}, opposite{0.5, 0.5, -1.0};
+  for (const auto& [e, g] : {std::pair{Estimator::trig, same}, {Estimator::positive, opposite}}) {
+    const ErrorMoments em = error_moments(e, g, 16, 16);
+    CHECK(em.variance >= 0);
+    CHECK(em.variance < 1e-30);
+    CHECK(em.squared_error_variance >= 0);
+  }
+  CHECK(error_moments(Estimator::trig, Geometry{0.5, 0.5, 0.5}, 16, 16).variance > 1e-3);  // and not 0 elsewhere
 }

@@ -176,7 +176,7 @@ TEST_CASE("[gerf] GERF one-feature moments: closed form vs direct 1-D integratio
   }
 }
 
-TEST_CASE("[gerf] GERF at a = 0 is the positive estimator (Lemma 2); the GERF variance form agrees", "[gerf]") {
+TEST_CASE("[gerf] GERF at a = 0 is the positive estimator (Lemma 2), the GERF variance form agrees", "[gerf]") {
   for (int d : {1, 2, 16, 64})
     for (const Geometry& g0 : kGeometries) {
       const Geometry g = d == 1 ? Geometry{g0.x_norm, g0.y_norm, 1.0} : g0;
@@ -303,7 +303,7 @@ TEST_CASE("[gerf] d = 2 pair moments by direct integration of the feature produc
     }
 }
 
-TEST_CASE("[gerf] exact GERF MSE with orthogonal blocks; the (1 - 1/m) OPRF-ORF correction", "[gerf]") {
+TEST_CASE("[gerf] exact GERF MSE with orthogonal blocks, the (1 - 1/m) OPRF-ORF correction", "[gerf]") {
   for (int d : {2, 4, 16, 64})
     for (const Geometry& g : kGeometries) {
       const double phi = g.z_sq();
@@ -436,7 +436,7 @@ TEST_CASE("[gerf] SDERF: per-direction OPRF, reduces to GERF, factorised = dense
   }
 }
 
-TEST_CASE("[gerf] SDERF for one pair and for a set of pairs: SDERF <= OPRF <= positive; the fit is optimal", "[gerf]") {
+TEST_CASE("[gerf] SDERF for one pair and for a set of pairs: SDERF <= OPRF <= positive, the fit is optimal", "[gerf]") {
   for (const Geometry& g : kGeometries) {
     const double phi = g.z_sq();
     double previous = std::numeric_limits<double>::quiet_NaN();

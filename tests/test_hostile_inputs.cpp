@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -28,6 +29,7 @@
 #include "io/json_file.hpp"
 #include "io/npy.hpp"
 #include "perf/memory_budget.hpp"
+#include "perf/thread_start.hpp"
 
 using namespace favorlab;
 using namespace favorlab::testing;
@@ -248,7 +250,7 @@ TEST_CASE("result files: a symlink is followed, a FIFO refused, '-' is stdout", 
   fs::remove_all(dir);
 }
 
-TEST_CASE("temporary result files go on a signal or a crash; the old result stays", "[cli][hostile]") {
+TEST_CASE("temporary result files go on a signal or a crash, the old result stays", "[cli][hostile]") {
   const fs::path dir = scratch_dir("signals");
   // A writer that dies of a crash signal (SIGABRT and SIGILL: sanitizers leave those to the program) removes its
   // temporary file and still dies of that signal. The child resets the test framework's own handler first: the
@@ -305,6 +307,16 @@ TEST_CASE("temporary result files go on a signal or a crash; the old result stay
   fs::remove_all(dir);
 }
 
+TEST_CASE("OMP_STACKSIZE is read as libgomp reads it", "[hostile]") {
+  CHECK(parse_openmp_stack_size("100G") == std::size_t{100} << 30);
+  CHECK(parse_openmp_stack_size("512") == std::size_t{512} << 10);  // KiB by default
+  CHECK(parse_openmp_stack_size(" 4 m ") == std::size_t{4} << 20);
+  CHECK(parse_openmp_stack_size("64b") == std::size_t{64});
+  for (const char* bad : {"", "0", "G", "1x", "1 G G", "-5", "99999999999999999999", "18014398509481984G"})
+    CHECK_FALSE(parse_openmp_stack_size(bad).has_value());
+  check_threads_can_start(4);  // the default stack: four threads start here
+}
+
 TEST_CASE("the environment: closed descriptors, thread failure, umask, long names", "[cli][hostile]") {
   const fs::path dir = scratch_dir("environment");
   const std::string run = std::string("'") + FAVORLAB_BINARY +
@@ -321,10 +333,19 @@ TEST_CASE("the environment: closed descriptors, thread failure, umask, long name
     CHECK(nlohmann::json::parse(read_text(dir / "o.json"))["experiment"] == "unbiased");
     fs::remove(dir / "o.json");
   }
-  // OpenMP cannot create its threads (libgomp exits): whatever the status, no temporary file is left.
+  // Threads that cannot start (a 100 GiB stack per thread that libgomp would ask for, and exit(1) mid-run on): the
+  // same count is started first, so the run is refused with one line and status 2, the old result intact. With
+  // --threads 1 nothing is started and the run goes ahead.
   std::ofstream(dir / "r.json") << "old\n";
-  shell("OMP_STACKSIZE=100G OMP_NUM_THREADS=4 " + run + "--threads 4 --quiet --out r.json 2>/dev/null");
+  CHECK(shell("OMP_STACKSIZE=100G OMP_NUM_THREADS=4 " + run + "--threads 4 --quiet --out r.json 2>err.txt") == 2);
+  const std::string err = read_text(dir / "err.txt");
+  CHECK(err.find("cannot start 4 threads") != std::string::npos);
+  CHECK(err.find("OMP_STACKSIZE=100G") != std::string::npos);
+  CHECK(line_count(err) == 1);
+  fs::remove(dir / "err.txt");
   CHECK(listing(dir) == std::set<std::string>{"r.json"});
+  CHECK(read_text(dir / "r.json") == "old\n");
+  CHECK(shell("OMP_STACKSIZE=100G " + run + "--threads 1 --quiet --out r.json") == 0);
   fs::remove(dir / "r.json");
   // The mode: a new file's honours the umask, a replaced file's is kept.
   REQUIRE(shell("umask 027 && " + run + "--quiet --out new.json") == 0);
@@ -334,6 +355,11 @@ TEST_CASE("the environment: closed descriptors, thread failure, umask, long name
   REQUIRE(shell(run + "--quiet --out new.json") == 0);
   CHECK((fs::status(dir / "new.json").permissions() & fs::perms::all) ==
         (fs::perms::owner_read | fs::perms::owner_write));
+  // A raw newline in a value stays one line in every message, progress included: "wrote a\nb.json".
+  REQUIRE(shell(run + "--out \"$(printf 'a\\nb.json')\" 2>err.txt") == 0);
+  CHECK(read_text(dir / "err.txt").find("wrote a\\nb.json") != std::string::npos);
+  fs::remove(dir / "err.txt");
+  fs::remove(dir / "a\nb.json");
   // A legal name of 255 bytes, whose temporary name would be longer than the file system allows.
   const std::string longest(250, 'n');
   REQUIRE(shell(run + "--quiet --out " + longest + ".json") == 0);
@@ -342,7 +368,7 @@ TEST_CASE("the environment: closed descriptors, thread failure, umask, long name
   fs::remove_all(dir);
 }
 
-TEST_CASE("numbers are decimal; compare's JSON on stdout is the only thing there", "[cli][hostile]") {
+TEST_CASE("numbers are decimal, compare's JSON on stdout is the only thing there", "[cli][hostile]") {
   for (const auto& [text, decimal] : {std::pair{"010", "10"}, {"08", "8"}, {"-007", "-7"}, {"0x10", "16"}, {"0", "0"}}) {
     CHECK(strict_number_problem(text, "INT").empty());
     CHECK(canonical_number(text, "INT") == decimal);
@@ -388,17 +414,37 @@ TEST_CASE("the bounded JSON reader: kind, size, depth, numbers", "[hostile]") {
   fs::remove_all(dir);
 }
 
-TEST_CASE("exact attention that overflows names the reason, not features", "[cli][hostile]") {
+TEST_CASE("exact attention: V near the largest double gives the finite answer, logits that overflow are refused",
+          "[cli][hostile]") {
   const fs::path dir = scratch_dir("exact-range");
+  // Logits q·k/√d of 1e76 cannot be held in float32: one line naming the logits, exit 2, nothing written.
   std::vector<double> big(2 * 8 * 4);
   for (std::size_t i = 0; i < big.size(); ++i) big[i] = i % 2 ? 1e38 : -1e38;
   for (const char* name : {"q.npy", "k.npy", "v.npy"}) write_npy(dir / name, {2, 8, 4}, big, NpyDtype::float32);
   const CliRun r = run_cli("attend --q q.npy --k k.npy --v v.npy --mechanism exact --quiet --out o.npy", dir);
   INFO(r.err);
-  CHECK(r.status == 0);
-  if (r.err.find("NaN/Inf") != std::string::npos) {  // an overflow, if any, is blamed on the magnitude
-    CHECK(r.err.find("exact attention overflowed float32") != std::string::npos);
-    CHECK(r.err.find("features") == std::string::npos);
+  CHECK(r.status == 2);
+  CHECK(r.err.find("logits") != std::string::npos);
+  CHECK(r.err.find("features") == std::string::npos);
+  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  CHECK(!fs::exists(dir / "o.npy"));
+  // V = ±1e308 in float64: every output is a convex combination of V's rows, finite; before the scaling the weighted
+  // sums overflowed to Inf/NaN. With V's columns constant (1e308 and -1e308) the answer is exactly those constants.
+  std::vector<double> small(8 * 4), huge(8 * 4);
+  for (std::size_t i = 0; i < small.size(); ++i) small[i] = 0.1 * static_cast<double>(i % 5) - 0.2;
+  for (std::size_t i = 0; i < huge.size(); ++i) huge[i] = i % 2 ? 1e308 : -1e308;
+  write_npy(dir / "q64.npy", {8, 4}, small, NpyDtype::float64);
+  write_npy(dir / "k64.npy", {8, 4}, small, NpyDtype::float64);
+  write_npy(dir / "v64.npy", {8, 4}, huge, NpyDtype::float64);
+  for (const char* mode : {"", " --causal"}) {
+    const CliRun e = run_cli(std::string("attend --q q64.npy --k k64.npy --v v64.npy --mechanism exact --quiet") +
+                                 mode + " --out o64.npy",
+                             dir);
+    INFO(e.err);
+    REQUIRE(e.status == 0);
+    const NpyArray o = read_npy((dir / "o64.npy").string());
+    REQUIRE(o.values.size() == huge.size());
+    for (std::size_t i = 0; i < o.values.size(); ++i) CHECK(o.values[i] == Approx(huge[i]).epsilon(1e-12));
   }
   fs::remove_all(dir);
 }

@@ -127,7 +127,7 @@ TEST_CASE("sweep rejects bad configurations", "[mc]") {
 }
 
 TEST_CASE("MSEs combined across points and estimators: the delta-method SE with common-random-number covariances "
-          "matches brute-force replication; treating them as independent overstates it",
+          "matches brute-force replication, treating them as independent overstates it",
           "[statistical][mse]") {
   // One step of the mse ratio path: x = y = 0.3 → 0.5 at cos −0.5, trig and positive with m = 16 at d = 16, all from
   // the same ω per trial. The fall of log(MSE_trig/MSE_pos) between the two points is replicated R = 400 times (500

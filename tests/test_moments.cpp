@@ -152,7 +152,7 @@ TEST_CASE("skewness of u1^2k: exact closed forms", "[moments][lemma3]") {
   CHECK(sphere_power_skewness(4, 1) == 0.0);
 }
 
-TEST_CASE("excess kurtosis of u1^n: exact closed forms; second-order Edgeworth helpers", "[moments][lemma3]") {
+TEST_CASE("excess kurtosis of u1^n: exact closed forms, second-order Edgeworth helpers", "[moments][lemma3]") {
   // d = 3: u₁ ~ U(−1, 1). Odd p: E X² = 1/(2p+1), E X⁴ = 1/(4p+1). Even p: X = U^p on (0, 1), E X^j = 1/(pj+1).
   for (int p : {1, 3, 5, 11}) {
     const double m2 = 1.0 / (2 * p + 1), m4 = 1.0 / (4 * p + 1);
@@ -189,7 +189,7 @@ TEST_CASE("chi moments mu(j): recursion, known values, quadrature", "[moments][l
     }
 }
 
-TEST_CASE("tau: closed forms; tau(2, 2) equals the Lemma 6 bound exactly", "[moments][lemma6]") {
+TEST_CASE("tau: closed forms, tau(2, 2) equals the Lemma 6 bound exactly", "[moments][lemma6]") {
   for (int d = 1; d <= 200; d += 7) {
     INFO("d = " << d);
     // μ(2)²/μ(4) = d²/(d(d+2)) = d/(d+2): the lemma's "≤" is attained with equality.
@@ -384,7 +384,7 @@ TEST_CASE("moments library rejects bad input", "[moments]") {
   CHECK_THROWS_AS(run_sphere_moment_sweep({{3}, 4, 1, 100, 0}), std::invalid_argument);
 }
 
-TEST_CASE("favorlab moments: result rows and checks; bad options exit 2", "[cli][moments]") {
+TEST_CASE("favorlab moments: result rows and checks, bad options exit 2", "[cli][moments]") {
   using namespace favorlab::testing;
   const auto dir = scratch_dir("moments");
   const auto run = run_cli("moments --d 3,8 --max-k 2 --trials 4000 --tau-d-max 10 --quiet --out m.json", dir);

@@ -69,13 +69,13 @@ void check_accuracy() {
 
 }  // namespace
 
-TEST_CASE("the vector exp is within 1.5 ulp (float) and 1 ulp (double; 1.25 without FMA) of long double exp",
+TEST_CASE("the vector exp is within 1.5 ulp (float) and 1 ulp (double, 1.25 without FMA) of long double exp",
           "[features][simd]") {
   check_accuracy<float>();
   check_accuracy<double>();
 }
 
-TEST_CASE("exp_into: every entry takes the same path wherever it lies; the rest is std::exp's", "[features][simd]") {
+TEST_CASE("exp_into: every entry takes the same path wherever it lies, the rest is std::exp's", "[features][simd]") {
   const auto check = [](auto zero) {
     using T = decltype(zero);
     using Range = NormalRangeExp<T>;

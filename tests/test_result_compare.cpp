@@ -79,7 +79,7 @@ Json simple_row_schema(bool skewness = false) {
 
 }  // namespace
 
-TEST_CASE("identical runs are unchanged; a shifted mean is flagged with z by the formula, worst first", "[compare]") {
+TEST_CASE("identical runs are unchanged, a shifted mean is flagged with z by the formula, worst first", "[compare]") {
   const Json base = mse_like_document();
   const CompareReport same = compare_results(base, base);
   CHECK_FALSE(same.changed());
@@ -269,7 +269,7 @@ TEST_CASE("non-finite, absent and deterministic figures", "[compare]") {
   CHECK(compare_results(base, fresh, 1e-3, 1e-5).changes.size() == 1);
 }
 
-TEST_CASE("rounding floor: a deterministic point's rounding-level move is no change; a real move is", "[compare]") {
+TEST_CASE("rounding floor: a deterministic point's rounding-level move is no change, a real move is", "[compare]") {
   // Row 0 as at x + y = 0 for positive features: the estimate is the truth up to rounding, so its standard errors
   // are rounding noise (1e-19) and another build moves mean and MSE by more than that: |z| is huge, yet nothing
   // statistical changed.
@@ -297,7 +297,7 @@ TEST_CASE("rounding floor: a deterministic point's rounding-level move is no cha
   CHECK(!compare_results(base, fresh, 1e-3, 1e-7).changed());
 }
 
-TEST_CASE("exact fields agree within the relative tolerance; null only with null", "[compare]") {
+TEST_CASE("exact fields agree within the relative tolerance, null only with null", "[compare]") {
   const Json schema = {{"key", {"i"}}, {"statistics", Json::array()}, {"exact", {"truth"}}};
   auto doc = [&](const std::vector<Json>& truths) {
     Json rows = Json::array();
@@ -332,7 +332,7 @@ TEST_CASE("exact fields agree within the relative tolerance; null only with null
   CHECK(compare_results(base, fresh, 1e-3, 0).exact_mismatches.size() == 6);
 }
 
-TEST_CASE("rows pair by key value; rows in one file are changes, verdict changes are not", "[compare]") {
+TEST_CASE("rows pair by key value, rows in one file are changes, verdict changes are not", "[compare]") {
   const Json schema = {{"key", {"name", "d"}},
                        {"statistics", {{{"value", "mean"}, {"stderr", "stderr"}, {"count", "trials"}}}},
                        {"verdict", "status"}};
@@ -559,7 +559,7 @@ TEST_CASE("a new file cannot blind the heavy-tail gate: gate fields come from th
   CHECK(compare_results(base, widened).exact_mismatches.size() == 20);
 }
 
-TEST_CASE("heavy-tailed statistics: Chebyshev past the gate catches a x100 point; its level holds on lognormal runs",
+TEST_CASE("heavy-tailed statistics: Chebyshev past the gate catches a x100 point, its level holds on lognormal runs",
           "[compare]") {
   // Power: one row of 20 multiplied by 100; the old gate skipped every row (exit 0).
   const Json base = gated_document(true);

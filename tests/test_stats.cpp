@@ -125,7 +125,7 @@ TEST_CASE("claim check: nothing judged, or nothing finite, is never holds", "[st
   CHECK(overflow.result().status == Verdict::inconclusive);
 }
 
-TEST_CASE("claim check: power — a theory off by the reported power is violated; the right one never is",
+TEST_CASE("claim check: power — a theory off by the reported power is violated, the right one never is",
           "[stats][power]") {
   // 200 seeds of 400 normal draws (mean 1, sd 1) at α = 1e-6 per check: the right theory is violated with
   // probability ≤ 200·1e-6 = 2e-4 over the whole test. On every seed, a theory moved by the reported power (and a
@@ -200,7 +200,7 @@ TEST_CASE("skewness gate from a jackknife upper bound keeps the z test's level o
   CHECK(std::isinf(skewness_upper_bound(std::vector<double>(59, 1.0), 20)));
 }
 
-TEST_CASE("claim check: points exact to rounding are left out of power and margin; power is the weakest point's",
+TEST_CASE("claim check: points exact to rounding are left out of power and margin, power is the weakest point's",
           "[stats][power]") {
   // One point with an SE of rounding noise (x = −y: 1e-19 beside an allowance of 1e-12) and two sampled ones. The
   // rounding point used to set the power to ~1e-12 ("a theory off by 1e-10 % would have been caught").
@@ -231,7 +231,7 @@ TEST_CASE("claim check: points exact to rounding are left out of power and margi
   CHECK(exact.result().power < 1e-11);
 }
 
-TEST_CASE("claim check: critical reports Student t where it was used; trials_needed from the normal limit",
+TEST_CASE("claim check: critical reports Student t where it was used, trials_needed from the normal limit",
           "[stats]") {
   // A jackknife SE with 3 degrees of freedom at α_p = 1e-3/30, two-sided: t₃ = 40.4 was used, but the field and the
   // detail used to say z = 4.15, and trials_needed used t's half-width (about 95x too many).

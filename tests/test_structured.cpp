@@ -137,7 +137,7 @@ TEST_CASE("givens: dense materialization = product of explicit rotation matrices
   CHECK(GivensProjection::rotations_per_block(16) == 64);
 }
 
-TEST_CASE("structured chi row norms follow chi_d; sqrt_d rows have norm sqrt(d)", "[structured][statistical]") {
+TEST_CASE("structured chi row norms follow chi_d, sqrt_d rows have norm sqrt(d)", "[structured][statistical]") {
   const int d = 8, trials = 3000;
   for (Coupling c : {Coupling::hadamard, Coupling::givens}) {
     std::vector<double> norms;
@@ -155,7 +155,7 @@ TEST_CASE("structured chi row norms follow chi_d; sqrt_d rows have norm sqrt(d)"
   }
 }
 
-TEST_CASE("structured couplings: names round-trip; hadamard rejects d that is not a power of 2", "[structured]") {
+TEST_CASE("structured couplings: names round-trip, hadamard rejects d that is not a power of 2", "[structured]") {
   for (Coupling c : {Coupling::iid, Coupling::orthogonal, Coupling::hadamard, Coupling::givens})
     CHECK(parse_coupling(coupling_name(c)) == c);
   CHECK(coupling_name(Coupling::hadamard) == "hadamard");
@@ -227,7 +227,7 @@ TEST_CASE("|a| <= |b| check: level alpha where the plain one-sided test had 2 al
         Verdict::violated);
 }
 
-TEST_CASE("CLI: unbiased runs with --couplings hadamard,givens; bad d and couplings exit 2", "[structured][cli]") {
+TEST_CASE("CLI: unbiased runs with --couplings hadamard,givens, bad d and couplings exit 2", "[structured][cli]") {
   using namespace favorlab::testing;
   const auto dir = scratch_dir("structured");
   const auto run = run_cli("unbiased --couplings hadamard,givens --d 16 --m 16 --trials 200 --x-norm 0.5 --y-norm 0.5 "

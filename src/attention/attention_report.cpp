@@ -10,7 +10,6 @@
 #include "attention/attention_error.hpp"
 #include "attention/attention_projection.hpp"
 #include "attention/half_inputs.hpp"
-#include "stats/running_moments.hpp"
 
 namespace favorlab {
 
@@ -182,25 +181,6 @@ std::vector<double> error_slopes(const std::vector<int>& ms, const std::vector<s
     if (usable) slopes[r] = sxy / sxx;
   }
   return slopes;
-}
-
-PointEvidence draw_mean_evidence(const std::vector<double>& values, double reference, const std::string& label) {
-  RunningMoments moments;
-  std::int64_t nonfinite = 0;
-  for (double v : values) {
-    if (std::isfinite(v)) moments.add(v);
-    else ++nonfinite;
-  }
-  PointEvidence p;
-  p.empirical = moments.count() > 0 ? moments.mean() : std::numeric_limits<double>::quiet_NaN();
-  p.theory = reference;
-  p.standard_error = moments.count() > 1 ? moments.standard_error() : std::numeric_limits<double>::quiet_NaN();
-  p.trials = moments.count();
-  p.nonfinite = nonfinite;
-  p.label = label;
-  p.scale = 1;
-  p.degrees_of_freedom = static_cast<double>(std::max<std::int64_t>(moments.count() - 1, 1));
-  return p;
 }
 
 }  // namespace favorlab

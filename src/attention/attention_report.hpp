@@ -18,7 +18,7 @@
 #include "attention/attention_config.hpp"
 #include "attention/favor_error_sweep.hpp"
 #include "attention/head_diagnostics.hpp"
-#include "stats/claim_check.hpp"
+#include "stats/check.hpp"
 
 namespace favorlab {
 
@@ -79,13 +79,8 @@ std::int64_t report_head_tasks(const ReportSettings& settings, int L);
 HeadReport report_head(const AttentionInput& head, const ReportSettings& settings, std::uint64_t head_index,
                        const std::function<void()>& tick = {});
 
-// Judging helpers (one point of a check from a head's draws; every interval is Student's t with draws − 1 degrees of
-// freedom, the draws being independent):
 // Slope of log MSE against log m of each draw (least squares over the m values); NaN for a draw with an MSE that is
-// not finite and positive, or fewer than two m values.
+// not finite and positive, or fewer than two m values. The report judges these per draw with the sign test.
 std::vector<double> error_slopes(const std::vector<int>& ms, const std::vector<std::vector<double>>& mse_by_m);
-// Evidence that mean(values) ≤ reference (as a ClaimCheck point, Sides::upper, scale 1): values are per-draw figures
-// (logs or slopes); NaN values count as non-finite.
-PointEvidence draw_mean_evidence(const std::vector<double>& values, double reference, const std::string& label);
 
 }  // namespace favorlab

@@ -28,6 +28,20 @@ using RowTile = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor
 template <class T>
 Matrix<T> exact_attention(const Matrix<T>& q, const Matrix<T>& k, const Matrix<T>& v, bool causal, bool renormalize,
                           int threads) {
+  // The accumulator Σ_j exp(s_ij − top_i) v_j can reach (keys) · max|v| before the division by the row sum, so V near
+  // the type's largest values (1e308 in double) would overflow where the normalized answer, a convex combination of
+  // V's rows, is finite. Such V is scaled by a power of two (exact) and the output scaled back; other V is untouched.
+  if (renormalize && v.size() > 0) {
+    const T largest = v.cwiseAbs().maxCoeff();
+    if (largest > std::numeric_limits<T>::max() / T(2 * (k.rows() + 1))) {
+      const int e = std::ilogb(largest) + 1;  // largest · 2^−e < 1
+      Matrix<T> scaled = v;
+      for (Eigen::Index i = 0; i < scaled.size(); ++i) scaled.data()[i] = std::scalbn(scaled.data()[i], -e);
+      Matrix<T> out = exact_attention(q, k, scaled, causal, renormalize, threads);
+      for (Eigen::Index i = 0; i < out.size(); ++i) out.data()[i] = std::scalbn(out.data()[i], e);
+      return out;
+    }
+  }
   const Eigen::Index lq = q.rows(), dv = v.cols();
   const T scale = T(1 / std::sqrt(double(q.cols())));
   Matrix<T> out(lq, dv);

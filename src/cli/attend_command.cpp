@@ -107,20 +107,20 @@ void run_typed(const AttendOptions& o, const NpyArray& qa, const NpyArray& ka, c
     for (std::size_t h = 0; h < q.size(); ++h) matrices.push_back(attention_matrix<T>(q[h], k[h], w, config, threads));
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
+  const std::int64_t bad = nonfinite_count(out) + nonfinite_count(matrices);
+  if (bad > 0 && config.mechanism == Mechanism::exact)
+    // Finite inputs, and V's range is handled (exact_attention.cpp): only the logits q·k/√d can have overflowed the
+    // arithmetic's type. There is no right answer to write in that type: refuse, before anything is written.
+    throw std::invalid_argument(std::string("exact attention cannot run in ") +
+                                (std::is_same_v<T, float> ? "float32" : "float64") +
+                                " at these input magnitudes: the logits q·k/sqrt(d) overflow it; rescale Q and K" +
+                                (std::is_same_v<T, float> ? " or pass --dtype float64" : ""));
   write_heads(o.out, out, head_axis, out_dtype);
   if (!o.matrix.empty()) write_heads(o.matrix, matrices, head_axis, out_dtype);
   if (!o.save_w.empty())
     write_heads(o.save_w, Heads<double>{w}, false, NpyDtype::float64);
 
-  const std::int64_t bad = nonfinite_count(out) + nonfinite_count(matrices);
-  if (bad > 0 && config.mechanism == Mechanism::exact)
-    // Exact attention has no features to blame: the inputs' magnitude overflowed the arithmetic's type.
-    std::fprintf(stderr,
-                 "favorlab: warning: the output has %lld NaN/Inf values: exact attention overflowed %s at these input "
-                 "magnitudes (the logits q·k/√d or the weighted sums of V); rescale the inputs%s\n",
-                 static_cast<long long>(bad), std::is_same_v<T, float> ? "float32" : "float64",
-                 std::is_same_v<T, float> ? " or pass --dtype float64" : "");
-  else if (bad > 0)
+  if (bad > 0)
     std::fprintf(stderr,
                  "favorlab: warning: the output has %lld NaN/Inf values: the estimated row sums D̂ vanished or "
                  "overflowed (%s features%s)\n",
@@ -132,7 +132,7 @@ void run_typed(const AttendOptions& o, const NpyArray& qa, const NpyArray& ka, c
                  config.causal ? "causal" : "bidirectional", q.size(), static_cast<long long>(q.front().rows()), d,
                  out_dtype == NpyDtype::float32 ? "float32" : "float64",
                  half == HalfInputs::off ? "" : (", inputs rounded to " + o.half_inputs).c_str(), seconds,
-                 o.out.c_str());
+                 printable(o.out).c_str());
 }
 
 }  // namespace

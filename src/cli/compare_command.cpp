@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "io/atomic_file.hpp"
+#include "io/input_file.hpp"
 #include "io/json_file.hpp"
 #include "io/result_compare.hpp"
 
@@ -44,7 +45,7 @@ int run_compare(const CompareOptions& o) {
   }
   // With --out - the JSON is standard output's only content; the report lines go to stderr instead.
   std::FILE* lines_to = writer && writer->to_stdout() ? stderr : stdout;
-  for (const auto& line : compare_report_lines(report, o.max_lines)) std::fprintf(lines_to, "%s\n", line.c_str());
+  for (const auto& line : compare_report_lines(report, o.max_lines)) std::fprintf(lines_to, "%s\n", printable(line).c_str());
   if (writer) writer->commit(compare_report_json(report).dump(1) + "\n");
   return report.fails() ? 1 : 0;
 }

@@ -39,14 +39,14 @@ int make_figures(const std::filesystem::path& results, bool quiet) {
   const auto script = plotting_dir() / "make_figures.py";
   if (!std::filesystem::exists(script)) {
     std::fprintf(stderr, "favorlab: error: plotting script not found: %s (set FAVORLAB_PLOTTING_DIR)\n",
-                 script.c_str());
+                 fl::printable(script.string()).c_str());
     return 1;
   }
   const std::string cmd = "/usr/bin/python3 " + shell_quote(script.string()) + " --results " +
                           shell_quote(results.string()) + " --out " + shell_quote((results / "figures").string()) +
                           (quiet ? " --quiet" : "");
   const int status = std::system(cmd.c_str());
-  if (status != 0) std::fprintf(stderr, "favorlab: error: figures failed (%s)\n", cmd.c_str());
+  if (status != 0) std::fprintf(stderr, "favorlab: error: figures failed (%s)\n", fl::printable(cmd).c_str());
   return status == 0 ? 0 : 1;
 }
 
@@ -58,8 +58,9 @@ void write_claims(const std::filesystem::path& results, double wall_seconds, boo
   fl::AtomicFileWriter(path).commit(fl::ledger_markdown(ledger));
   if (quiet) return;
   std::fputs(("\n" + fl::ledger_summary(ledger, 21)).c_str(), stderr);
-  std::fprintf(stderr, "ledger: %s (favorlab claims %s for the terminal); figures: %s\n", path.c_str(),
-               results.c_str(), (results / "figures").c_str());
+  std::fprintf(stderr, "ledger: %s (favorlab claims %s for the terminal); figures: %s\n",
+               fl::printable(path.string()).c_str(), fl::printable(results.string()).c_str(),
+               fl::printable((results / "figures").string()).c_str());
   std::fprintf(stderr, "reproduce: done in %.0f s\n", wall_seconds);
 }
 
@@ -169,9 +170,10 @@ int main(int argc, char** argv) {
     return 2;
   } catch (const std::exception& e) {
     if (ranks.size > 1)
-      std::fprintf(stderr, "favorlab: internal error on rank %d of %d: %s\n", ranks.rank, ranks.size, e.what());
+      std::fprintf(stderr, "favorlab: internal error on rank %d of %d: %s\n", ranks.rank, ranks.size,
+                   fl::printable(e.what()).c_str());
     else
-      std::fprintf(stderr, "favorlab: internal error: %s\n", e.what());
+      std::fprintf(stderr, "favorlab: internal error: %s\n", fl::printable(e.what()).c_str());
     return 1;
   }
   return 0;

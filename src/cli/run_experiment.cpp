@@ -13,6 +13,7 @@
 #include "mc/distribution.hpp"
 #include "perf/memory_budget.hpp"
 #include "perf/peak_memory.hpp"
+#include "perf/thread_start.hpp"
 
 namespace favorlab {
 
@@ -35,7 +36,9 @@ int resolve_threads(int requested) {
     throw std::invalid_argument("--threads must be at most " + std::to_string(kMaxThreadsPerProcessor * processors) +
                                 " (" + std::to_string(kMaxThreadsPerProcessor) + " per processor, " +
                                 std::to_string(processors) + " here), got " + std::to_string(requested));
-  return requested == 0 ? processors : requested;
+  const int threads = requested == 0 ? processors : requested;
+  check_threads_can_start(threads);  // before any work: libgomp would otherwise exit(1) mid-run with its own line
+  return threads;
 }
 
 std::filesystem::path run_experiment(Experiment& experiment, const CommonOptions& o) {
@@ -101,7 +104,7 @@ std::filesystem::path run_experiment(Experiment& experiment, const CommonOptions
       std::fprintf(stderr, "  %-12s %s [%s]: %s\n", verdict_name(c.status), c.claim.c_str(), c.where.c_str(),
                    check_summary(c).c_str());
     }
-    std::fprintf(stderr, "%s: wrote %s (%.1fs)\n", experiment.name().c_str(), out.c_str(), wall);
+    std::fprintf(stderr, "%s: wrote %s (%.1fs)\n", experiment.name().c_str(), printable(out.string()).c_str(), wall);
   }
   return out;
 }

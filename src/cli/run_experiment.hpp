@@ -30,7 +30,8 @@ void add_common_options(CLI::App& app, CommonOptions& options);
 std::filesystem::path run_experiment(Experiment& experiment, const CommonOptions& options);
 
 // 0 → all processors; refuses a negative count or more than kMaxThreadsPerProcessor × the processors (OpenMP
-// would start them all, each with its own stack, for nothing: a team that large only slows the run).
+// would start them all, each with its own stack, for nothing: a team that large only slows the run), and a count the
+// process cannot start (perf/thread_start.hpp).
 constexpr int kMaxThreadsPerProcessor = 16;
 int resolve_threads(int requested);
 

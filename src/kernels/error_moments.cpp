@@ -1,5 +1,7 @@
 #include "kernels/error_moments.hpp"
 
+#include <algorithm>
+
 #include <array>
 #include <limits>
 #include <boost/math/special_functions/binomial.hpp>
@@ -76,8 +78,10 @@ ErrorMoments error_moments(Estimator e, const Geometry& g, int d, int m, const F
   const Moments raw = raw_feature_moments(e, g, d, params);
   if (!boost::multiprecision::isfinite(raw[kOrder])) {
     ErrorMoments out;
-    out.variance = boost::multiprecision::isfinite(raw[2]) ? static_cast<double>((raw[2] - raw[1] * raw[1]) / Real(m))
-                                                           : std::numeric_limits<double>::infinity();
+    // A variance that is 0 in theory can come out of the subtraction as −1e-52: never below 0.
+    out.variance = boost::multiprecision::isfinite(raw[2])
+                       ? std::max(0.0, static_cast<double>((raw[2] - raw[1] * raw[1]) / Real(m)))
+                       : std::numeric_limits<double>::infinity();
     out.error_skewness = boost::multiprecision::isfinite(raw[3]) ? 0.0 : std::numeric_limits<double>::infinity();
     out.squared_error_skewness = std::numeric_limits<double>::infinity();
     out.squared_error_variance = std::numeric_limits<double>::infinity();
@@ -86,7 +90,7 @@ ErrorMoments error_moments(Estimator e, const Geometry& g, int d, int m, const F
       const Real mu = raw[1], c2 = raw[2] - mu * mu;
       const Real c4 = raw[4] - 4 * raw[3] * mu + 6 * raw[2] * mu * mu - 3 * pow(mu, 4);
       const Real mm(m), s2 = c2 / mm, mu4 = (c4 - 3 * c2 * c2) / pow(mm, 3) + 3 * s2 * s2;
-      out.squared_error_variance = static_cast<double>(mu4 - s2 * s2);
+      out.squared_error_variance = std::max(0.0, static_cast<double>(mu4 - s2 * s2));
     }
     return out;
   }
@@ -105,7 +109,7 @@ ErrorMoments error_moments(Estimator e, const Geometry& g, int d, int m, const F
   const Real mu2 = s2, mu3 = s3, mu4 = s4 + 3 * s2 * s2, mu6 = s6 + 15 * s4 * s2 + 10 * s3 * s3 + 15 * pow(s2, 3);
 
   ErrorMoments out;
-  out.variance = static_cast<double>(mu2);
+  out.variance = std::max(0.0, static_cast<double>(mu2));  // 0 in theory can be −1e-52 after the subtractions
   // Exact (or exact up to rounding) where the feature does not vary: e.g. positive features at z = 0.
   if (mu2 <= pow(mean, 2) * Real("1e-40")) {
     out.degenerate = true;
@@ -115,7 +119,7 @@ ErrorMoments error_moments(Estimator e, const Geometry& g, int d, int m, const F
   const Real var_sq = mu4 - mu2 * mu2;               // Var(e²)
   const Real third_sq = mu6 - 3 * mu4 * mu2 + 2 * pow(mu2, 3);  // E[(e² − E e²)³]
   out.squared_error_skewness = static_cast<double>(third_sq / pow(var_sq, Real(1.5)));
-  out.squared_error_variance = static_cast<double>(var_sq);
+  out.squared_error_variance = std::max(0.0, static_cast<double>(var_sq));
   return out;
 }
 

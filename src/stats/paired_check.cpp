@@ -82,9 +82,25 @@ std::int64_t sign_test_min_pairs(double alpha) {
   return static_cast<std::int64_t>(std::ceil(std::log2(1 / alpha) - 1e-12));
 }
 
-PairedClaimCheck::PairedClaimCheck(std::string claim, std::string where, double family_alpha, std::size_t points)
+MedianInterval sign_test_median_interval(std::vector<double> values, double alpha) {
+  values.erase(std::remove_if(values.begin(), values.end(), [](double v) { return !std::isfinite(v); }), values.end());
+  MedianInterval out;
+  if (values.empty()) return out;
+  std::sort(values.begin(), values.end());
+  const std::size_t n = values.size(), h = n / 2;
+  out.median = n % 2 ? values[h] : 0.5 * (values[h - 1] + values[h]);
+  const std::int64_t k = sign_test_critical_count(static_cast<std::int64_t>(n), alpha);
+  if (k > static_cast<std::int64_t>(n)) return out;
+  // Above x_(k): at least k values lie below θ, so "median ≥ θ" is rejected at alpha; x_(n−k+1) mirrors it.
+  out.high = values[static_cast<std::size_t>(k - 1)];
+  out.low = values[n - static_cast<std::size_t>(k)];
+  return out;
+}
+
+PairedClaimCheck::PairedClaimCheck(std::string claim, std::string where, double family_alpha, std::size_t points,
+                                   Ties ties)
     : claim_(std::move(claim)), where_(std::move(where)), family_alpha_(family_alpha),
-      point_alpha_(bonferroni_alpha(family_alpha, std::max<std::size_t>(points, 1))) {}
+      point_alpha_(bonferroni_alpha(family_alpha, std::max<std::size_t>(points, 1))), ties_(ties) {}
 
 PairedVerdict PairedClaimCheck::judge(const std::vector<double>& a, const std::vector<double>& b,
                                       const std::string& label) {
@@ -108,6 +124,11 @@ PairedVerdict PairedClaimCheck::judge(const std::vector<double>& a, const std::v
   }
   if (logs.nonfinite > 0) {
     v.reason = std::to_string(logs.nonfinite) + " inputs with a non-finite or non-positive figure at " + label;
+  } else if (v.n == 0 && !a_over_b.empty() && ties_ == Ties::confirm) {
+    v.status = Verdict::holds;  // A equals B on every input: "no larger than" holds exactly, nothing sampled
+    ++held_;
+    ++exact_ties_;
+    return v;
   } else if (v.n > kMaxPairs) {
     throw std::invalid_argument("sign test: at most 1000 pairs per point, got " + std::to_string(v.n));
   } else if (v.n < sign_test_min_pairs(point_alpha_)) {
@@ -139,7 +160,7 @@ PairedVerdict PairedClaimCheck::judge(const std::vector<double>& a, const std::v
     inconclusive_reason_ = "at " + label + " " + std::to_string(v.above) + " of " + std::to_string(v.n) +
                            " inputs have A above B: neither significantly many nor few";
   }
-  power_ = std::min(power_, v.power);
+  if (!(v.power <= power_)) power_ = v.power, power_label_ = label;  // the weakest point's (NaN: none yet)
   const double fraction = static_cast<double>(v.above) / static_cast<double>(v.n);
   if (fraction > worst_fraction_) {
     worst_fraction_ = fraction;
@@ -170,7 +191,9 @@ Check PairedClaimCheck::result() const {
       << format_number(worst_p_, 4) << ", geometric-mean ratio A/B " << format_number(worst_ratio_, 4) << ") at "
       << worst_label_;
   if (std::isfinite(power_))
-    s << "; power: A inflated by " << format_number(100 * power_, 3) << " % would have been caught";
+    s << "; power: A inflated by " << format_number(100 * power_, 3) << " % at every point would have been caught"
+      << " (weakest point " << power_label_ << ")";
+  if (exact_ties_ > 0) s << "; " << exact_ties_ << " points hold exactly (A equals B on every input)";
   if (most_inputs_needed_ == std::numeric_limits<std::int64_t>::max())
     s << "; a point is split evenly: no number of inputs would settle it at this split";
   else if (most_inputs_needed_ > 0)

@@ -12,9 +12,11 @@
 //   holds         when P(Bin(n, ½) ≤ k) ≤ α      (A below B significantly often),
 //   inconclusive  otherwise, or when a figure is not finite and positive, or when n is too small for any outcome to
 //                 reach α (2^−n > α): the detail says how many inputs would settle it.
+// Ties (a_i = b_i) say nothing about which arm is lower and are left out. For a claim "A is no larger than B"
+// (Ties::confirm) a point whose usable pairs all tie holds exactly (e.g. both figures floored at rounding).
 // Power: the smallest factor 1 + ρ by which inflating every a_i would have made the point violated (the k_crit-th
-// smallest b_i/a_i); the check reports the smallest ρ over its points. The geometric-mean and median ratios a/b are
-// reported beside the verdict as descriptions, not tested.
+// smallest b_i/a_i); the check reports the weakest judged point's ρ (the largest), and where. The geometric-mean and
+// median ratios a/b are reported beside the verdict as descriptions, not tested.
 // The claim's status: violated if any point is; holds if at least one point was judged and all hold; else
 // inconclusive.
 #include <cstdint>
@@ -48,6 +50,16 @@ std::int64_t sign_test_critical_count(std::int64_t n, double alpha);
 // The smallest number of pairs for which the most extreme outcome reaches alpha: ⌈log2(1/alpha)⌉.
 std::int64_t sign_test_min_pairs(double alpha);
 
+// The distribution-free interval for the median that inverts the one-sided sign test at `alpha` on each side: with
+// k = sign_test_critical_count(n, alpha) over the n finite values, [x_(n−k+1), x_(k)] (order statistics, 1-based),
+// coverage at least 1 − 2·alpha for any continuous distribution. {NaN, NaN} when n < sign_test_min_pairs(alpha).
+struct MedianInterval {
+  double median = std::numeric_limits<double>::quiet_NaN();
+  double low = std::numeric_limits<double>::quiet_NaN();
+  double high = std::numeric_limits<double>::quiet_NaN();
+};
+MedianInterval sign_test_median_interval(std::vector<double> values, double alpha);
+
 struct PairedVerdict {
   Verdict status = Verdict::inconclusive;
   std::int64_t n = 0;          // pairs judged (ties and unusable pairs excluded)
@@ -63,7 +75,9 @@ struct PairedVerdict {
 
 class PairedClaimCheck {
  public:
-  PairedClaimCheck(std::string claim, std::string where, double family_alpha, std::size_t points);
+  enum class Ties { excluded, confirm };  // confirm: a point of ties only holds ("A is no larger than B")
+  PairedClaimCheck(std::string claim, std::string where, double family_alpha, std::size_t points,
+                   Ties ties = Ties::excluded);
   PairedVerdict judge(const std::vector<double>& a, const std::vector<double>& b, const std::string& label);
   Check result() const;
   double point_alpha() const { return point_alpha_; }
@@ -71,9 +85,11 @@ class PairedClaimCheck {
  private:
   std::string claim_, where_;
   double family_alpha_, point_alpha_;
+  Ties ties_;
+  std::int64_t exact_ties_ = 0;
   std::int64_t held_ = 0, violated_ = 0, inconclusive_ = 0, most_inputs_needed_ = 0;
-  double worst_fraction_ = -1, worst_ratio_ = 0, worst_p_ = 1, power_ = std::numeric_limits<double>::infinity();
-  std::string worst_label_, inconclusive_reason_;
+  double worst_fraction_ = -1, worst_ratio_ = 0, worst_p_ = 1, power_ = std::numeric_limits<double>::quiet_NaN();
+  std::string worst_label_, inconclusive_reason_, power_label_;
 };
 
 }  // namespace favorlab
