@@ -145,6 +145,8 @@ TEST_CASE("paired claim check: holds on a true claim, violated on swapped arms (
   for (int i = 0; i < 16; ++i) sa.push_back(i % 2 ? 1.0 : 3.0), sb.push_back(2.0);
   CHECK(split.judge(sa, sb, "p").status == Verdict::inconclusive);
   CHECK(split.result().status == Verdict::inconclusive);
+  CHECK(split.result().trials_needed == kOutOfReach);  // 8 of 16: no number of inputs settles an even split
+  CHECK(split.result().out_of_reach.find("split evenly") != std::string::npos);
   PairedClaimCheck broken("a <= b", "test", 1e-3, 1);
   CHECK(broken.judge({1.0, INFINITY, 1.0, 1.0}, {2.0, 2.0, 2.0, 2.0}, "p").status == Verdict::inconclusive);
   // Nothing judged: inconclusive, never holds.

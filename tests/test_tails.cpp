@@ -329,6 +329,29 @@ TEST_CASE("tail check power: the d/(d+2) factor applied twice, and a bound tight
   CHECK(tightened.judge({exceed, r.trials, 0, bound * (1 - power * (1 + 1e-9)), "p"}).status == Verdict::violated);
 }
 
+TEST_CASE("tail check power is the weakest point's: every bound tightened by it is caught at every point",
+          "[tails][stats][power]") {
+  // Two points: 500 of 1000 draws against 0.6 (close) and 10 of 1000 against 0.5 (far). The far point decides the
+  // power; tightening both bounds by it violates both, and by the close point's own power only the close one.
+  const std::vector<TailPointEvidence> points{{500, 1000, 0, 0.6, "close"}, {10, 1000, 0, 0.5, "far"}};
+  TailBoundCheck both("bound", "test", 1e-3, 2), close_only("bound", "test", 1e-3, 2);  // the same point alpha
+  for (const auto& p : points) both.judge(p);
+  close_only.judge(points[0]);
+  const double weakest = both.result().power, strongest = close_only.result().power;
+  REQUIRE(weakest > strongest);
+  CHECK(both.result().detail.find("weakest point far") != std::string::npos);
+  TailBoundCheck tightened("bound", "test", 1e-3, 2), partly("bound", "test", 1e-3, 2);
+  for (const auto& p : points) {
+    TailPointEvidence t = p, u = p;
+    t.bound *= 1 - weakest * (1 + 1e-9);
+    u.bound *= 1 - strongest * (1 + 1e-9);
+    tightened.judge(t);
+    partly.judge(u);
+  }
+  CHECK(tightened.result().points_violated == 2);
+  CHECK(partly.result().points_violated == 1);
+}
+
 TEST_CASE("d = 1: the orthogonal bound d/(d+2) exp(-L) fails (P = 1/2), the Chernoff bound holds",
           "[tails][statistical]") {
   // With d = 1 the one feature is Λe^{±t} with probability ½ each; for E[X] < a < max X, P[X > a] = ½, while

@@ -181,6 +181,7 @@ Check PairedClaimCheck::result() const {
   if (!worst_label_.empty()) c.worst = {worst_label_, worst_fraction_, worst_p_};
   if (std::isfinite(power_)) c.power = power_;
   c.trials_needed = most_inputs_needed_;
+  if (c.trials_needed == kOutOfReach) c.out_of_reach = "a point's inputs split evenly between the arms";
   std::ostringstream s;
   s << held_ << " points hold, " << violated_ << " violated, " << inconclusive_
     << " inconclusive; exact sign test of which arm is lower on each input, one-sided, alpha "

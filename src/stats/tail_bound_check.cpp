@@ -86,7 +86,11 @@ TailPointVerdict TailBoundCheck::judge(const TailPointEvidence& p) {
     v.trials_needed = clopper_pearson_trials(p.exceed, p.trials, p.bound, point_alpha_);
     most_trials_needed_ = std::max(most_trials_needed_, v.trials_needed);
   }
-  if (p.bound > 0) power_ = std::min(power_, 1 - v.interval.lower / p.bound);
+  // Power is the weakest point's: the tightening every point's bound would need before each one is violated.
+  if (p.bound > 0 && !(1 - v.interval.lower / p.bound <= power_)) {
+    power_ = 1 - v.interval.lower / p.bound;
+    power_label_ = p.label;
+  }
   const double worst = ratio(v.interval.lower, p.bound), tight = ratio(v.p_hat, p.bound);
   if (worst > worst_ratio_) {
     worst_ratio_ = worst;
@@ -107,7 +111,7 @@ Check TailBoundCheck::result() const {
   c.statistic = std::max(0.0, worst_ratio_);  // largest (CP lower end)/bound: > 1 means violated
   c.critical = 1;
   if (!worst_label_.empty()) c.worst = {worst_label_, worst_ratio_, 1 - worst_ratio_};
-  if (c.points_total > 0) c.power = std::max(0.0, power_);
+  if (std::isfinite(power_)) c.power = std::max(0.0, power_);
   if (held_ > 0) c.margin = confirmed_margin_;
   c.trials_needed = most_trials_needed_;
   if (c.trials_needed == kOutOfReach) c.out_of_reach = "an open point's frequency sits on the bound";
@@ -120,8 +124,9 @@ Check TailBoundCheck::result() const {
   if (!worst_label_.empty())
     s << "; largest (lower end)/bound " << worst_ratio_ << " at " << worst_label_ << "; largest p_hat/bound "
       << tightest_ratio_ << " at " << tightest_label_;
-  if (c.points_total > 0)
-    s << "; power: a bound " << format_number(100 * c.power, 3) << " % tighter would have been caught";
+  if (std::isfinite(c.power))
+    s << "; power: every bound " << format_number(100 * c.power, 3)
+      << " % tighter would have been caught at every point (weakest point " << power_label_ << ")";
   if (held_ > 0) s << "; held points confirm with at least " << format_number(100 * confirmed_margin_, 3) << " % room";
   if (most_trials_needed_ == kOutOfReach)
     s << "; some open points sit on the bound: no number of draws would settle them";

@@ -8,10 +8,12 @@
 //   inconclusive  otherwise ("not refuted"), with the draws that would likely settle it, or when some draws were not
 //                 finite (they cannot be counted either way).
 // Only the lower tail of each interval can produce a violation, so the family's false-violation rate is ≤ α/2.
-// Power: the smallest relative tightening of the bound, 1 − lower/bound, that some point would have caught; margin:
-// the smallest relative room, 1 − upper/bound, by which a held point confirms.
+// Power: the weakest point's — the relative tightening of every bound, max over points of 1 − lower/bound, that
+// would have turned each point violated (the check is only as strong as its weakest point); margin: the smallest
+// relative room, 1 − upper/bound, by which a held point confirms.
 // The check: violated if any point is; holds if at least one point was judged and all hold; else inconclusive.
 #include <cstdint>
+#include <limits>
 #include <string>
 
 #include "stats/claim_check.hpp"
@@ -54,8 +56,8 @@ class TailBoundCheck {
   double point_alpha_;
   std::int64_t held_ = 0, violated_ = 0, inconclusive_ = 0, most_trials_needed_ = 0;
   double worst_ratio_ = -1, tightest_ratio_ = -1;  // largest lower/bound and p_hat/bound seen
-  double power_ = 1, confirmed_margin_ = 1;
-  std::string worst_label_, tightest_label_, inconclusive_reason_;
+  double power_ = std::numeric_limits<double>::quiet_NaN(), confirmed_margin_ = 1;
+  std::string worst_label_, tightest_label_, inconclusive_reason_, power_label_;
 };
 
 }  // namespace favorlab
