@@ -29,23 +29,27 @@ sweep() {  # seed out
 experiment_run() {
   local e="$1" seed="$2" out="$3" grid
   case "$e" in
-    orthogonal) grid="--d 4 --m 2,4 --cos -0.9999999,-0.5,0.5 --trials 20000" ;;
+    orthogonal) grid="--d 4 --m 2,4 --cos -0.9999999,-0.9,-0.7 --trials 50000" ;;
     smreg) grid="--d 4,16 --z-norm 0.1,1,3 --C 2 --asymptote-d 1024 --trials 20000" ;;
-    estimators) grid="--d 4 --x-norm 0.5 --y-norm 0.5 --cos -0.5,0.5 --trials 20000" ;;
+    estimators) grid="--d 4 --x-norm 0.25 --y-norm 0.25 --cos -0.5,0.5 --trials 100000" ;;
     tails) grid="--d 2 --m 1,2 --x-norm 0.5 --y-norm 0.5 --delta 0.05,0.5,2 --trials 20000" ;;
     moments) grid="--d 4,64 --max-k 8 --tau-d-min 2 --tau-d-max 6 --tau-max-degree 12 --trials 20000" ;;
-    structured) grid="--d 4,16 --x-norm 0.5 --y-norm 0.5 --cos 0,0.5 --trials 2000 --speed-d 64 --batch 64 --repeats 1" ;;
+    structured)
+      grid="--d 4,16 --x-norm 0.25 --y-norm 0.25 --cos 0,0.5 --trials 20000 --speed-d 64 --batch 64 --repeats 1" ;;
     perm-order) grid="--n 8,16 --heads 1,2 --head-size 16 --trials 20000" ;;
-    redraw) grid="--L 64 --d 8 --m 16 --trials 40 --groups 20 --k-values 1,2,4" ;;
+    redraw) grid="--L 64 --d 8 --m 64 --features positive --trials 30000 --groups 10000 --k-values 1,4" ;;
   esac
   # shellcheck disable=SC2086  # grid is a word list
   "$favorlab" "$e" --quick $grid --seed "$seed" --threads 2 --quiet --out "$out"
 }
 experiments="orthogonal smreg estimators tails moments structured perm-order redraw"
 # The measured fraction of each baseline's statistics that compare cannot judge (gated with no closed-form variance,
-# or non-finite), which --max-uncompared must allow and no more.
+# or non-finite), which --max-uncompared must allow and no more: orthogonal 6 of 60 (the coupled MSEs at cos -0.9 and
+# -0.7), structured 18 of 96 (coupled MSEs and d = 4 positive means), perm-order 2 of 10 (the mean log10 lcm over
+# heads: no a-priori skewness), redraw 4 of 6 (B, V and the law's prediction: 20 jackknife blocks); the others 0.
 declare -A max_uncompared=(
-  [orthogonal]=0 [smreg]=0 [estimators]=0 [tails]=0 [moments]=0 [structured]=0 [perm-order]=0 [redraw]=0)
+  [orthogonal]=0.1 [smreg]=0 [estimators]=0 [tails]=0 [moments]=0 [structured]=0.1875 [perm-order]=0.2
+  [redraw]=0.6667)
 if [ "${2:-}" = "--update" ]; then
   shift 2
   for e in "${@:-mse $experiments}"; do
@@ -125,5 +129,14 @@ for e in $experiments; do
     grep -q "^gate field" "$dir/stripped.txt" || { cat "$dir/stripped.txt" >&2; exit 1; }
   fi
 done
+# A heavy-tailed statistic: E[u1^16] at d = 64 (2.6e-9, skewness of one draw 1621, far past the z test's gate at 2e4
+# draws) is judged by Chebyshev's inequality; moved by 3 times its threshold it is caught (k = 3/sqrt(point alpha)).
+shift_one moments mean 'row["d"] == 64 and row["power"] == 16'
+expect_caught moments "$dir/planted.json" "a shift of a heavy-tailed statistic" "Chebyshev"
+# A tiny statistic: the simplex MSE at m = 4, cos -0.9999999 (7.9e-10 +- 5.5e-12, a z test, no closed-form
+# variance): moved by 10·sqrt(2) standard errors (z = 10 against 4.3), far above the rounding floor (1e-9 of the
+# value plus (1e-9 truth)^2 = 1e-19), it is caught.
+shift_one orthogonal mse 'row["coupling"] == "simplex" and row["m"] == 4 and row["cos_angle"] == -0.9999999'
+expect_caught orthogonal "$dir/planted.json" "a shift of an MSE of 8e-10" "z = "
 echo "compare_gate: baseline matched, a 1 % bias flagged, 5 other seeds not flagged; $experiments: baselines" \
-  "matched, planted shifts flagged, files without gate fields refused"
+  "matched, planted shifts flagged (heavy-tailed and 1e-9 ones too), files without gate fields refused"
