@@ -44,6 +44,7 @@ class EstimatorsExperiment final : public EstimatorGridExperiment {
     Result result;
     result.experiment = name();
     result.params = grid_.params();
+    result.params["row_schema"] = row_schema();
     std::int64_t evaluations = 0;
     const std::size_t parts = grid_.dims.size() * couplings.size();
     for (std::size_t di = 0; di < grid_.dims.size(); ++di) {
@@ -107,6 +108,12 @@ class EstimatorsExperiment final : public EstimatorGridExperiment {
             row["mse_stderr"] = cell.error.mean_square_stderr();
             row["mse_exact"] = theory ? Json(*theory) : Json(nullptr);
             row["reference_mse"] = *exact(Estimator::positive, Coupling::iid, g);  // positive features, iid rows
+            // For compare: the truth (the MSE's rounding scale), the a-priori skewness of one squared error (iid value,
+            // standing in for coupled rows as above) and its closed-form variance (exact for iid rows only).
+            const ErrorMoments em = error_moments(e, g, d, m, grid_.parameters);
+            row["truth"] = sweep.truth[s * points.size() + p];
+            row["mse_skewness"] = number_or_null(em.squared_error_skewness);
+            row["mse_draw_variance"] = coupling == Coupling::iid ? number_or_null(em.squared_error_variance) : Json(nullptr);
             row["trials"] = cell.error.count();
             row["nonfinite"] = cell.nonfinite;
             if (has_theory) {
@@ -129,6 +136,14 @@ class EstimatorsExperiment final : public EstimatorGridExperiment {
   }
 
  private:
+  // Rows pair by estimator × coupling × d × m × geometry; the Monte Carlo MSE is the statistic, closed forms exact.
+  static Json row_schema() {
+    Json schema = estimator_row_schema(true);
+    schema["statistics"] = Json::array({schema["statistics"][1]});  // the MSE only: these rows report no mean
+    schema["exact"] = Json::array({"truth", "z_norm", "mse_exact", "reference_mse"});
+    return schema;
+  }
+
   // Checks 2–4: a ≤ b on the exact values wherever both closed forms exist and both sides were asked for.
   template <class Exact>
   static void add_exact_comparisons(Result& result, const std::vector<Estimator>& estimators,

@@ -84,6 +84,18 @@ class MomentsExperiment final : public Experiment {
                          {"tau_d_min", tau_d_min_},
                          {"tau_d_max", tau_d_max_},
                          {"tau_max_degree", tau_max_degree_}};
+    // For compare: sphere-moment rows pair by (d, power), tau rows by d (their power is null). Each Monte Carlo mean
+    // of u1^power is a statistic with its exact skewness and variance of one draw; closed forms and the exhaustive
+    // search's figures are exact, all but the margins near 0, which are rounding residues of equal numbers.
+    result.params["row_schema"] = Json{
+        {"key", Json::array({"kind", "d", "power"})},
+        {"statistics", Json::array({Json{{"value", "mean"}, {"stderr", "stderr"}, {"count", "trials"},
+                                         {"skewness", "skewness"}, {"variance", "draw_variance"}}})},
+        {"exact", Json::array({"k", "a_theory", "excess_kurtosis", "m", "max_degree", "max_tau", "argmax",
+                               "argmax_parts", "bound", "exact_comparison", "runner_up_tau", "runner_up",
+                               "partitions_evaluated", "compositions_checked", "partitions_above_bound",
+                               "partitions_at_bound", "exact_comparisons"})},
+        {"verdict", "status"}};
     run_lemma3(ctx, result);
     run_lemma6(result);
     return result;
@@ -147,6 +159,8 @@ class MomentsExperiment final : public Experiment {
         row["z"] = v.z;
         row["trials"] = m.count();
         row["skewness"] = skew;
+        // Var(u1^power) = A(2·power) − A(power)², the closed-form variance of one draw (compare's Chebyshev bound).
+        row["draw_variance"] = sphere_moment(2 * power, d) - theory * theory;
         row["excess_kurtosis"] = kurtosis;
         row["status"] = v.status;
         row["trials_needed"] = trials_json(v.trials_needed);
@@ -176,7 +190,8 @@ class MomentsExperiment final : public Experiment {
       const bool is_22 = s.argmax == std::vector<int>{2, 2};
       const double gap = -std::expm1(s.runner_up_log_tau - s.max_log_tau);  // 1 − runner-up/max
       const bool unique = gap > s.rounding_tolerance;
-      Json row{{"kind", "tau"}, {"d", d}, {"m", d}, {"max_degree", tau_max_degree_}, {"max_tau", max_tau}};
+      Json row{{"kind", "tau"}, {"d", d}, {"power", nullptr}, {"m", d}, {"max_degree", tau_max_degree_},
+               {"max_tau", max_tau}};
       row["argmax"] = composition_text(s.argmax, d);
       row["argmax_parts"] = s.argmax;
       row["bound"] = bound;

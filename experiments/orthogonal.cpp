@@ -105,6 +105,7 @@ class OrthogonalExperiment final : public Experiment {
     result.params = Json{{"d", dims_},         {"m", ms_},     {"x_norm", x_norms_}, {"y_norm", y_norms_},
                          {"cos", cosines_},    {"estimators", estimators_}, {"structured", structured_},
                          {"simplex", !no_simplex_}, {"alpha", alpha_}};
+    result.params["row_schema"] = row_schema();
     std::vector<Coupling> structured;
     for (const auto& n : structured_) structured.push_back(parse_coupling(n));
 
@@ -176,7 +177,8 @@ class OrthogonalExperiment final : public Experiment {
             const double t = truth[s * points.size() + p], k2 = t * t, z_norm = std::sqrt(g.z_sq());
             const double iid_theory = iid_mse(e, g, d, m), ort_theory = orthogonal_mse(e, g, d, m);
             const double claimed = theorem2_claimed_bound(e, g, d, m), corrected = theorem2_corrected_bound(e, g, d, m);
-            const double skew = error_moments(e, g, d, m).squared_error_skewness;
+            const ErrorMoments em = error_moments(e, g, d, m);
+            const double skew = em.squared_error_skewness;
             const std::string label = "m=" + std::to_string(m) + ", " + point_label(g);
             const double allowance = kRoundingAllowance * kRoundingAllowance * k2;
             for (int c = 0; c < 2; ++c) {
@@ -202,6 +204,7 @@ class OrthogonalExperiment final : public Experiment {
               row["trials_needed"] = trials_json(v.trials_needed);
               row["trials"] = f.trials;
               row["nonfinite"] = f.nonfinite;
+              add_gate_fields(row, em, c == 0);
               if (c == 1) {
                 const Figure& iid = figures[0][s][p];
                 const double gap = iid_theory - claimed;  // (1 − 1/m)·2/(d+2)·K²
@@ -288,6 +291,7 @@ class OrthogonalExperiment final : public Experiment {
               row["trials_needed"] = trials_json(v.trials_needed);
               row["trials"] = cell.error.count();
               row["nonfinite"] = cell.nonfinite;
+              add_gate_fields(row, error_moments(e, g, d, m), false);
               result.rows.push_back(row);
             }
           }
@@ -312,6 +316,25 @@ class OrthogonalExperiment final : public Experiment {
   }
 
  private:
+  // For compare: the a-priori skewness of one draw of the error and of its square (iid values; coupled rows share the
+  // marginals), and their closed-form variances where exact (iid rows only; null elsewhere).
+  static void add_gate_fields(Json& row, const ErrorMoments& em, bool iid) {
+    row["mean_skewness"] = number_or_null(em.error_skewness);
+    row["mse_skewness"] = number_or_null(em.squared_error_skewness);
+    row["mean_draw_variance"] = iid ? number_or_null(em.variance) : Json(nullptr);
+    row["mse_draw_variance"] = iid ? number_or_null(em.squared_error_variance) : Json(nullptr);
+  }
+
+  // Rows pair by estimator × coupling × d × m × geometry; the mean and MSE of every coupling are statistics (the
+  // structured and simplex rows too), the closed forms exact. The verdict is each row's own check.
+  static Json row_schema() {
+    Json schema = estimator_row_schema(true);
+    schema["statistics"] = Json::array({schema["statistics"][0], schema["statistics"][1]});  // no importance sampling
+    schema["exact"] = Json::array({"truth", "z_norm", "mse_theory", "mse_iid_theory", "mse_orthogonal_theory",
+                                   "mse_simplex_theory", "bound_claimed", "bound_corrected", "claim_exact_margin"});
+    return schema;
+  }
+
   // Simplex rows (Reid et al. 2023) for positive features, on their own stream: the sweep for m ∈ ms.
   SweepResult simplex_sweep(const RunContext& ctx, int d, std::size_t di, const std::vector<int>& ms,
                             const std::vector<Geometry>& points, const ProgressFn& progress) const {
@@ -360,6 +383,8 @@ class OrthogonalExperiment final : public Experiment {
         Json row = estimator_row(Estimator::positive, Coupling::simplex, d, m, g);
         row["z_norm"] = std::sqrt(g.z_sq());
         row["truth"] = t;
+        row["mean"] = t + cell.error.mean();  // from the same draws as the MSE, for compare
+        row["stderr"] = cell.error.standard_error();
         row["mse"] = mse;
         row["mse_stderr"] = se;
         row["mse_iid_theory"] = iid_mse(Estimator::positive, g, d, m);
@@ -373,6 +398,7 @@ class OrthogonalExperiment final : public Experiment {
             exact_order.judge(simplex_theory, ort_theory, k2, label, std::sqrt(g.z_sq()));
         row["trials"] = cell.error.count();
         row["nonfinite"] = cell.nonfinite;
+        add_gate_fields(row, error_moments(Estimator::positive, g, d, m), false);
         result.rows.push_back(row);
       }
     }

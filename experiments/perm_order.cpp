@@ -172,6 +172,7 @@ class PermOrderExperiment final : public Experiment {
     result.experiment = name();
     result.params = Json{{"n", ns_},         {"heads", heads_},           {"head_size", head_size_},
                          {"head_trials", head_trials}, {"exact_max_n", exact_max_n_}, {"alpha", alpha_}};
+    result.params["row_schema"] = row_schema();
     const std::size_t parts = ns_.size() + heads_.size();
     run_orders(ctx, parts, result);
     run_heads(ctx, head_trials, parts, result);
@@ -179,6 +180,34 @@ class PermOrderExperiment final : public Experiment {
   }
 
  private:
+  // For compare: order and histogram rows pair by n, heads rows by H (key kind × n × heads, the other one null). The
+  // Monte Carlo means are statistics, gated by their exact skewness where the exact distribution was computed (none
+  // is known for log10 lcm over heads: gated, not compared); P(lcm >= 1e27) is a binomial count. Quantiles and
+  // histograms are not declared (no standard error); closed forms and the exact search are exact fields.
+  static Json row_schema() {
+    auto statistic = [](const char* value, const char* stderr_field, const char* skewness, const char* variance) {
+      Json s{{"value", value}, {"stderr", stderr_field}, {"count", "trials"}, {"skewness", skewness}};
+      if (variance != nullptr) s["variance"] = variance;
+      return s;
+    };
+    return Json{
+        {"key", Json::array({"kind", "n", "heads"})},
+        {"statistics",
+         Json::array({statistic("mc_mean_order", "mc_stderr", "exact_skewness_order", "exact_variance_order"),
+                      statistic("mc_mean_log_order", "mc_log_stderr", "exact_skewness_log_order", "exact_var_log_order"),
+                      statistic("mc_mean_log10_lcm", "mc_stderr_log10_lcm", "skewness_log10_lcm", nullptr),
+                      Json{{"value", "mc_fraction_at_least_1e27"}, {"successes", "mc_count_at_least_1e27"},
+                           {"count", "trials"}, {"kind", "binomial"}}})},
+        {"exact", Json::array({"exact_mean_order", "exact_mean_order_fraction", "exact_sd_order",
+                               "exact_excess_kurtosis_order", "exact_median_order", "exact_typical_order",
+                               "exact_mean_log_order", "exact_distinct_orders", "exact_probability", "landau",
+                               "landau_log10", "landau_cycle_type", "erdos_turan_mean_log", "erdos_turan_var_log",
+                               "goh_schmutz_log_mean", "goh_schmutz_mean_order", "bin_width", "bin_count", "head_size",
+                               "max_lcm", "max_log10_lcm", "max_exact", "max_search_nodes", "max_heads_cycles",
+                               "upper_bound_lcm", "upper_bound_log10_lcm"})},
+        {"verdict", "status"}};
+  }
+
   int resolved_exact_max_n(bool quick) const {
     return exact_max_n_option_ >= 0 ? exact_max_n_option_ : (quick ? 64 : 128);
   }
@@ -230,8 +259,9 @@ class PermOrderExperiment final : public Experiment {
       const double trials = static_cast<double>(ctx.trials);
       const LandauResult g = landau(n);
 
-      Json row{{"kind", "order"}, {"n", n}, {"trials", ctx.trials}};
-      Json hist{{"kind", "log_order_histogram"}, {"n", n}, {"bin_width", kLogBin}};
+      // "heads": null is the key field of the heads rows, which these rows do not have.
+      Json row{{"kind", "order"}, {"n", n}, {"heads", nullptr}, {"trials", ctx.trials}};
+      Json hist{{"kind", "log_order_histogram"}, {"n", n}, {"heads", nullptr}, {"bin_width", kLogBin}};
       const double log_g = std::log(g.value.convert_to<double>());
       const int bins = static_cast<int>(std::floor(log_g / kLogBin)) + 1;
       std::vector<std::int64_t> mc_counts(static_cast<std::size_t>(bins), 0);
@@ -260,6 +290,8 @@ class PermOrderExperiment final : public Experiment {
         row["exact_mean_order_fraction"] = mean.str();
         row["exact_sd_order"] = s.sd;
         row["exact_skewness_order"] = s.skewness;
+        row["exact_variance_order"] = s.sd * s.sd;  // of one draw: compare's Chebyshev bound past the skewness gate
+        row["exact_skewness_log_order"] = s.skewness_log;
         row["exact_excess_kurtosis_order"] = s.excess_kurtosis;
         row["exact_median_order"] = s.median;
         row["exact_typical_order"] = s.typical;
@@ -286,6 +318,10 @@ class PermOrderExperiment final : public Experiment {
         hist["exact_probability"] = exact_probability;
         hist["exact_mean_log_order"] = s.mean_log;
         hist["exact_var_log_order"] = s.variance_log;
+        // The histogram row repeats the order row's mean of ln(order): compare judges it with the same figures.
+        hist["trials"] = ctx.trials;
+        hist["mc_log_stderr"] = std::sqrt(s.variance_log / trials);
+        hist["exact_skewness_log_order"] = s.skewness_log;
         if (n == kClaimN) claim_3000(dist, s, mc.mean, s.sd / std::sqrt(trials), result);
       } else {
         row["exact_mean_order"] = nullptr;
@@ -297,7 +333,10 @@ class PermOrderExperiment final : public Experiment {
       }
       row["mc_median_order"] = tally.quantile(0.5);
       row["mc_var_log_order"] = mc_log.variance;
-      if (!(n <= exact_max_n_)) row["mc_mean_log_order"] = mc_log.mean;
+      if (!(n <= exact_max_n_)) {
+        row["mc_mean_log_order"] = mc_log.mean;
+        row["mc_log_stderr"] = std::sqrt(mc_log.variance / trials);  // no exact variance here: the sample's
+      }
       row["landau"] = decimal(g.value);
       row["landau_log10"] = std::log10(g.value.convert_to<double>());
       row["landau_cycle_type"] = g.cycle_type;
@@ -372,8 +411,10 @@ class PermOrderExperiment final : public Experiment {
       std::vector<std::int64_t> counts(static_cast<std::size_t>(bins), 0);
       for (const auto& [v, c] : t.counts)
         counts[static_cast<std::size_t>(std::clamp(static_cast<int>(std::floor(v / kLogBin)), 0, bins - 1))] += c;
-      Json row{{"kind", "heads_lcm"}, {"heads", h}, {"head_size", head_size_}, {"trials", head_trials}};
+      Json row{{"kind", "heads_lcm"}, {"n", nullptr}, {"heads", h}, {"head_size", head_size_}, {"trials", head_trials}};
       row["mc_mean_log10_lcm"] = m.mean;
+      row["mc_stderr_log10_lcm"] = std::sqrt(m.variance / static_cast<double>(head_trials));
+      row["skewness_log10_lcm"] = nullptr;  // no a-priori skewness is known: compare gates the mean as heavy-tailed
       row["mc_sd_log10_lcm"] = std::sqrt(m.variance);
       row["mc_q05_log10_lcm"] = t.quantile(0.05);
       row["mc_q25_log10_lcm"] = t.quantile(0.25);
@@ -382,6 +423,7 @@ class PermOrderExperiment final : public Experiment {
       row["mc_q95_log10_lcm"] = t.quantile(0.95);
       row["mc_max_log10_lcm"] = t.counts.rbegin()->first;
       row["mc_fraction_at_least_1e27"] = static_cast<double>(reach) / static_cast<double>(head_trials);
+      row["mc_count_at_least_1e27"] = reach;
       const ProportionInterval ci = clopper_pearson(reach, head_trials, alpha_);
       row["mc_fraction_at_least_1e27_upper"] = ci.upper;
       row["max_lcm"] = decimal(mx.value);

@@ -146,6 +146,7 @@ class RedrawExperiment final : public Experiment {
                          {"unlucky_factor", unlucky_factor_}, {"jackknife_blocks", kJackknifeBlocks},
                          {"alpha", alpha_}, {"precision", std::string(backend_precision(backend))}};
     BackendOption::record(result, backend);
+    result.params["row_schema"] = row_schema();
 
     const AttentionInput in = gaussian_attention_input(L_, d_, d_, scale_, 1.0, ctx.seed, 0);
     AttentionConfig exact_config;
@@ -240,7 +241,9 @@ class RedrawExperiment final : public Experiment {
                 {"m", m_},
                 {"L", L_},
                 {"d", d_},
+                {"k", nullptr},  // the key field of the average rows
                 {"draws", N},
+                {"jackknife_blocks", kJackknifeBlocks},
                 {"nonfinite", N - static_cast<std::int64_t>(sorted.size())}};
       const bool have = !sorted.empty();
       const double median = have ? sample_quantile(sorted, 0.5) : NAN;
@@ -286,7 +289,8 @@ class RedrawExperiment final : public Experiment {
             blocks, [k = g.k](const BiasVariance& x) { return x.bias_sq + x.variance / k; });
         Json row{{"kind", "average"},   {"features", fname},  {"estimator", fname}, {"coupling", coupling_},
                  {"causal", causal_},   {"m", m_},            {"L", L_},            {"d", d_},
-                 {"k", g.k},            {"groups", g.groups}, {"nonfinite", g.nonfinite},
+                 {"k", g.k},            {"groups", g.groups}, {"jackknife_blocks", kJackknifeBlocks},
+                 {"nonfinite", g.nonfinite},
                  {"mse", finite_or_null(g.mse)}, {"mse_stderr", finite_or_null(g.stderr_)},
                  {"mse_skewness", g.skewness}, {"mse_skewness_bound", finite_or_null(g.skewness_bound)},
                  {"mse_one_over_k", finite_or_null(single.mse / g.k)},
@@ -358,6 +362,30 @@ class RedrawExperiment final : public Experiment {
   }
 
  private:
+  // For compare: average rows pair by features × k, the draws row by features (k null). The mean MSE over the groups
+  // of k draws is a statistic over its groups, gated by the experiment's own skewness gate (an upper bound from the
+  // jackknife, stats/skewness_bound.hpp, taken from the baseline only); the single-draw mean of the draws row is the
+  // k = 1 row's. B, V and the law's prediction come from 20 jackknife blocks: their count is the blocks, and with no
+  // a-priori skewness (and Student's t, not the normal, for 19 degrees of freedom) they are gated, not compared.
+  static Json row_schema() {
+    auto jackknifed = [](const char* value, const char* stderr_field) {
+      return Json{{"value", value},
+                  {"stderr", stderr_field},
+                  {"count", "jackknife_blocks"},
+                  {"skewness", "jackknife_skewness"}};  // absent from the rows: unknown, always gated
+    };
+    return Json{{"key", Json::array({"kind", "features", "k"})},
+                {"statistics", Json::array({Json{{"value", "mse"},
+                                                 {"stderr", "mse_stderr"},
+                                                 {"count", "groups"},
+                                                 {"skewness", "mse_skewness_bound"}},
+                                            jackknifed("bias_sq", "bias_sq_stderr"),
+                                            jackknifed("variance", "variance_stderr"),
+                                            jackknifed("mse_theory", "mse_theory_stderr")})},
+                {"exact", Json::array({"estimator", "coupling", "causal", "m", "L", "d", "draws"})},
+                {"verdict", "one_over_k_status"}};
+  }
+
   int resolved_L(bool quick) const { return l_option_ && l_option_->count() > 0 ? L_ : (quick ? 512 : 1024); }
   int resolved_groups(bool quick) const { return groups_ > 0 ? groups_ : (quick ? 30 : 200); }
 

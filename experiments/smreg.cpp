@@ -138,6 +138,7 @@ class SmregExperiment final : public Experiment {
     Result result;
     result.experiment = name();
     result.params = o_.params();
+    result.params["row_schema"] = row_schema();
 
     Tally tally;
     auto compare = [&tally](double log_exact, double log_series, double gap, const std::string& at, bool required) {
@@ -178,7 +179,8 @@ class SmregExperiment final : public Experiment {
 
         const SweepCell& cell = sweep.cell(0, p);
         const double truth = sweep.truth[p], sm = std::exp(g.dot());
-        const double skew = error_moments(Estimator::smreg, g, d, o_.m).error_skewness;
+        const ErrorMoments em = error_moments(Estimator::smreg, g, d, o_.m);
+        const double skew = em.error_skewness;
         const PointEvidence ev{truth + cell.error.mean(), truth, cell.error.standard_error(),
                                kRoundingAllowance * truth, skew, cell.error.count(), cell.nonfinite, point_at(d, z)};
         const PointVerdict v = mc.judge(ev);
@@ -202,6 +204,10 @@ class SmregExperiment final : public Experiment {
         row["trials"] = cell.error.count();
         row["nonfinite"] = cell.nonfinite;
         row["error_skewness"] = skew;
+        // The closed-form variance of one draw of the estimate (iid rows: exact) and of the estimate over SM, for
+        // compare's Chebyshev bound where the skewness gates the z test.
+        row["mean_draw_variance"] = number_or_null(em.variance);
+        row["mc_ratio_draw_variance"] = number_or_null(em.variance / (sm * sm));
         row["status"] = v.status;
         row["trials_needed"] = trials_json(v.trials_needed);
         result.rows.push_back(row);
@@ -221,6 +227,26 @@ class SmregExperiment final : public Experiment {
   }
 
  private:
+  // Ratio rows pair by (d, |z|), bound rows by (C's |z|, d): key kind × d × z_norm. The Monte Carlo mean and the same
+  // draws over SM are statistics; closed forms exact, except the logs of ratios near 1, whose absolute rounding
+  // (~1e-12, above) is not small relative to their size at small |z|.
+  static Json row_schema() {
+    auto statistic = [](const char* value, const char* stderr_field, const char* variance, const char* scale) {
+      return Json{{"value", value},       {"stderr", stderr_field},   {"count", "trials"},
+                  {"skewness", "error_skewness"}, {"variance", variance}, {"rounding_scale", scale},
+                  {"rounding_power", 1}};
+    };
+    return Json{{"key", Json::array({"kind", "d", "z_norm"})},
+                {"statistics", Json::array({statistic("mean", "stderr", "mean_draw_variance", "truth"),
+                                            statistic("mc_ratio", "mc_stderr", "mc_ratio_draw_variance",
+                                                      "ratio_series")})},
+                {"exact", Json::array({"C", "w", "x_norm", "y_norm", "cos_angle", "truth", "ratio_exact",
+                                       "ratio_series", "ratio_gap", "asymptote_only", "inf_ratio_exact",
+                                       "inf_ratio_series", "inf_ratio_gap", "d_gap", "d_gap_limit", "claimed_constant",
+                                       "bound_claimed"})},
+                {"verdict", "status"}};
+  }
+
   template <class Compare>
   Check bound_rows(double c, Json& rows, Compare& compare, std::vector<Check>& corrected) const {
     const double w = theorem1_max_w(c), z = theorem1_max_z_norm(c), limit = theorem1_gap_limit(c);

@@ -110,6 +110,7 @@ class StructuredExperiment final : public Experiment {
     result.params = Json{{"d", dims_},          {"x_norm", x_norms_},    {"y_norm", y_norms_},
                          {"cos", cosines_},     {"estimators", estimators_}, {"speed_d", speed_dims_},
                          {"batch", batch},      {"repeats", repeats_},   {"alpha", alpha_}};
+    result.params["row_schema"] = row_schema();
 
     const std::size_t nc = std::size(kCouplings), np = points.size(), ne = estimators.size();
     const std::size_t parts = dims_.size() * nc + (speed_dims_.empty() ? 0 : 1);
@@ -169,6 +170,7 @@ class StructuredExperiment final : public Experiment {
                                                "d=" + std::to_string(dims_[di]) + ", " + point_label(points[p])});
             Json row = estimator_row(estimators[e], kCouplings[c], dims_[di], dims_[di], points[p]);
             row["kind"] = "point";
+            row["method"] = nullptr;  // a speed row's key field
             row["truth"] = f.truth;
             row["mean"] = f.mean;
             row["stderr"] = f.stderr_;
@@ -185,6 +187,15 @@ class StructuredExperiment final : public Experiment {
                 c == kOrthogonal ? 0.0 : ratio * std::hypot(f.mse_stderr / f.mse, ref.mse_stderr / ref.mse);
             row["trials"] = f.trials;
             row["nonfinite"] = f.nonfinite;
+            // For compare: the a-priori skewness of one error and squared error (iid values stand in for coupled
+            // rows, as in the check) and the closed-form variances of one draw, exact for iid rows only.
+            const ErrorMoments em = error_moments(estimators[e], points[p], dims_[di], dims_[di]);
+            const bool iid = kCouplings[c] == Coupling::iid;
+            row["mean_skewness"] = number_or_null(em.error_skewness);
+            row["mse_skewness"] = number_or_null(em.squared_error_skewness);
+            row["mean_draw_variance"] = iid ? number_or_null(em.variance) : Json(nullptr);
+            row["relative_bias_draw_variance"] = iid ? number_or_null(em.variance / (f.truth * f.truth)) : Json(nullptr);
+            row["mse_draw_variance"] = iid ? number_or_null(em.squared_error_variance) : Json(nullptr);
             result.rows.push_back(row);
           }
         result.checks.push_back(bias.result());
@@ -215,6 +226,27 @@ class StructuredExperiment final : public Experiment {
   }
 
  private:
+  // For compare: point rows pair by estimator × coupling × d × geometry, speed rows by method × d (timings: not
+  // compared). Mean, relative bias and MSE are statistics; the ratio to the orthogonal MSE is not declared, being a
+  // function of two declared MSEs (this row's and the orthogonal row's).
+  static Json row_schema() {
+    auto statistic = [](const char* value, const char* stderr_field, const char* skewness, const char* variance,
+                        const char* scale, int power) {
+      Json s{{"value", value}, {"stderr", stderr_field}, {"count", "trials"}, {"skewness", skewness},
+             {"variance", variance}};
+      if (scale != nullptr) s.update(Json{{"rounding_scale", scale}, {"rounding_power", power}});
+      return s;
+    };
+    return Json{{"key", Json::array({"kind", "method", "estimator", "coupling", "d", "x_norm", "y_norm", "cos_angle"})},
+                {"statistics", Json::array({statistic("mean", "stderr", "mean_skewness", "mean_draw_variance", "truth", 1),
+                                            statistic("relative_bias", "relative_bias_stderr", "mean_skewness",
+                                                      "relative_bias_draw_variance", nullptr, 1),
+                                            statistic("mse", "mse_stderr", "mse_skewness", "mse_draw_variance",
+                                                      "truth", 2)})},
+                {"exact", Json::array({"m", "truth"})},
+                {"verdict", "status"}};
+  }
+
   // Median wall time of `repeats_` runs of f, in seconds.
   template <class F>
   double median_seconds(F&& f) const {
@@ -246,7 +278,13 @@ class StructuredExperiment final : public Experiment {
       const double t_giv = median_seconds([&] { checksum += giv.apply(x)(0, 0); });
       const std::pair<const char*, double> methods[] = {{"dense", t_dense}, {"hadamard", t_had}, {"givens", t_giv}};
       for (const auto& [method, t] : methods)
+        // Null geometry and estimator: the key fields of the point rows, which a speed row does not have.
         result.rows.push_back(Json{{"kind", "speed"},
+                                   {"estimator", nullptr},
+                                   {"coupling", nullptr},
+                                   {"x_norm", nullptr},
+                                   {"y_norm", nullptr},
+                                   {"cos_angle", nullptr},
                                    {"method", method},
                                    {"d", d},
                                    {"m", d},

@@ -105,6 +105,15 @@ class TailsExperiment final : public Experiment {
     result.experiment = name();
     result.params = Json{{"d", ds_},         {"m", ms_},         {"x_norm", x_norms_},     {"y_norm", y_norms_},
                          {"cos", cosines_},  {"delta", deltas_}, {"couplings", couplings_}, {"alpha", alpha_}};
+    // For compare: rows pair by coupling × d × m × geometry × δ; the exceedance proportion is a binomial count
+    // (exact conditional test), the thresholds and bounds are closed forms.
+    result.params["row_schema"] = Json{
+        {"key", Json::array({"estimator", "coupling", "d", "m", "x_norm", "y_norm", "cos_angle", "delta"})},
+        {"statistics",
+         Json::array({Json{{"value", "p_hat"}, {"successes", "exceed_count"}, {"count", "trials"}, {"kind", "binomial"}}})},
+        {"exact", Json::array({"smreg", "truth", "a", "max_estimate", "above_support", "legendre", "theta", "bound",
+                               "chernoff_bound"})},
+        {"verdict", "status"}};
 
     const std::size_t parts = couplings.size() * ds_.size();
     std::size_t part = 0;

@@ -22,6 +22,7 @@
 #include "cli_runner.hpp"
 #include "experiments/estimator_grid.hpp"
 #include "io/result_compare.hpp"
+#include "stats/binomial_two_sample.hpp"
 #include "stats/edgeworth.hpp"
 #include "stats/normal_quantiles.hpp"
 
@@ -655,4 +656,241 @@ TEST_CASE("the estimator experiments declare the importance-sampled statistics",
   const CompareReport r = compare_results(base, fresh);
   CHECK(r.changes.size() == 4);
   CHECK(r.changes[0].field == "is_mse");
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Binomial statistics (kind "binomial"): the exact conditional test of two proportions.
+
+namespace {
+
+// One proportion per row, keyed by "i": k successes in n trials, p = k/n.
+Json binomial_document(const std::vector<std::int64_t>& k, const std::vector<std::int64_t>& n) {
+  const Json schema = {{"key", {"i"}},
+                       {"statistics", {{{"value", "p"}, {"successes", "k"}, {"count", "n"}, {"kind", "binomial"}}}}};
+  Json rows = Json::array();
+  for (std::size_t i = 0; i < k.size(); ++i)
+    rows.push_back({{"i", i}, {"k", k[i]}, {"n", n[i]},
+                    {"p", static_cast<double>(k[i]) / static_cast<double>(n[i])}});
+  return document("tails", schema, rows);
+}
+
+// The fraction of S pairs of one-row files, k_a ~ Binomial(n_a, p_a) and k_b ~ Binomial(n_b, p_b), that compare
+// flags at family alpha (one test, so the point alpha is alpha).
+double flag_rate(double p_a, std::int64_t n_a, double p_b, std::int64_t n_b, double alpha, int pairs,
+                 std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::binomial_distribution<std::int64_t> draw_a(n_a, p_a), draw_b(n_b, p_b);
+  int flagged = 0;
+  for (int s = 0; s < pairs; ++s) {
+    const CompareReport r = compare_results(binomial_document({draw_a(rng)}, {n_a}),
+                                            binomial_document({draw_b(rng)}, {n_b}), alpha);
+    flagged += r.changed() ? 1 : 0;
+  }
+  return static_cast<double>(flagged) / pairs;
+}
+
+}  // namespace
+
+TEST_CASE("binomial p-values: the conditional tails match Boost's binomial distribution, k = 0 gives 1",
+          "[compare][binomial]") {
+  // Reference: Boost's incomplete-beta cdf of Binomial(k, n_a/(n_a+n_b)); 1e-6 relative covers lgamma's rounding at
+  // k = 2e9 (≈ 1e-16·ln k! ≈ 4e-6 in the worst case is only approached above 1e10; measured far below).
+  auto reference = [](std::int64_t ka, std::int64_t na, std::int64_t kb, std::int64_t nb) {
+    const double k = static_cast<double>(ka + kb);
+    const boost::math::binomial_distribution<double> K(k, static_cast<double>(na) / static_cast<double>(na + nb));
+    const double lower = boost::math::cdf(K, static_cast<double>(ka));
+    const double upper = ka == 0 ? 1.0 : boost::math::cdf(boost::math::complement(K, static_cast<double>(ka - 1)));
+    return std::min(1.0, 2 * std::min(lower, upper));
+  };
+  const std::int64_t cases[][4] = {{0, 1000, 5, 1000},          {3, 100000, 12, 100000}, {7, 1000, 7, 1000},
+                                   {50, 3000, 10, 1000},        {1, 10, 0, 10},          {40, 100, 60, 100},
+                                   {500000000, 1000000000, 500040000, 1000000000},
+                                   {499800000, 1000000000, 500100000, 1000000000},
+                                   {1000, 1000000000, 1300, 1000000000}};
+  for (const auto& c : cases) {
+    INFO(c[0] << "/" << c[1] << " vs " << c[2] << "/" << c[3]);
+    const double p = binomial_two_sample_p(c[0], c[1], c[2], c[3]), ref = reference(c[0], c[1], c[2], c[3]);
+    CHECK(p == Approx(ref).epsilon(1e-6));
+  }
+  CHECK(binomial_two_sample_p(0, 1000000000, 0, 10) == 1.0);
+  // A far tail stays accurate in log space: 0 against 60 successes at equal n is p = 2·2^−60 exactly.
+  CHECK(binomial_two_sample_p(0, 1000, 60, 1000) == Approx(2 * std::pow(0.5, 60)).epsilon(1e-9));
+  CHECK_THROWS_AS(binomial_two_sample_p(11, 10, 0, 10), std::invalid_argument);
+  CHECK_THROWS_AS(binomial_two_sample_p(0, 0, 0, 10), std::invalid_argument);
+}
+
+TEST_CASE("binomial level: runs with the same proportion are flagged at most at alpha", "[compare][binomial]") {
+  // At alpha = 0.05 over S = 4000 pairs the measured rate has SE sqrt(0.05·0.95/4000) = 0.0034; the bound
+  // alpha + 4.75 SE is exceeded by chance with probability 1e-6 (the exact test's level is at most alpha). Cases: a
+  // rare proportion (1e-4 of 1e5: ~10 successes), unequal trials (where a test that took the split as 1/2 would
+  // flag far more often), a moderate proportion, and very few successes (2e-3 of 1000: ~2).
+  const double alpha = 0.05, se = std::sqrt(alpha * (1 - alpha) / 4000), bound = alpha + 4.75 * se;
+  struct Case { double p; std::int64_t n_a, n_b; };
+  for (const Case c : {Case{1e-4, 100000, 100000}, Case{1e-4, 100000, 30000}, Case{0.3, 1000, 1000},
+                       Case{2e-3, 1000, 1000}}) {
+    const double rate = flag_rate(c.p, c.n_a, c.p, c.n_b, alpha, 4000, 11);
+    INFO("p " << c.p << ", n " << c.n_a << " vs " << c.n_b << ": false-flag rate " << rate << " (bound " << bound << ")");
+    CHECK(rate <= bound);
+  }
+}
+
+TEST_CASE("binomial power: a doubled proportion is caught", "[compare][binomial]") {
+  // 1e-3 against 2e-3 in 1e5 trials each: ~100 against ~200 successes, a conditional z of about 50/sqrt(75) = 5.8
+  // against the critical 3.29 of alpha = 1e-3, so power ≈ Φ(5.8·0.95 − 3.29) ≈ 0.99. Requiring 0.9 over 400 pairs
+  // (SE 0.005 at 0.99) fails by chance with negligible probability, and fails for a test that cannot see the change.
+  const double power = flag_rate(1e-3, 100000, 2e-3, 100000, 1e-3, 400, 12);
+  INFO("power " << power);
+  CHECK(power >= 0.9);
+  // The same in a file: the doubled row is named, with its counts and exact p.
+  const CompareReport r = compare_results(binomial_document({100, 50}, {100000, 1000}),
+                                          binomial_document({200, 50}, {100000, 1000}));
+  REQUIRE(r.changes.size() == 1);
+  CHECK(r.changes[0].binomial);
+  CHECK(r.changes[0].row_key_text == "i=0");
+  CHECK(r.changes[0].p_value == Approx(binomial_two_sample_p(100, 100000, 200, 100000)));
+  CHECK(r.compared_binomial == 2);
+  const auto lines = compare_report_lines(r);
+  CHECK_THAT(lines.front(), Contains("p changed at i=0") && Contains("100 of 100000") && Contains("exact binomial p"));
+  CHECK(compare_report_json(r)["changes"][0]["binomial"] == true);
+}
+
+TEST_CASE("binomial: no successes in either file is compared and unchanged; zero trials is not compared",
+          "[compare][binomial]") {
+  const CompareReport r = compare_results(binomial_document({0, 0}, {1000000000, 5}), binomial_document({0, 0}, {10, 5}));
+  CHECK_FALSE(r.changed());
+  CHECK(r.statistics_compared == 2);
+  CHECK(r.bonferroni_tests == 2);
+  Json none = binomial_document({0}, {5});
+  none["rows"][0]["n"] = 0;
+  none["rows"][0]["p"] = nullptr;
+  const CompareReport z = compare_results(binomial_document({0}, {5}), none);
+  CHECK(z.skipped_nonfinite == 1);
+}
+
+TEST_CASE("binomial schema entries and counts that cannot be compared are rejected with one line",
+          "[compare][binomial]") {
+  const Json good = binomial_document({3, 4}, {10, 10});
+  auto rejects = [](const Json& b, const Json& f, const std::string& words) {
+    INFO("expecting: " << words);
+    CHECK_THROWS_AS(compare_results(b, f), std::invalid_argument);
+    CHECK_THROWS_WITH(compare_results(b, f), Contains(words) && !Contains("\n"));
+  };
+  auto with_statistic = [&](const Json& statistic) {
+    Json doc = good;
+    doc["params"]["row_schema"]["statistics"] = Json::array({statistic});
+    return doc;
+  };
+  const Json binomial = {{"value", "p"}, {"successes", "k"}, {"count", "n"}, {"kind", "binomial"}};
+  Json stat = binomial;
+  stat["stderr"] = "se";
+  rejects(with_statistic(stat), with_statistic(stat), "a binomial statistic takes no 'stderr'");
+  stat = binomial;
+  stat["skewness"] = "g";
+  rejects(with_statistic(stat), with_statistic(stat), "takes no 'skewness'");
+  stat = binomial;
+  stat.erase("successes");
+  rejects(with_statistic(stat), with_statistic(stat), "lacks 'successes'");
+  stat = binomial;
+  stat["kind"] = "poisson";
+  rejects(with_statistic(stat), with_statistic(stat), "kind must be \"mean\" or \"binomial\"");
+  stat = {{"value", "p"}, {"stderr", "se"}, {"count", "n"}, {"successes", "k"}};
+  rejects(with_statistic(stat), with_statistic(stat), "'successes' belongs to a statistic of kind \"binomial\"");
+  Json bad = good;
+  bad["rows"][1]["k"] = 11;
+  bad["rows"][1]["p"] = 1.1;
+  rejects(good, bad, "new row 1 field 'k' counts 11 successes in 10 trials");
+  bad = good;
+  bad["rows"][0]["p"] = 0.6;
+  rejects(bad, good, "baseline row 0 field 'p' is 0.6 but k/n = 0.3");
+  bad = good;
+  bad["rows"][0]["k"] = 2.5;
+  rejects(good, bad, "new row 0 field 'k' is not a non-negative whole count");
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Each Monte Carlo experiment's row_schema, on its committed baseline (tests/baselines/<experiment>.json): every
+// statistic it must declare, scaled (a proportion: its successes raised), is flagged in some row; the gated ones,
+// which no closed form lets compare judge, are listed as not compared. A statistic dropped from the schema is neither.
+
+namespace {
+
+Json read_baseline(const std::string& experiment) {
+  std::ifstream in(std::filesystem::path(FAVORLAB_SOURCE_DIR) / "tests" / "baselines" / (experiment + ".json"));
+  REQUIRE(in.good());
+  return Json::parse(in);
+}
+
+// The baseline with `field` changed in every row that has it: a mean-kind value moved by max(|value|, 20 standard
+// errors) (at least doubled, and far past any z test's critical value); a binomial proportion's successes raised to
+// max(2k, k + n/4) (capped at n), its value to match.
+Json planted(const Json& base, const std::string& field) {
+  Json fresh = base;
+  const Json& statistics = base["params"]["row_schema"]["statistics"];
+  const Json* binomial = nullptr;
+  std::string stderr_field;
+  for (const Json& s : statistics) {
+    if (s["value"] != field) continue;
+    if (s.value("kind", "mean") == "binomial") binomial = &s;
+    else stderr_field = s["stderr"].get<std::string>();
+  }
+  for (Json& row : fresh["rows"]) {
+    if (!row.contains(field) || !row[field].is_number()) continue;
+    if (binomial != nullptr) {
+      const auto k = row[(*binomial)["successes"].get<std::string>()].get<std::int64_t>();
+      const auto n = row[(*binomial)["count"].get<std::string>()].get<std::int64_t>();
+      if (n == 0) continue;
+      const std::int64_t raised = std::min(n, std::max(2 * k, k + n / 4));
+      row[(*binomial)["successes"].get<std::string>()] = raised;
+      row[field] = static_cast<double>(raised) / static_cast<double>(n);
+    } else {
+      const double x = row[field].get<double>();
+      const double se = row.contains(stderr_field) && row[stderr_field].is_number() ? row[stderr_field].get<double>() : 0;
+      row[field] = x + std::max(std::abs(x), 20 * se);
+    }
+  }
+  return fresh;
+}
+
+void require_declared(const std::string& experiment, const std::vector<std::string>& flagged,
+                      const std::vector<std::string>& gated) {
+  const Json base = read_baseline(experiment);
+  CHECK_FALSE(compare_results(base, base, 1e-3, 1e-9, 1.0).changed());
+  for (const std::string& field : flagged) {
+    const CompareReport r = compare_results(base, planted(base, field), 1e-3, 1e-9, 1.0);
+    bool named = false;
+    for (const StatisticChange& c : r.changes) named = named || c.field == field;
+    INFO(experiment << ": " << field << " scaled");
+    CHECK(named);
+  }
+  for (const std::string& field : gated) {
+    const CompareReport r = compare_results(base, planted(base, field), 1e-3, 1e-9, 1.0);
+    bool listed = false;
+    for (const SkippedStatistic& s : r.skipped) listed = listed || s.field == field;
+    INFO(experiment << ": " << field << " scaled (gated: listed as not compared)");
+    CHECK(listed);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("orthogonal declares its means and MSEs", "[compare][schemas]") {
+  require_declared("orthogonal", {"mean", "mse"}, {});
+}
+TEST_CASE("smreg declares its mean and its ratio to SM", "[compare][schemas]") {
+  require_declared("smreg", {"mean", "mc_ratio"}, {});
+}
+TEST_CASE("estimators declares its MSEs", "[compare][schemas]") { require_declared("estimators", {"mse"}, {}); }
+TEST_CASE("tails declares its exceedance proportions as binomial", "[compare][schemas]") {
+  require_declared("tails", {"p_hat"}, {});
+}
+TEST_CASE("moments declares its sphere moments", "[compare][schemas]") { require_declared("moments", {"mean"}, {}); }
+TEST_CASE("structured declares its means, relative biases and MSEs", "[compare][schemas]") {
+  require_declared("structured", {"mean", "relative_bias", "mse"}, {});
+}
+TEST_CASE("perm-order declares its means and the 1e27 proportion; the lcm mean is gated", "[compare][schemas]") {
+  require_declared("perm-order", {"mc_mean_order", "mc_mean_log_order", "mc_fraction_at_least_1e27"},
+                   {"mc_mean_log10_lcm"});
+}
+TEST_CASE("redraw declares its k-average MSEs; the jackknifed figures are gated", "[compare][schemas]") {
+  require_declared("redraw", {"mse"}, {"bias_sq", "variance", "mse_theory"});
 }

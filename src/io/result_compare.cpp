@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "io/format_number.hpp"
+#include "stats/binomial_two_sample.hpp"
 #include "stats/edgeworth.hpp"
 #include "stats/normal_quantiles.hpp"
 
@@ -26,6 +27,8 @@ struct StatisticFields {
   std::string variance;                               // closed-form variance of one draw; empty: none declared
   std::string rounding_scale;                         // exact field rounding is relative to; empty: the value's own
   int rounding_power = 1;                             // the statistic's units are those of rounding_scale^power
+  bool binomial = false;                              // kind "binomial": a proportion successes/count, no stderr
+  std::string successes;                              // binomial: the field counting successes
   bool operator==(const StatisticFields&) const = default;
 };
 
@@ -80,6 +83,25 @@ RowSchema parse_row_schema(const Json& j, const std::string& where) {
       const std::string at = where + ".statistics entry";
       if (!item.is_object()) fail(at + " must be an object, got " + item.dump());
       StatisticFields f;
+      const std::string kind = optional_field_name(item, "kind", at);
+      if (!kind.empty() && kind != "mean" && kind != "binomial")
+        fail(at + ".kind must be \"mean\" or \"binomial\", got \"" + kind + "\"");
+      f.binomial = kind == "binomial";
+      if (f.binomial) {
+        // A proportion is judged on its counts: no standard error, and no gate (the exact test holds at any n).
+        for (const char* required : {"value", "successes", "count"})
+          if (member(item, required) == nullptr) fail(at + " " + item.dump() + " lacks '" + required + "'");
+        for (const char* refused : {"stderr", "skewness", "variance", "rounding_scale", "rounding_power"})
+          if (member(item, refused) != nullptr)
+            fail(at + " " + item.dump() + ": a binomial statistic takes no '" + refused + "'");
+        f.value = field_name(item["value"], at + ".value");
+        f.successes = field_name(item["successes"], at + ".successes");
+        f.count = field_name(item["count"], at + ".count");
+        s.statistics.push_back(std::move(f));
+        continue;
+      }
+      if (member(item, "successes") != nullptr)
+        fail(at + " " + item.dump() + ": 'successes' belongs to a statistic of kind \"binomial\"");
       for (const char* required : {"value", "stderr", "count"})
         if (member(item, required) == nullptr) fail(at + " " + item.dump() + " lacks '" + required + "'");
       f.value = field_name(item["value"], at + ".value");
@@ -224,7 +246,43 @@ struct Candidate {
   double na, nb;
   double skewness;      // |γ| from the baseline only; NaN: unknown; unused without a declared skewness
   double variance;      // closed-form variance of one draw, from the baseline only; NaN: none
+  std::int64_t ka = 0, kb = 0;  // binomial: the successes (a, b are the proportions, na, nb the trials)
 };
+
+// A binomial statistic of one paired row: settles the absent and non-finite pairs, refuses inconsistent counts, and
+// collects the rest as candidates of the exact conditional test (pass 2).
+void binomial_pass1(const Json& rb, const Json& rf, std::size_t i, std::size_t j, const StatisticFields& f,
+                    std::size_t ordinal, std::size_t statistic, const std::string& text, CompareReport& report,
+                    std::vector<std::pair<std::size_t, SkippedStatistic>>& skipped, std::vector<Candidate>& candidates) {
+  const double a = number_field(rb, f.value, "baseline", i), b = number_field(rf, f.value, "new", j);
+  const double ka = count_field(rb, f.successes, "baseline", i), kb = count_field(rf, f.successes, "new", j);
+  const double na = count_field(rb, f.count, "baseline", i), nb = count_field(rf, f.count, "new", j);
+  // The proportion must be what the counts say: the test reads the counts, the report shows the value.
+  auto consistent = [&](double value, double k, double n, const char* file, std::size_t index) {
+    if (std::isnan(value) || std::isnan(k) || std::isnan(n)) return;
+    if (k > n)
+      fail(row_at(file, index, f.successes) + " counts " + format_number(k, 17) + " successes in " +
+           format_number(n, 17) + " trials ('" + f.count + "')");
+    if (n > 0 && std::abs(value - k / n) > 1e-12 * (k / n))
+      fail(row_at(file, index, f.value) + " is " + format_number(value, 15) + " but " + f.successes + "/" + f.count +
+           " = " + format_number(k / n, 15));
+  };
+  consistent(a, ka, na, "baseline", i);
+  consistent(b, kb, nb, "new", j);
+  if (std::isnan(ka) && std::isnan(kb) && std::isnan(a) && std::isnan(b)) {
+    ++report.statistics_absent;
+    return;
+  }
+  // No trials on a side: no proportion to compare (like a non-finite figure).
+  if (std::isnan(ka) || std::isnan(kb) || std::isnan(na) || std::isnan(nb) || std::isnan(a) || std::isnan(b) ||
+      na == 0 || nb == 0) {
+    ++report.skipped_nonfinite;
+    skipped.emplace_back(ordinal, SkippedStatistic{text, f.value, SkippedStatistic::Reason::nonfinite, 0, 0});
+    return;
+  }
+  candidates.push_back({ordinal, i, statistic, a, b, 0, 0, 0, na, nb, kNaN, kNaN, static_cast<std::int64_t>(ka),
+                        static_cast<std::int64_t>(kb)});
+}
 
 void compare_checks(const Json& base, const Json& fresh, CompareReport& report) {
   using CheckKey = std::pair<std::string, std::string>;
@@ -358,6 +416,10 @@ CompareReport compare_results(const Json& base, const Json& fresh, double alpha,
     const std::string& text = b_rows.texts[i];
     for (std::size_t s = 0; s < n_stats; ++s) {
       const StatisticFields& f = schema.statistics[s];
+      if (f.binomial) {
+        binomial_pass1(rb, rf, i, j, f, p * n_stats + s, s, text, report, skipped, candidates);
+        continue;
+      }
       const double a = number_field(rb, f.value, "baseline", i), b = number_field(rf, f.value, "new", j);
       const double sa = stderr_field(rb, f.stderr_field, "baseline", i), sb = stderr_field(rf, f.stderr_field, "new", j);
       const double na = count_field(rb, f.count, "baseline", i), nb = count_field(rf, f.count, "new", j);
@@ -391,7 +453,7 @@ CompareReport compare_results(const Json& base, const Json& fresh, double alpha,
         }
         continue;
       }
-      candidates.push_back({ordinal, i, s, a, b, sa, sb, floor, na, nb, skew, variance});
+      candidates.push_back({ordinal, i, s, a, b, sa, sb, floor, na, nb, skew, variance, 0, 0});
     }
     auto compare_exact = [&](const std::string& field, bool gate) {
       const Json vb = value_or_null(rb, field), vf = value_or_null(rf, field);
@@ -423,6 +485,32 @@ CompareReport compare_results(const Json& base, const Json& fresh, double alpha,
   for (const Candidate& c : candidates) {
     const StatisticFields& f = schema.statistics[c.statistic];
     const std::string& text = b_rows.texts[c.base_row];
+    if (f.binomial) {
+      // The exact conditional test: no normal approximation, so no skewness gate and no rounding floor (counts).
+      ++report.statistics_compared;
+      ++report.compared_binomial;
+      const double pv = binomial_two_sample_p(c.ka, static_cast<std::int64_t>(c.na), c.kb,
+                                              static_cast<std::int64_t>(c.nb));
+      if (pv < report.smallest_binomial_p) {
+        report.smallest_binomial_p = pv;
+        report.smallest_binomial_at = text + ": " + f.value;
+      }
+      if (pv <= report.point_alpha) {
+        StatisticChange change{text, b_rows.keys[c.base_row], f.value, c.a, c.b, 0, 0, 0, false,
+                               relative_difference(c.a, c.b)};
+        change.binomial = true;
+        change.p_value = pv;
+        change.base_successes = c.ka;
+        change.fresh_successes = c.kb;
+        change.base_trials = static_cast<std::int64_t>(c.na);
+        change.fresh_trials = static_cast<std::int64_t>(c.nb);
+        // The normal z with the same two-sided p, for the worst-first order of the changes.
+        const double zeq = two_sided_critical_z(std::max(pv, 1e-300));
+        change.z = c.a >= c.b ? zeq : -zeq;
+        report.changes.push_back(std::move(change));
+      }
+      continue;
+    }
     const auto trials = static_cast<std::int64_t>(std::min(c.na, c.nb));
     const bool rounding = std::abs(c.a - c.b) <= c.floor;
     if (!f.skewness.empty()) {
@@ -503,7 +591,10 @@ Json compare_report_json(const CompareReport& r) {
                      {"skipped_heavy_tailed", r.skipped_heavy_tailed},
                      {"skipped_nonfinite", r.skipped_nonfinite},
                      {"within_rounding", r.within_rounding},
-                     {"compared_chebyshev", r.compared_chebyshev}};
+                     {"compared_chebyshev", r.compared_chebyshev},
+                     {"compared_binomial", r.compared_binomial}};
+  j["smallest_binomial_p"] = r.smallest_binomial_at.empty() ? Json(nullptr) : Json(r.smallest_binomial_p);
+  j["smallest_binomial_at"] = r.smallest_binomial_at.empty() ? Json(nullptr) : Json(r.smallest_binomial_at);
   j["largest_abs_z"] = r.largest_at.empty() ? Json(nullptr) : number_or_null(r.largest_abs_z);
   j["largest_at"] = r.largest_at.empty() ? Json(nullptr) : Json(r.largest_at);
   j["changes"] = Json::array();
@@ -519,7 +610,9 @@ Json compare_report_json(const CompareReport& r) {
                             {"deterministic", c.deterministic},
                             {"relative_difference", number_or_null(c.relative_difference)},
                             {"chebyshev", c.chebyshev},
-                            {"chebyshev_k", c.chebyshev ? number_or_null(c.chebyshev_k) : Json(nullptr)}});
+                            {"chebyshev_k", c.chebyshev ? number_or_null(c.chebyshev_k) : Json(nullptr)},
+                            {"binomial", c.binomial},
+                            {"p_value", c.binomial ? Json(c.p_value) : Json(nullptr)}});
   j["exact_mismatches"] = Json::array();
   for (const ExactMismatch& m : r.exact_mismatches)
     j["exact_mismatches"].push_back({{"row", m.row_key_text},
@@ -561,7 +654,13 @@ std::vector<std::string> compare_report_lines(const CompareReport& r, std::size_
     detail.push_back(std::move(line));
   }
   for (const StatisticChange& c : r.changes) {
-    if (c.chebyshev) {
+    if (c.binomial) {
+      detail.push_back(c.field + " changed at " + c.row_key_text + ": " + format_number(c.base) + " (" +
+                       std::to_string(c.base_successes) + " of " + std::to_string(c.base_trials) + ") -> " +
+                       format_number(c.fresh) + " (" + std::to_string(c.fresh_successes) + " of " +
+                       std::to_string(c.fresh_trials) + "), exact binomial p = " + format_number(c.p_value, 3) +
+                       " (p <= " + format_number(r.point_alpha, 3) + ")");
+    } else if (c.chebyshev) {
       detail.push_back(c.field + " changed at " + c.row_key_text + ": " + format_number(c.base) + " -> " +
                        format_number(c.fresh) + ", heavy-tailed: Chebyshev k = " + format_number(c.chebyshev_k, 4) +
                        " closed-form standard deviations (|k| > " +
@@ -611,6 +710,9 @@ std::vector<std::string> compare_report_lines(const CompareReport& r, std::size_
              std::to_string(r.only_in_fresh.size()) + " only in new; " + std::to_string(r.rows_paired) +
              " rows paired, " + std::to_string(r.statistics_compared) + " statistics compared";
   if (!r.largest_at.empty()) summary += " (largest |z| " + format_number(r.largest_abs_z, 3) + " at " + r.largest_at + ")";
+  if (r.compared_binomial > 0)
+    summary += ", " + std::to_string(r.compared_binomial) + " proportions by the exact binomial test (smallest p " +
+               format_number(r.smallest_binomial_p, 3) + ")";
   if (r.compared_chebyshev > 0)
     summary += ", " + std::to_string(r.compared_chebyshev) + " of them heavy-tailed, by Chebyshev's inequality";
   summary += ", " + std::to_string(r.skipped_heavy_tailed) + " not compared (heavy-tailed), " +

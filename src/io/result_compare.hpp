@@ -13,7 +13,10 @@
 //                   Monte Carlo figures: value, its standard error, the number of draws averaged, and optionally
 //                   (field name, or absent/null) the a-priori skewness of ONE draw of the averaged quantity, the
 //                   closed-form variance of one draw, and the exact field rounding is relative to (to the power 1
-//                   or 2: 2 for a mean of squares)
+//                   or 2: 2 for a mean of squares); "kind": "mean" (the default, absent or null) is this kind;
+//                 {"value": "p_hat", "successes": "exceed_count", "count": "trials", "kind": "binomial"}
+//                   a proportion: the successes counted in count trials, value = successes/count (within 1e-12
+//                   relative, else bad input); takes no stderr, skewness, variance or rounding fields
 //     "exact":      ["truth", ...],                   deterministic fields (closed forms); optional
 //     "verdict":    "status"                          the row's verdict field; optional (absent/null: none)
 //   }
@@ -46,6 +49,12 @@
 //       iff |a − b| > σ·sqrt(1/n_a + 1/n_b)/sqrt(α_p) (beyond the rounding floor); level ≤ α_p for any distribution
 //       with that variance, so the Bonferroni bound holds with no assumption on the tails;
 //       otherwise "not compared (heavy-tailed)", listed by row.
+//   - binomial statistics (kind "binomial"), with successes k_a, k_b in n_a, n_b trials: neither row has a value or
+//     successes: absent; any of them null, absent or not finite, or n_a or n_b = 0: "not compared (non-finite)";
+//     otherwise a candidate of the Bonferroni split like a z test, judged by the exact conditional test
+//     (stats/binomial_two_sample.hpp): given k = k_a + k_b, under "same proportion" k_a ~ Binomial(k, n_a/(n_a +
+//     n_b)); p = min(1, 2·min(P(K ≤ k_a), P(K ≥ k_a))), changed iff p ≤ α_p. Exact at any count, so no skewness gate
+//     and no rounding floor; k = 0 in both files gives p = 1 (compared, unchanged).
 //   - gate fields: every declared skewness, variance and rounding_scale field is also compared as an exact field
 //     (below), so a new file whose gate fields differ from the baseline's (removed, set to null, rescaled) is changed.
 //   - the uncompared fraction: (heavy-tailed + non-finite pairs)/(those + compared pairs); a report whose fraction
@@ -60,9 +69,11 @@
 // sampling noise alone, so a verdict change by itself is not a change of the statistics.
 //
 // CompareReport::changed() is true iff some statistic changed, some exact or gate field mismatched, or some row is
-// present in only one file; `favorlab compare` exits 1 then or when too much went uncompared, 0 otherwise, 2 on bad input. Bad input (documents that are not
-// comparable, or malformed rows: a missing key field, a duplicate key, a non-number where a number belongs, a
-// negative standard error or count, a non-integer count; alpha outside (0, 1); a negative or non-finite tolerance)
+// present in only one file; `favorlab compare` exits 1 then or when too much went uncompared, 0 otherwise, 2 on bad
+// input. Bad input (documents that are not comparable, or malformed rows: a missing key field, a duplicate key, a
+// non-number where a number belongs, a negative standard error or count, a non-integer count, more successes than
+// trials or a proportion that is not successes/count; a statistic of unknown kind, a binomial one with a stderr or
+// gate field or a mean one with successes; alpha outside (0, 1); a negative or non-finite tolerance)
 // throws std::invalid_argument with one line naming the file ("baseline"/"new"), row index and field where there is
 // one.
 #include <cstddef>
@@ -84,6 +95,9 @@ struct StatisticChange {
   double relative_difference = 0;  // |base − fresh|/max(|base|, |fresh|)
   bool chebyshev = false;           // past the heavy-tail gate: judged by Chebyshev's inequality, not by z
   double chebyshev_k = 0;           // (base − fresh)/(σ·sqrt(1/n_a + 1/n_b)), σ² the closed-form variance of one draw
+  bool binomial = false;            // a proportion, judged by the exact conditional binomial test (z: the normal z
+  double p_value = 0;               // with the same two-sided p, for the order only)
+  std::int64_t base_successes = 0, fresh_successes = 0, base_trials = 0, fresh_trials = 0;
 };
 
 struct ExactMismatch {
@@ -120,6 +134,9 @@ struct CompareReport {
   std::int64_t skipped_heavy_tailed = 0, skipped_nonfinite = 0;
   std::int64_t within_rounding = 0;       // |z| past the critical value, but the difference within the rounding floor
   std::int64_t compared_chebyshev = 0;    // of statistics_compared: past the heavy-tail gate, by Chebyshev's inequality
+  std::int64_t compared_binomial = 0;     // of statistics_compared: proportions, by the exact binomial test
+  double smallest_binomial_p = 1;         // over the binomial tests (1 when none)
+  std::string smallest_binomial_at;       // "KEY: FIELD" of that test; empty when none
   double uncompared_fraction = 0;         // (skipped_heavy_tailed + skipped_nonfinite)/(those + statistics_compared)
   double max_uncompared_fraction = 0;     // the gate fails when uncompared_fraction exceeds this
   double largest_abs_z = 0;               // over the z tests (0 when none)
