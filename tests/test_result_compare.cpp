@@ -754,7 +754,7 @@ TEST_CASE("binomial power: a doubled proportion is caught", "[compare][binomial]
   CHECK(compare_report_json(r)["changes"][0]["binomial"] == true);
 }
 
-TEST_CASE("binomial: no successes in either file is compared and unchanged; zero trials is not compared",
+TEST_CASE("binomial: no successes in either file is compared and unchanged, zero trials is not compared",
           "[compare][binomial]") {
   const CompareReport r = compare_results(binomial_document({0, 0}, {1000000000, 5}), binomial_document({0, 0}, {10, 5}));
   CHECK_FALSE(r.changed());
@@ -887,10 +887,10 @@ TEST_CASE("moments declares its sphere moments", "[compare][schemas]") { require
 TEST_CASE("structured declares its means, relative biases and MSEs", "[compare][schemas]") {
   require_declared("structured", {"mean", "relative_bias", "mse"}, {});
 }
-TEST_CASE("perm-order declares its means and the 1e27 proportion; the lcm mean is gated", "[compare][schemas]") {
+TEST_CASE("perm-order declares its means and the 1e27 proportion, the lcm mean is gated", "[compare][schemas]") {
   require_declared("perm-order", {"mc_mean_order", "mc_mean_log_order", "mc_fraction_at_least_1e27"},
                    {"mc_mean_log10_lcm"});
 }
-TEST_CASE("redraw declares its k-average MSEs; the jackknifed figures are gated", "[compare][schemas]") {
+TEST_CASE("redraw declares its k-average MSEs, the jackknifed figures are gated", "[compare][schemas]") {
   require_declared("redraw", {"mse"}, {"bias_sq", "variance", "mse_theory"});
 }
