@@ -20,6 +20,7 @@
 #include "attention/attention_baselines.hpp"
 #include "attention/favor_error_sweep.hpp"
 #include "io/format_number.hpp"
+#include "io/join_list.hpp"
 #include "io/npy.hpp"
 #include "io/npy_heads.hpp"
 #include "experiments/backend_option.hpp"
@@ -275,7 +276,7 @@ class AttentionErrorExperiment final : public Experiment {
           PairedClaimCheck check("Fig. 4: orthogonal features give lower output MSE than iid",
                                  std::string(feature_kind_name(f)) + " features, " + mode + ", L=" +
                                      std::to_string(L_used) + ", d=" + std::to_string(d_used) + ", " +
-                                     std::to_string(inputs_n) + " inputs, m in {" + join(ms) + "}",
+                                     std::to_string(inputs_n) + " inputs, m in {" + join_list(ms) + "}",
                                  alpha_, ms.size());
           for (int m : ms) {
             const std::size_t ort = *find(mode, Coupling::orthogonal, f, m), iid = *find(mode, Coupling::iid, f, m);
@@ -292,7 +293,7 @@ class AttentionErrorExperiment final : public Experiment {
           PairedClaimCheck check("Fig. 4: positive features give lower output MSE than trig",
                                  std::string(coupling_name(c)) + " projections, " + mode + ", L=" +
                                      std::to_string(L_used) + ", d=" + std::to_string(d_used) + ", " +
-                                     std::to_string(inputs_n) + " inputs, m in {" + join(ms) + "}",
+                                     std::to_string(inputs_n) + " inputs, m in {" + join_list(ms) + "}",
                                  alpha_, ms.size());
           for (int m : ms) {
             const std::size_t pos = *find(mode, c, FeatureKind::positive, m), trig = *find(mode, c, FeatureKind::trig, m);
@@ -327,11 +328,6 @@ class AttentionErrorExperiment final : public Experiment {
 
   static bool find_coupling(const std::vector<Coupling>& cs, Coupling c) {
     return std::find(cs.begin(), cs.end(), c) != cs.end();
-  }
-  static std::string join(const std::vector<int>& v) {
-    std::string s;
-    for (std::size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + std::to_string(v[i]);
-    return s;
   }
   static void annotate(Json& row, const std::string& prefix, const PairedVerdict& v) {
     row[prefix + "_ratio"] = number_or_null(v.ratio);

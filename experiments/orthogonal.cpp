@@ -21,6 +21,7 @@
 #include "experiments/estimator_grid.hpp"
 #include "experiments/experiment.hpp"
 #include "experiments/memory_estimate.hpp"
+#include "io/join_list.hpp"
 #include "kernels/error_moments.hpp"
 #include "kernels/orthogonal_mse.hpp"
 #include "kernels/simplex_moments.hpp"
@@ -150,7 +151,7 @@ class OrthogonalExperiment final : public Experiment {
         for (std::size_t s = 0; s < specs.size(); ++s)
           if (specs[s].estimator == e) my_specs.push_back(s);
         const std::size_t n = my_specs.size() * points.size();
-        const std::string where = "d=" + std::to_string(d) + ", m in {" + join(ms) + "}, " +
+        const std::string where = "d=" + std::to_string(d) + ", m in {" + join_list(ms) + "}, " +
                                   std::to_string(points.size()) + " geometries";
         ClaimCheck ort_check("Exact orthogonal MSE (" + en + ", from the proof of Theorem 2) = Monte Carlo",
                              "orthogonal projections, " + where, alpha_, n);
@@ -253,7 +254,7 @@ class OrthogonalExperiment final : public Experiment {
           for (const auto& spec : specs) n += spec.estimator == e ? points.size() : 0;
           ClaimCheck check("Theorem 2 (" + en + ") with " + std::string(coupling_name(coupling)) +
                                " features: MSE <= MSE(iid) - (1-1/m) 2/(d+2) " + k + "^2, Monte Carlo",
-                           "d=" + std::to_string(d) + ", m in {" + join(ms) + "}, " + std::to_string(points.size()) +
+                           "d=" + std::to_string(d) + ", m in {" + join_list(ms) + "}, " + std::to_string(points.size()) +
                                " geometries",
                            alpha_, n, ClaimCheck::Sides::upper);
           for (std::size_t s = 0; s < specs.size(); ++s) {
@@ -351,7 +352,7 @@ class OrthogonalExperiment final : public Experiment {
   void simplex_checks(Result& result, const SweepResult& sweep, int d, const std::vector<int>& ms,
                       const std::vector<Geometry>& points, const std::vector<EstimatorSpec>& specs,
                       const std::vector<std::vector<Figure>>& ort) const {
-    const std::string where = "d=" + std::to_string(d) + ", m in {" + join(ms) + "}, " +
+    const std::string where = "d=" + std::to_string(d) + ", m in {" + join_list(ms) + "}, " +
                               std::to_string(points.size()) + " geometries";
     const std::size_t n = ms.size() * points.size();
     ClaimCheck exact_check("Exact simplex MSE (positive, Reid et al. 2023) = Monte Carlo", "simplex projections, " + where,
@@ -457,11 +458,6 @@ class OrthogonalExperiment final : public Experiment {
     return ms;
   }
 
-  static std::string join(const std::vector<int>& v) {
-    std::string s;
-    for (int x : v) s += (s.empty() ? "" : ",") + std::to_string(x);
-    return s;
-  }
 
   std::vector<int> dims_{4, 16, 64};
   std::vector<int> ms_;

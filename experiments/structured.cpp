@@ -24,6 +24,7 @@
 #include "experiments/estimator_grid.hpp"
 #include "experiments/experiment.hpp"
 #include "experiments/memory_estimate.hpp"
+#include "io/join_list.hpp"
 #include "features/structured_projection.hpp"
 #include "features/walsh_hadamard.hpp"
 #include "kernels/error_moments.hpp"
@@ -158,7 +159,7 @@ class StructuredExperiment final : public Experiment {
         const std::string en(estimator_name(estimators[e]));
         ClaimCheck bias(std::string(structured ? "Structured features (B.2)" : "Lemma 1 (control)") + ": E[" + en +
                             " estimate] = SM" + (structured ? "; a violation = bias detected" : ""),
-                        cn + " projections with chi row norms, m=d, d in {" + join(dims_) + "}, " +
+                        cn + " projections with chi row norms, m=d, d in {" + join_list(dims_) + "}, " +
                             std::to_string(np) + " geometries",
                         alpha_, dims_.size() * np);
         for (std::size_t di = 0; di < dims_.size(); ++di)
@@ -319,11 +320,6 @@ class StructuredExperiment final : public Experiment {
       throw std::invalid_argument("--x-norm, --y-norm and --cos each need at least one value");
   }
 
-  static std::string join(const std::vector<int>& v) {
-    std::string s;
-    for (int x : v) s += (s.empty() ? "" : ",") + std::to_string(x);
-    return s;
-  }
 
   int resolved_batch(bool quick) const { return batch_ > 0 ? batch_ : (quick ? 1024 : 4096); }
 

@@ -14,6 +14,7 @@
 #include "experiments/experiment.hpp"
 #include "experiments/memory_estimate.hpp"
 #include "io/format_number.hpp"
+#include "io/join_list.hpp"
 #include "kernels/regularized_tail_bound.hpp"
 #include "kernels/smreg.hpp"
 #include "mc/smreg_tail_sweep.hpp"
@@ -149,7 +150,7 @@ class TailsExperiment final : public Experiment {
         draws += sweep.trials;
 
         const std::string where = std::string(coupling_name(coupling)) + " rows of norm sqrt(d), d=" +
-                                  std::to_string(d) + ", m in {" + join(ms) + "}, " + std::to_string(points.size()) +
+                                  std::to_string(d) + ", m in {" + join_list(ms) + "}, " + std::to_string(points.size()) +
                                   " geometries x " + std::to_string(deltas_.size()) + " thresholds";
         TailBoundCheck check(iid ? "Theorem 3: P[SMREG+_m > a] <= exp(-m L_X(a))"
                                  : "Theorem 3: P[SMREG-ort+_m > a] <= d/(d+2) exp(-m L_X(a))",
@@ -232,11 +233,6 @@ class TailsExperiment final : public Experiment {
 
   static std::string geometry_label(const Geometry& g) {
     return "x_norm=" + format_number(g.x_norm) + ", y_norm=" + format_number(g.y_norm) + ", cos=" + format_number(g.cos_angle);
-  }
-  static std::string join(const std::vector<int>& v) {
-    std::string s;
-    for (std::size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + std::to_string(v[i]);
-    return s;
   }
 
   CLI::Option* m_option_ = nullptr;

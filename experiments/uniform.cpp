@@ -23,6 +23,7 @@
 #include "experiments/experiment.hpp"
 #include "experiments/memory_estimate.hpp"
 #include "io/format_number.hpp"
+#include "io/join_list.hpp"
 #include "mc/indexed_trials.hpp"
 #include "stats/normal_quantiles.hpp"
 #include "stats/sufficient_size.hpp"
@@ -53,11 +54,6 @@ double quantile(std::vector<double> v, double p) {
   return v[i] + (pos - static_cast<double>(i)) * (v[i + 1] - v[i]);
 }
 
-std::string join(const std::vector<int>& v) {
-  std::string s;
-  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + std::to_string(v[i]);
-  return s;
-}
 
 class UniformExperiment final : public Experiment {
  public:
@@ -216,8 +212,8 @@ class UniformExperiment final : public Experiment {
     }
 
     const std::string where = "trig features, orthogonal W, eps=" + format_number(epsilon_) + ", R=" + format_number(radius_) +
-                              ", P >= " + format_number(target_) + ", L in {" + join(ls) + "}, d in {" + join(ds) +
-                              "}, m grid {" + join(ms) + "}, " + std::to_string(ctx.trials) +
+                              ", P >= " + format_number(target_) + ", L in {" + join_list(ls) + "}, d in {" + join_list(ds) +
+                              "}, m grid {" + join_list(ms) + "}, " + std::to_string(ctx.trials) +
                               " draws, Clopper-Pearson at family alpha " + format_number(alpha_) + " (Bonferroni over " +
                               std::to_string(points) + " points); a bracket can close only with at least " +
                               std::to_string(static_cast<long long>(std::ceil(std::log(point_alpha / 2) / std::log(target_)))) +
