@@ -53,7 +53,7 @@ class AttentionReportExperiment final : public Experiment {
   }
   // Trials are projection draws per head. The sign test needs 2^n ≥ points/α to conclude at a point (n draws,
   // points = heads × m values, α = 1e-3): 16 draws settle up to 65 points (the synthetic quick run has 30), 20 up to
-  // 1048 (GPT-2: 144 heads × 3 m values).
+  // 1048 (GPT-2 at the default m values: 144 heads × 7 = 1008).
   std::int64_t default_trials(bool quick) const override { return quick ? 16 : 20; }
 
   std::vector<std::pair<std::string, std::string>> input_files() const override {

@@ -179,11 +179,10 @@ TEST_CASE("paired sign test keeps its level under skewed nulls (where the t test
 TEST_CASE("sign test on few draws keeps its level on the draws attention-report and layers meet, both sides",
           "[attention-experiments][stats]") {
   // Per-draw figures of those checks are few (10–16) and skewed: log χ²₁ (the log of one squared Gaussian error,
-  // long left tail) and exponential (long right tail), here centred at their medians (the sign test's null). A t
-  // test on such draws erred 5–29x its level; the sign test's level is P(Bin(n, ½) ≥ k_crit) for any distribution.
-  // 20000 nulls per case; rejections are Binomial(20000, level); allow the Poisson quantile at 1e-7 (false failure
-  // below 1e-7 per case and side): 46 at n = 10 (19.5 expected), so a test erring 5x its level, as the t test did,
-  // would exceed it (98 expected).
+  // long left tail) and exponential (long right tail), here centred at their medians (the sign test's null), whose
+  // level is P(Bin(n, ½) ≥ k_crit) for any distribution. 20000 nulls per case; rejections are Binomial(20000,
+  // level); allow the Poisson quantile at 1e-7 (false failure below 1e-7 per case and side): 46 at n = 10 (19.5
+  // expected), so a test erring 5x its level would exceed it (98 expected).
   const double alpha = 1e-3;
   const double log_chi2_median = std::log(0.45493642311957283);  // median of χ²₁
   for (int n : {10, 16}) {

@@ -736,7 +736,7 @@ TEST_CASE("binomial level: runs with the same proportion are flagged at most at 
 
 TEST_CASE("binomial power: a doubled proportion is caught", "[compare][binomial]") {
   // 1e-3 against 2e-3 in 1e5 trials each: ~100 against ~200 successes, a conditional z of about 50/sqrt(75) = 5.8
-  // against the critical 3.29 of alpha = 1e-3, so power ≈ Φ(5.8·0.95 − 3.29) ≈ 0.99. Requiring 0.9 over 400 pairs
+  // against the critical 3.29 of alpha = 1e-3, so power ≈ Φ(5.8 − 3.29) ≈ 0.99. Requiring 0.9 over 400 pairs
   // (SE 0.005 at 0.99) fails by chance with negligible probability, and fails for a test that cannot see the change.
   const double power = flag_rate(1e-3, 100000, 2e-3, 100000, 1e-3, 400, 12);
   INFO("power " << power);

@@ -112,7 +112,7 @@ void summarize_report(const std::vector<ReportedHead>& heads, std::size_t layers
       if (!exact_head[hi]) ++slope_points;
     }
     // Each point's draws are few (4–20) and their errors skewed: the exact sign test (stats/paired_check.hpp) keeps
-    // its level whatever their distribution, where a t interval on 4 draws did not (measured: 5–29x its level).
+    // its level whatever their distribution, where a t interval on 4 draws does not (docs/judging.md).
     const double m_span = n_ms >= 2 ? std::log(static_cast<double>(*std::max_element(s.ms.begin(), s.ms.end())) /
                                                 *std::min_element(s.ms.begin(), s.ms.end()))
                                      : 0.0;
