@@ -1,6 +1,6 @@
 # The CUDA backend (FAVORLAB_CUDA=ON): library favorlab_cuda from src/attention/cuda/ (*.cu kernels and cuBLAS calls,
-# plus the host wrapper cuda_attention.cpp), linked into everything that links favorlab_core (favorlab, the tests).
-# Included from the top-level CMakeLists after favorlab_core exists.
+# plus the host wrapper cuda_attention.cpp), linked into everything that links the attention layer
+# (favorlab, the tests). Included from the top-level CMakeLists after the layer libraries exist.
 
 # sm_90 (H100/H200) unless the caller chose: -DCMAKE_CUDA_ARCHITECTURES="80;90" etc. Set before enable_language,
 # which would otherwise pick the compiler's default.
@@ -25,13 +25,13 @@ set_target_properties(favorlab_cuda PROPERTIES
 # Host-side warnings through nvcc; no fast math: float32 results must agree with the CPU to 1e-5.
 target_compile_options(favorlab_cuda PRIVATE
   "$<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-Wall,-Wextra;--Werror=cross-execution-space-call;-Wreorder>")
-# favorlab_core and favorlab_cuda need each other (attend_on_backend calls attend_cuda, which validates with
+# favorlab_attention and favorlab_cuda need each other (attend_on_backend calls attend_cuda, which validates with
 # check_attention_inputs): a cycle between static libraries, which CMake resolves by repeating them on the link line.
-# Core takes favorlab_cuda link-only, and FAVORLAB_HAVE_CUDA goes to backend.cpp and to favorlab_cuda's users only:
+# The attention layer takes favorlab_cuda link-only, and FAVORLAB_HAVE_CUDA goes to backend.cpp and to favorlab_cuda's users only:
 # no other file may depend on it (use attention/backend.hpp), so switching FAVORLAB_CUDA in an existing build
 # directory recompiles the backend, not the project.
-target_link_libraries(favorlab_cuda PUBLIC CUDA::cudart CUDA::cublas PRIVATE favorlab_core)
+target_link_libraries(favorlab_cuda PUBLIC CUDA::cudart CUDA::cublas PRIVATE favorlab_attention)
 target_compile_definitions(favorlab_cuda PUBLIC FAVORLAB_HAVE_CUDA)
-target_link_libraries(favorlab_core INTERFACE "$<LINK_ONLY:favorlab_cuda>")
+target_link_libraries(favorlab_attention INTERFACE "$<LINK_ONLY:favorlab_cuda>")
 set_property(SOURCE ${CMAKE_SOURCE_DIR}/src/attention/backend.cpp APPEND PROPERTY
              COMPILE_DEFINITIONS FAVORLAB_HAVE_CUDA)

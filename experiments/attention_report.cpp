@@ -27,7 +27,7 @@
 #include "io/input_layers.hpp"
 #include "io/npy.hpp"
 #include "io/npy_heads.hpp"
-#include "perf/peak_memory.hpp"
+#include "runtime/peak_memory.hpp"
 
 namespace favorlab {
 

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "attention/backend.hpp"
-#include "io/result.hpp"
+#include "results/result.hpp"
 
 namespace favorlab {
 

@@ -89,7 +89,7 @@ Json estimator_row(Estimator e, Coupling c, int d, int m, const Geometry& g) {
 Json estimator_row_schema(bool with_mse) {
   // Each statistic names its a-priori skewness (the heavy-tail gate), the closed-form variance of one draw (what
   // Chebyshev's inequality compares it with past that gate; null where none is known) and the scale its rounding is
-  // relative to: the truth for means, the truth squared for mean squared errors (io/result_compare.hpp).
+  // relative to: the truth for means, the truth squared for mean squared errors (results/result_compare.hpp).
   auto statistic = [](const char* value, const char* stderr_field, const char* count, const char* skewness,
                       const char* variance, int rounding_power) {
     Json s{{"value", value},       {"stderr", stderr_field},     {"count", count},

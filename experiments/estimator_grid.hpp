@@ -9,7 +9,7 @@
 #include "stats/exact_inequality.hpp"
 #include "experiments/experiment.hpp"
 #include "features/estimator.hpp"
-#include "io/result.hpp"
+#include "results/result.hpp"
 #include "kernels/geometry.hpp"
 #include "stats/running_moments.hpp"
 
@@ -74,7 +74,7 @@ class EstimatorGridExperiment : public Experiment {
 // Row fields every estimator row shares: estimator, coupling, d, m, x_norm, y_norm, cos_angle.
 Json estimator_row(Estimator e, Coupling c, int d, int m, const Geometry& g);
 
-// params.row_schema of the estimator experiments (io/result_compare.hpp: what `favorlab compare` pairs and tests):
+// params.row_schema of the estimator experiments (results/result_compare.hpp: what `favorlab compare` pairs and tests):
 // key = the fields of estimator_row; statistics mean ± stderr (skewness mean_skewness, variance of one draw
 // mean_draw_variance) and, with_mse, mse ± mse_stderr (mse_skewness, mse_draw_variance) over `trials` and the
 // importance-sampled is_mean ± is_stderr and is_mse ± is_mse_stderr (is_mean_skewness, is_mse_skewness) over

@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "io/result.hpp"
+#include "results/result.hpp"
 #include "mc/parallel_trials.hpp"
 
 namespace favorlab {
@@ -30,7 +30,7 @@ struct RunContext {
 enum class Distribution { trial_blocks, rank0, refused };
 
 // The peak memory run(ctx) will need, predicted from the options alone before anything is allocated
-// (perf/memory_budget.hpp refuses a run whose prediction exceeds the memory available or --max-memory).
+// (runtime/memory_budget.hpp refuses a run whose prediction exceeds the memory available or --max-memory).
 struct MemoryEstimate {
   double bytes = 0;    // working set beyond the process's baseline; a double, so absurd options give a huge number,
                        // never an overflow (options that are invalid anyway may give any non-negative value)

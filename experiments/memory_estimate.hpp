@@ -3,7 +3,7 @@
 // functions of their sizes, each read off the code named beside it. Sizes are doubles, so absurd options give huge
 // numbers and never wrap. Each block is an upper bound of what that code holds at once; an experiment adds up the
 // blocks that are alive together and takes the largest of the phases that run one after another.
-// Calibrated against the resident set of the release binary (tests/test_memory_estimates.cpp).
+// Calibrated against the resident set of the release binary (tests/perf/test_memory_estimates.cpp).
 #include <algorithm>
 #include <cmath>
 #include <limits>

@@ -10,7 +10,7 @@
 // Per (shape, threads, L): `--trials` timed repeats of every method, interleaved (repeat r runs all methods, in an
 // order rotated by r), so a load burst on a shared machine hits all methods alike; median and min reported, ratios
 // to exact, identity and gemm taken from the same run. Peak memory: one extra forward per (method, shape, L) in a
-// forked child at one thread (perf/peak_memory.hpp: libgomp's pool does not survive fork, so the child cannot run a
+// forked child at one thread (runtime/peak_memory.hpp: libgomp's pool does not survive fork, so the child cannot run a
 // team of 2): the rise of the resident set above the inputs, outputs included.
 // L sweep: powers of 2 from 512 to --max-L; a method is dropped at the next L when its predicted forward time
 // (last CPU time per thread × growth, slope 2 for quadratic methods, 1 otherwise — an idle machine's wall time, so
@@ -62,10 +62,10 @@
 #include "io/format_number.hpp"
 #include "perf/favor_products.hpp"
 #include "perf/fma_peak.hpp"
-#include "perf/load_average.hpp"
+#include "runtime/load_average.hpp"
 #include "perf/mc_engine_rate.hpp"
-#include "perf/peak_memory.hpp"
-#include "perf/thread_start.hpp"
+#include "runtime/peak_memory.hpp"
+#include "runtime/thread_start.hpp"
 #include "perf/ratio_checks.hpp"
 #include "stats/sample_quantile.hpp"
 

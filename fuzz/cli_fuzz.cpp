@@ -39,8 +39,8 @@
 #include "cli/run_experiment.hpp"
 #include "experiments/experiment.hpp"
 #include "io/npy.hpp"
-#include "io/result.hpp"
-#include "perf/memory_budget.hpp"
+#include "results/result.hpp"
+#include "runtime/memory_budget.hpp"
 
 namespace fl = favorlab;
 
@@ -172,7 +172,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     return 0;
   }
 
-  check_max_memory(cli.reproduce_options.max_memory);
+  check_max_memory(cli.reproduce_options.common.max_memory);
   check_max_memory(cli.attend_options.max_memory);
   for (std::size_t i = 0; i < cli.experiments.size(); ++i)
     if (cli.subs[i]->parsed()) check_experiment(*cli.experiments[i], cli.common[i]);

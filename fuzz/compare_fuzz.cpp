@@ -1,4 +1,4 @@
-// libFuzzer target for compare's JSON reading (io/json_file.hpp, io/result_compare.hpp): scripts/fuzz.sh builds and
+// libFuzzer target for compare's JSON reading (io/json_file.hpp, results/result_compare.hpp): scripts/fuzz.sh builds and
 // runs it. An input is two documents separated by the first NUL byte (no NUL: the document compared with itself),
 // the baseline and the new result of `favorlab compare`.
 //
@@ -21,11 +21,11 @@
 #include <string_view>
 
 #include "io/json_file.hpp"
-#include "io/result_compare.hpp"
+#include "results/result_compare.hpp"
 
 namespace fl = favorlab;
 
-// result_compare.cpp's one use of io/result.cpp, which would pull in the provenance code (git commit, CPU features)
+// result_compare.cpp's one use of results/result.cpp, which would pull in the provenance code (git commit, CPU features)
 // and the checks: the same one line here.
 namespace favorlab {
 Json number_or_null(double v) { return std::isfinite(v) ? Json(v) : Json(nullptr); }

@@ -13,7 +13,7 @@ import sys
 
 
 def token(v):
-    # The key text of io/result_compare.cpp: strings bare, integral numbers as integers, others shortest round-trip.
+    # The key text of results/result_compare.cpp: strings bare, integral numbers as integers, others shortest round-trip.
     if isinstance(v, str):
         return v
     if isinstance(v, float) and math.isfinite(v) and v == int(v) and abs(v) < 2**53:

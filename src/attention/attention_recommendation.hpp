@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "attention/attention_report_summary.hpp"
-#include "io/result.hpp"
+#include "results/result.hpp"
 
 namespace favorlab {
 

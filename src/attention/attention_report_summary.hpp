@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "attention/attention_report.hpp"
-#include "io/result.hpp"
+#include "results/result.hpp"
 
 namespace favorlab {
 

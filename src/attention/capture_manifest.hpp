@@ -9,7 +9,7 @@
 #include <optional>
 #include <string>
 
-#include "io/result.hpp"
+#include "results/result.hpp"
 
 namespace favorlab {
 

@@ -5,7 +5,7 @@
 #include <limits>
 
 #include "features/shifted_exp.hpp"
-#include "perf/eigen_threads.hpp"
+#include "runtime/eigen_threads.hpp"
 
 namespace favorlab {
 

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <limits>
 
-#include "perf/eigen_threads.hpp"
+#include "runtime/eigen_threads.hpp"
 
 namespace favorlab {
 

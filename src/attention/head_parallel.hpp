@@ -2,10 +2,10 @@
 // How a multi-head call spends its threads: heads in parallel (one thread each) when there are at least as many
 // heads as threads, otherwise one head after another with all threads inside it (its row blocks). Either way every
 // head's numbers are those of a fixed block order, so the output does not depend on the thread count.
-// fn(h, inner_threads) computes head h. Eigen's own GEMM threads stay off meanwhile (perf/eigen_threads.hpp).
+// fn(h, inner_threads) computes head h. Eigen's own GEMM threads stay off meanwhile (runtime/eigen_threads.hpp).
 #include <omp.h>
 
-#include "perf/eigen_threads.hpp"
+#include "runtime/eigen_threads.hpp"
 
 namespace favorlab {
 

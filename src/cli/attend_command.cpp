@@ -17,7 +17,7 @@
 #include "io/input_file.hpp"
 #include "io/npy.hpp"
 #include "io/npy_heads.hpp"
-#include "perf/memory_budget.hpp"
+#include "runtime/memory_budget.hpp"
 
 namespace favorlab {
 

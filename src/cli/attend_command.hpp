@@ -17,7 +17,7 @@ struct AttendOptions {
   std::string mechanism = "favor", features = "positive", coupling = "orthogonal", dtype;  // dtype "" = from inputs
   std::string backend = "cpu";
   std::string half_inputs = "off";     // off, float16, bfloat16 (attention/half_inputs.hpp)
-  std::string max_memory;              // "" = the memory available (perf/memory_budget.hpp)
+  std::string max_memory;              // "" = the memory available (runtime/memory_budget.hpp)
   int m = 256, chunk = AttentionConfig{}.chunk, threads = 0;
   double kernel_epsilon = 1e-3;
   double gerf_a = FeatureParameters{}.gerf_a;

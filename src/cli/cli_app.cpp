@@ -1,7 +1,7 @@
 #include "cli/cli_app.hpp"
 
 #include "cli/option_checks.hpp"
-#include "io/result.hpp"
+#include "results/result.hpp"
 
 namespace favorlab {
 
@@ -22,18 +22,7 @@ CliApp::CliApp()
   families->add_flag("--json", families_json, "The table as JSON (plotting/families.json is this output)");
 
   reproduce = app.add_subcommand("reproduce", "Run every experiment, write results/<experiment>.json and figures");
-  reproduce->add_flag("--quick", reproduce_options.quick, "CI-sized runs (fewer trials)");
-  reproduce->add_option("--seed", reproduce_options.seed, "Random seed")->capture_default_str();
-  reproduce->add_option("--threads", reproduce_options.threads, "OpenMP threads (default: all processors)");
-  reproduce->add_option("--max-memory", reproduce_options.max_memory,
-                        "Refuse an experiment whose predicted peak memory exceeds this (default: the memory available)");
-  reproduce->add_option("--out-dir", out_dir, "Directory for the result files and figures/")->capture_default_str();
-  reproduce->add_flag("--no-figures", no_figures, "Skip the PNG figures");
-  reproduce->add_flag("--quiet", reproduce_options.quiet, "No progress output");
-  reproduce->add_flag("--verbose", reproduce_verbose, "One line per check of every experiment (the ledger has them all)");
-  reproduce->add_option("--backend", reproduce_backend,
-                        "cpu, or cuda: the experiments that take --backend run their attention on the GPU")
-      ->capture_default_str();
+  add_reproduce_options(*reproduce, reproduce_options);
 
   attend = app.add_subcommand("attend", "Run one attention mechanism on .npy Q, K, V; write the output as .npy");
   add_attend_options(*attend, attend_options);

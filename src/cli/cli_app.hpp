@@ -11,6 +11,7 @@
 #include "cli/attend_command.hpp"
 #include "cli/claims_command.hpp"
 #include "cli/compare_command.hpp"
+#include "cli/reproduce_command.hpp"
 #include "cli/run_experiment.hpp"
 #include "experiments/experiment.hpp"
 
@@ -23,11 +24,7 @@ struct CliApp {
   CLI::App app;
   std::vector<std::unique_ptr<Experiment>> experiments;
   bool families_json = false;
-  std::string out_dir = "results";
-  CommonOptions reproduce_options;
-  bool no_figures = false;
-  bool reproduce_verbose = false;
-  std::string reproduce_backend = "cpu";
+  ReproduceOptions reproduce_options;
   AttendOptions attend_options;
   CompareOptions compare_options;
   ClaimsOptions claims_options;

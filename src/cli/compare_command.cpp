@@ -7,7 +7,7 @@
 #include "io/atomic_file.hpp"
 #include "io/input_file.hpp"
 #include "io/json_file.hpp"
-#include "io/result_compare.hpp"
+#include "results/result_compare.hpp"
 
 namespace favorlab {
 

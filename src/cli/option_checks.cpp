@@ -12,7 +12,7 @@
 #include "cli/run_experiment.hpp"
 #include "io/input_file.hpp"
 #include "io/input_layers.hpp"
-#include "perf/memory_budget.hpp"
+#include "runtime/memory_budget.hpp"
 
 namespace favorlab {
 

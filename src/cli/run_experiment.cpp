@@ -11,9 +11,9 @@
 #include "io/input_file.hpp"
 #include "ledger/claim_sources.hpp"
 #include "mc/distribution.hpp"
-#include "perf/memory_budget.hpp"
-#include "perf/peak_memory.hpp"
-#include "perf/thread_start.hpp"
+#include "runtime/memory_budget.hpp"
+#include "runtime/peak_memory.hpp"
+#include "runtime/thread_start.hpp"
 
 namespace favorlab {
 

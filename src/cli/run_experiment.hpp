@@ -16,7 +16,7 @@ struct CommonOptions {
   std::int64_t trials = 0;  // 0: the experiment's default (smaller with --quick)
   int threads = 0;          // 0: all processors
   std::string out;          // empty: results/<experiment>.json; "-": the JSON on stdout
-  std::string max_memory;   // empty: the memory available (perf/memory_budget.hpp)
+  std::string max_memory;   // empty: the memory available (runtime/memory_budget.hpp)
   bool quick = false;
   bool quiet = false;
   bool check_lines = true;  // one stderr line per check after the run (reproduce prints them with --verbose only)
@@ -31,7 +31,7 @@ std::filesystem::path run_experiment(Experiment& experiment, const CommonOptions
 
 // 0 → all processors; refuses a negative count or more than kMaxThreadsPerProcessor × the processors (OpenMP
 // would start them all, each with its own stack, for nothing: a team that large only slows the run), and a count the
-// process cannot start (perf/thread_start.hpp).
+// process cannot start (runtime/thread_start.hpp).
 constexpr int kMaxThreadsPerProcessor = 16;
 int resolve_threads(int requested);
 

@@ -18,7 +18,7 @@
 // has none for 64-bit lanes).
 //   float: e^r = 1 + r + r²·P(r), P of degree 5 — the minimax coefficients of Cephes' expf (the ones Eigen uses).
 //   double: e^r by its Taylor series to r¹³/13!, truncation ≤ (ln 2/2)¹⁴/14! ≈ 4e-18 relative, below u/20.
-// tests/test_feature_maps.cpp holds both to long-double exp over the whole range.
+// tests/features/test_feature_maps.cpp holds both to long-double exp over the whole range.
 #include <xsimd/xsimd.hpp>
 #if defined(__AVX512F__)
 #include <immintrin.h>
@@ -60,7 +60,7 @@ namespace normal_range_exp_detail {
 // a·b + c with one rounding wherever the instruction set has FMA. Why not xsimd::fma alone: xsimd 8.1 (Debian 12) has
 // FMA kernels for SSE and AVX but none for AVX-512, where its generic a·b + c is fused only if the compiler contracts
 // it. GCC does in the release build, but not under ASan or UBSan: there the double exp erred by up to 1.12 ulp
-// instead of 0.83, and tests/test_normal_range_exp.cpp failed in the asan preset (AVX-512 machine). Double only: in
+// instead of 0.83, and tests/features/test_normal_range_exp.cpp failed in the asan preset (AVX-512 machine). Double only: in
 // float the explicit form took 1.12–1.15× the time of the contracted one (the same bits; 512 × 256 columns), and
 // float's bound (1.5 ulp) holds fused or not. The release build's bits are unchanged in both.
 template <class T, class A>

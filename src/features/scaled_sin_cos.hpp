@@ -5,7 +5,7 @@
 // the mse sweep with the trig estimator alone: libm's cos 34 % and sin 32 % of all samples); xsimd is header-only,
 // in Debian (libxsimd-dev) and picks the instruction set from the same compiler flags as Eigen (FAVORLAB_ARCH), so it
 // adds no library and no dispatch. Its range reduction covers every finite argument (Cody–Waite up to moderate |x|,
-// then the exact remainder of π/2), ±∞ and NaN give NaN, and tests/test_scaled_sin_cos.cpp bounds its error against
+// then the exact remainder of π/2), ±∞ and NaN give NaN, and tests/features/test_scaled_sin_cos.cpp bounds its error against
 // libm. The last partial batch of a column goes through a zero-padded batch, so every entry takes the vector path.
 // The result of an entry depends on its batch only through the choice of reduction (all lanes small, or not),
 // which moves it within the error bound the test holds it to, and never with the thread count.

@@ -8,7 +8,7 @@
 // distinct-or-repeated parts of multiplicities c_1, c_2, … stands for m!/((m−k)! Π c_j!) compositions of length m,
 // and compositions of any length m' < m are those of length m padded with zeros, so searching partitions with ≤ m
 // parts covers every composition with m' ≤ m parts. For m = d = 128 and total ≤ 40 that is ≈ 10²⁵ compositions
-// checked through 2 693 partitions. tests/test_moments.cpp checks the reduction against brute-force enumeration.
+// checked through 2 693 partitions. tests/kernels/test_moments.cpp checks the reduction against brute-force enumeration.
 #include <cstdint>
 #include <functional>
 #include <vector>

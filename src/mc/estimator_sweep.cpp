@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "kernels/smreg.hpp"
-#include "perf/eigen_threads.hpp"
+#include "runtime/eigen_threads.hpp"
 #include "kernels/softmax_kernel.hpp"
 #include "rng/philox_stream.hpp"
 
@@ -74,7 +74,7 @@ std::vector<double> estimator_truths(const std::vector<EstimatorSpec>& specs, co
 
 SweepResult run_estimator_sweep(const SweepConfig& c, const ProgressFn& progress, const CellPairs& pairs) {
   validate(c, pairs);
-  const EigenSingleThread eigen_single_thread;  // the trials loop is the parallelism (perf/eigen_threads.hpp)
+  const EigenSingleThread eigen_single_thread;  // the trials loop is the parallelism (runtime/eigen_threads.hpp)
   const auto start = std::chrono::steady_clock::now();
   const std::size_t points = c.points.size(), specs = c.specs.size();
   int max_m = 0;

@@ -8,7 +8,7 @@
 // Because figures of one trial share ω, two MSEs of one sweep are correlated; `squared_error_pairs` names pairs of
 // cells (spec · points + point) whose squared errors' covariance is accumulated as well, so that a figure combining
 // MSEs (a ratio, a difference) gets its standard error by the delta method with the covariance, not as if the MSEs
-// were independent (which overstated it 5.4× on a ratio step of `mse`, tests/test_lemma_statistical.cpp).
+// were independent (which overstated it 5.4× on a ratio step of `mse`, tests/mc/test_lemma_statistical.cpp).
 #include <cstdint>
 #include <vector>
 

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "kernels/softmax_kernel.hpp"
-#include "perf/eigen_threads.hpp"
+#include "runtime/eigen_threads.hpp"
 #include "rng/philox_stream.hpp"
 #include "stats/running_moments.hpp"
 
@@ -520,7 +520,7 @@ GerfImportanceSampledMse importance_sampled_gerf_mse(Estimator e, const Geometry
   const double tau = n > 0 ? q.perp_sd : 1.0;          // their proposal sd; the others stay N(0, 1)
   const double log_weight_constant = std::log(q.sd) + n * std::log(tau);
 
-  const EigenSingleThread eigen_single_thread;  // the trials loop is the parallelism (perf/eigen_threads.hpp)
+  const EigenSingleThread eigen_single_thread;  // the trials loop is the parallelism (runtime/eigen_threads.hpp)
   const ImportanceTrials total = run_parallel_trials(
       trials, threads, ImportanceTrials{},
       [&](std::int64_t trial, ImportanceTrials& acc) {

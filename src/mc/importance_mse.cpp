@@ -14,7 +14,7 @@
 
 #include "features/feature_maps.hpp"
 #include "kernels/softmax_kernel.hpp"
-#include "perf/eigen_threads.hpp"
+#include "runtime/eigen_threads.hpp"
 #include "rng/philox_stream.hpp"
 #include "stats/running_moments.hpp"
 
@@ -413,7 +413,7 @@ ImportanceSampledMse importance_sampled_mse(Estimator e, const Geometry& g, int 
   const ImportanceProposal q = result.proposal;
   const Integrands weights(e, z_norm(g), q);
 
-  const EigenSingleThread eigen_single_thread;  // the trials loop is the parallelism (perf/eigen_threads.hpp)
+  const EigenSingleThread eigen_single_thread;  // the trials loop is the parallelism (runtime/eigen_threads.hpp)
   const ImportanceTrials total = run_parallel_trials(
       trials, threads, ImportanceTrials{},
       [&](std::int64_t trial, ImportanceTrials& acc) {

@@ -7,9 +7,9 @@
 
 #include "features/estimator.hpp"
 #include "features/projection.hpp"
-#include "perf/eigen_threads.hpp"
+#include "runtime/eigen_threads.hpp"
 #include "perf/interleaved_timing.hpp"
-#include "perf/load_average.hpp"
+#include "runtime/load_average.hpp"
 #include "rng/philox_stream.hpp"
 #include "stats/sample_quantile.hpp"
 

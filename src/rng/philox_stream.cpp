@@ -14,7 +14,7 @@ namespace favorlab {
 // reduction from the whole batch (all θ ≤ π/4, all ≤ π/2, or else Cody–Waite for θ < 20π), reduces every θ in
 // (0, 2π) to the same value on each path — save θ within an ulp of π/4, where θ·2/π may round to ½. So a normal has
 // the same bits whether normal() or normals() of any length drew it, on any thread; against libm's log, sin and cos
-// it differs in the last bits (tests/test_philox_stream.cpp bounds the difference).
+// it differs in the last bits (tests/rng/test_philox_stream.cpp bounds the difference).
 void PhiloxStream::box_muller(std::ptrdiff_t pairs, double* out) {
   using Batch = xsimd::batch<double>;
   constexpr std::ptrdiff_t width = Batch::size;

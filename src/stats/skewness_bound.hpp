@@ -5,7 +5,7 @@
 // delete-a-block jackknife over J contiguous blocks, |J·g1 − (J − 1)·ḡ_(·)| + t_{J−1, 0.975}·SE_jack. A single
 // extreme draw moves the leave-its-block-out values far apart, which widens the bound rather than slipping through.
 //
-// Calibration (measured, tests/test_stats.cpp): it is NOT a 97.5 % bound on heavy tails. Coverage of the true γ on
+// Calibration (measured, tests/stats/test_stats.cpp): it is NOT a 97.5 % bound on heavy tails. Coverage of the true γ on
 // lognormal data, 20 blocks: σ = 0.5 (γ = 1.75) 67 % / 74 % / 87 % at n = 60 / 200 / 2000; σ = 1 (γ = 6.2) 29 % /
 // 37 % / 59 %; σ = 1.5 (γ = 33.5) 0 % / 4 % / 15 %. What it does give is a gate that keeps the z test's level on
 // such data where the sample skewness does not (the test's lognormal σ = 1.2 null): the samples whose bound is low

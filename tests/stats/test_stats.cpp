@@ -3,7 +3,7 @@
 #include <limits>
 #include <vector>
 
-#include "io/result.hpp"
+#include "results/result.hpp"
 #include "rng/philox_stream.hpp"
 #include "stats/claim_check.hpp"
 #include "stats/edgeworth.hpp"

@@ -4,7 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_runner.hpp"
-#include "io/result.hpp"
+#include "results/result.hpp"
 
 using namespace favorlab::testing;
 namespace fs = std::filesystem;

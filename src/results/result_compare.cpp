@@ -1,4 +1,4 @@
-#include "io/result_compare.hpp"
+#include "results/result_compare.hpp"
 
 #include <algorithm>
 #include <cmath>

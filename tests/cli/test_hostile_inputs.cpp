@@ -1,7 +1,7 @@
 // Hostile input, table-driven: one row per class of bad input a user (or a script gone wrong) can hand favorlab, the
 // exit status it must give (2: bad input), a piece of its one-line error, and no new file in the directory — no
 // result, no temporary file. A new option inherits these checks by the class it belongs to: numbers are checked by
-// type for every option (cli/option_checks.hpp), memory by the command's prediction (perf/memory_budget.hpp), output
+// type for every option (cli/option_checks.hpp), memory by the command's prediction (runtime/memory_budget.hpp), output
 // paths by io/atomic_file.hpp. Also: outputs onto links, FIFOs and stdout; temporary files on signals and crashes.
 // Every refusal here reads no data and runs nothing, so each row must end within kRefusalSeconds, a bound two orders
 // of magnitude above what a refusal costs (milliseconds) and far below what the defects it guards against took
@@ -28,8 +28,8 @@
 #include "io/atomic_file.hpp"
 #include "io/json_file.hpp"
 #include "io/npy.hpp"
-#include "perf/memory_budget.hpp"
-#include "perf/thread_start.hpp"
+#include "runtime/memory_budget.hpp"
+#include "runtime/thread_start.hpp"
 
 using namespace favorlab;
 using namespace favorlab::testing;

@@ -32,7 +32,7 @@ struct RunInfo {
   double wall_seconds = 0;
   int mpi_ranks = 1;              // ranks of the MPI job (1: a single process)
   std::string distribution;       // under MPI: how the work was split ("trial blocks over ranks", "rank 0 alone")
-  double memory_estimate_bytes = -1;  // the peak predicted before the run (perf/memory_budget.hpp); < 0: none
+  double memory_estimate_bytes = -1;  // the peak predicted before the run (runtime/memory_budget.hpp); < 0: none
   double peak_memory_bytes = -1;      // the process's resident high-water mark after the run; < 0: unavailable
 };
 

@@ -1,4 +1,4 @@
-#include "perf/thread_start.hpp"
+#include "runtime/thread_start.hpp"
 
 #include <pthread.h>
 

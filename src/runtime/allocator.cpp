@@ -1,4 +1,4 @@
-#include "perf/allocator.hpp"
+#include "runtime/allocator.hpp"
 
 #include <malloc.h>
 

@@ -316,7 +316,7 @@ TEST_CASE("favor_output_mse on the GPU agrees with the CPU within the float32 bo
     return;
   }
   // Positive features, renormalized: every output (FAVOR and exact) is a convex combination of V's rows, so
-  // |out| <= max|V|. The backend's contract (tests/test_cuda.cpp) puts each GPU output within 1e-5 relative of CPU
+  // |out| <= max|V|. The backend's contract (tests/attention/test_cuda.cpp) puts each GPU output within 1e-5 relative of CPU
   // float32, itself within 2e-6 of double at this input scale: per entry 1.2e-5 max|V|, so the error difference e
   // of FAVOR minus exact has |e| <= eps = 2.4e-5 max|V|, and |MSE_gpu - MSE_cpu| = |2 mean(D e) + mean(e^2)|
   // <= 2 sqrt(MSE_cpu) eps + eps^2 (Cauchy-Schwarz), D the CPU's error.

@@ -1,4 +1,4 @@
-// Comparing the statistics of two runs of an experiment (io/result_compare.hpp): identical documents, a shifted mean
+// Comparing the statistics of two runs of an experiment (results/result_compare.hpp): identical documents, a shifted mean
 // (flagged, worst first, z by its formula), the false-flag rate of the Bonferroni-split z tests on simulated runs
 // that share their truth, power against a 1 % scaling and blindness to a 0.01 % one at 0.1 % standard errors, the
 // heavy-tail gate (skewness, the smaller count, unknown skewness), non-finite, absent and deterministic (SE 0)
@@ -21,7 +21,7 @@
 
 #include "cli_runner.hpp"
 #include "experiments/estimator_grid.hpp"
-#include "io/result_compare.hpp"
+#include "results/result_compare.hpp"
 #include "stats/binomial_two_sample.hpp"
 #include "stats/edgeworth.hpp"
 #include "stats/normal_quantiles.hpp"

@@ -1,4 +1,4 @@
-#include "io/result.hpp"
+#include "results/result.hpp"
 
 #include <Eigen/Core>
 #include <chrono>

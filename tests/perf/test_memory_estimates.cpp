@@ -1,5 +1,5 @@
 // Every command predicts its peak memory from its options before it allocates anything sized by them
-// (Experiment::memory_estimate, perf/memory_budget.hpp) and refuses, with exit status 2 and one line, a run whose
+// (Experiment::memory_estimate, runtime/memory_budget.hpp) and refuses, with exit status 2 and one line, a run whose
 // prediction exceeds the memory available or --max-memory. These tests run the binary:
 //   * at settings where the options drive a working set of a few hundred MB, the prediction in the result's
 //     provenance must bound the measured peak from above, with bounded slack;

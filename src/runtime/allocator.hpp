@@ -10,7 +10,7 @@
 // FAVOR 40.4 → 31.9 ms, bidirectional FAVOR 25.5 → 22.9 ms, its bare GEMMs 24.5 → 19.4 ms; 0–10 % at L = 4096 (two runs).
 // The cost: up to 256 MiB of freed memory may stay resident. `favorlab` calls this once at start; a library user
 // decides for their own process. Peak-memory measurements are unaffected: they run in a child that trims first
-// (perf/peak_memory.hpp), and reusing a freed page never raises the high-water mark.
+// (runtime/peak_memory.hpp), and reusing a freed page never raises the high-water mark.
 // Returns whether glibc accepted both settings.
 namespace favorlab {
 

@@ -1,4 +1,4 @@
-#include "perf/memory_budget.hpp"
+#include "runtime/memory_budget.hpp"
 
 #include <cctype>
 #include <cmath>

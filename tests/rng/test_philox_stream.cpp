@@ -61,7 +61,7 @@ TEST_CASE("normals() draws what normal() draws, bit for bit, and Box–Muller's 
     }
   }
   // Against the transform in libm, from the same uniforms: r ≤ √(−2 ln 2⁻⁵⁴) < 8.7; xsimd's log errs by under 1 ulp
-  // and its sin and cos by under 2.5 ulp of 1 (tests/test_scaled_sin_cos.cpp), libm's likewise by under 1, so
+  // and its sin and cos by under 2.5 ulp of 1 (tests/features/test_scaled_sin_cos.cpp), libm's likewise by under 1, so
   // |r cos θ − r' cos' θ| < 8.7 · (3.5 · 2⁻⁵³ + 1 ulp of r) < 1e-14. Power: the pair's two values swapped (cos for sin)
   // miss by O(1).
   PhiloxStream draws(9, 1, 0), uniforms(9, 1, 0);

@@ -1,4 +1,4 @@
-#include "perf/peak_memory.hpp"
+#include "runtime/peak_memory.hpp"
 
 #include <Eigen/Core>
 #include <malloc.h>

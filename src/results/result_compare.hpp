@@ -1,6 +1,6 @@
 #pragma once
 // Did the statistics of an experiment change between two runs? (`favorlab compare BASELINE.json NEW.json`.)
-// Two result documents (schema favorlab.result/1, io/result.hpp) of the same experiment are compared row by row:
+// Two result documents (schema favorlab.result/1, results/result.hpp) of the same experiment are compared row by row:
 // not whether the bits changed (other code, machines or seeds change them), but whether any Monte Carlo figure moved
 // by more than its standard errors allow, or any deterministic figure moved at all.
 //
@@ -81,7 +81,7 @@
 #include <string>
 #include <vector>
 
-#include "io/result.hpp"
+#include "results/result.hpp"
 
 namespace favorlab {
 

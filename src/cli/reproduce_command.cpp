@@ -1,0 +1,116 @@
+#include "cli/reproduce_command.hpp"
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <stdexcept>
+
+#include "attention/backend.hpp"
+#include "cli/option_checks.hpp"
+#include "experiments/experiment.hpp"
+#include "io/atomic_file.hpp"
+#include "io/input_file.hpp"  // printable
+#include "ledger/ledger.hpp"
+#include "mc/distribution.hpp"
+#include "stats/check.hpp"
+
+namespace favorlab {
+
+namespace {
+
+// The figure scripts: FAVORLAB_PLOTTING_DIR, else the source tree's plotting/ (FAVORLAB_SOURCE_DIR is defined for
+// this file only, CMakeLists.txt).
+std::filesystem::path plotting_dir() {
+  if (const char* env = std::getenv("FAVORLAB_PLOTTING_DIR")) return env;
+  return std::filesystem::path(FAVORLAB_SOURCE_DIR) / "plotting";
+}
+
+std::string shell_quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+// Runs plotting/make_figures.py over a results directory; returns its exit status.
+int make_figures(const std::filesystem::path& results, bool quiet) {
+  const auto script = plotting_dir() / "make_figures.py";
+  if (!std::filesystem::exists(script)) {
+    std::fprintf(stderr, "favorlab: error: plotting script not found: %s (set FAVORLAB_PLOTTING_DIR)\n",
+                 printable(script.string()).c_str());
+    return 1;
+  }
+  const std::string cmd = "/usr/bin/python3 " + shell_quote(script.string()) + " --results " +
+                          shell_quote(results.string()) + " --out " + shell_quote((results / "figures").string()) +
+                          (quiet ? " --quiet" : "");
+  const int status = std::system(cmd.c_str());
+  if (status != 0) std::fprintf(stderr, "favorlab: error: figures failed (%s)\n", printable(cmd).c_str());
+  return status == 0 ? 0 : 1;
+}
+
+// The ledger of every result file in the directory, written there as CLAIMS.md, and a summary of at most 25 lines
+// on stderr.
+void write_claims(const std::filesystem::path& results, double wall_seconds, bool quiet) {
+  const Ledger ledger = read_ledger(results);
+  const auto path = results / "CLAIMS.md";
+  AtomicFileWriter(path).commit(ledger_markdown(ledger));
+  if (quiet) return;
+  std::fputs(("\n" + ledger_summary(ledger, 21)).c_str(), stderr);
+  std::fprintf(stderr, "ledger: %s (favorlab claims %s for the terminal); figures: %s\n",
+               printable(path.string()).c_str(), printable(results.string()).c_str(),
+               printable((results / "figures").string()).c_str());
+  std::fprintf(stderr, "reproduce: done in %.0f s\n", wall_seconds);
+}
+
+}  // namespace
+
+void add_reproduce_options(CLI::App& app, ReproduceOptions& options) {
+  CommonOptions& common = options.common;
+  app.add_flag("--quick", common.quick, "CI-sized runs (fewer trials)");
+  app.add_option("--seed", common.seed, "Random seed")->capture_default_str();
+  app.add_option("--threads", common.threads, "OpenMP threads (default: all processors)");
+  app.add_option("--max-memory", common.max_memory,
+                 "Refuse an experiment whose predicted peak memory exceeds this (default: the memory available)");
+  app.add_option("--out-dir", options.out_dir, "Directory for the result files and figures/")->capture_default_str();
+  app.add_flag("--no-figures", options.no_figures, "Skip the PNG figures");
+  app.add_flag("--quiet", common.quiet, "No progress output");
+  app.add_flag("--verbose", options.verbose, "One line per check of every experiment (the ledger has them all)");
+  app.add_option("--backend", options.backend,
+                 "cpu, or cuda: the experiments that take --backend run their attention on the GPU")
+      ->capture_default_str();
+}
+
+int run_reproduce(const ReproduceOptions& options) {
+  const RankInfo ranks = process_ranks();
+  require_backend(parse_backend(options.backend));  // before any work
+  resolve_threads(options.common.threads);
+  const std::string& out_dir = options.out_dir;
+  std::error_code ec;
+  std::filesystem::create_directories(out_dir, ec);
+  if (ec || !std::filesystem::is_directory(out_dir))
+    throw std::invalid_argument("--out-dir " + out_dir + ": cannot create the directory" +
+                                (ec ? ": " + ec.message() : std::string(": a file of that name exists")));
+  if (!options.common.quiet && ranks.rank == 0) std::fputs(verdict_legend(), stderr);
+  const auto start = std::chrono::steady_clock::now();
+  for (auto& e : make_experiments()) {  // fresh objects: every option at its default, but --backend
+    if (ranks.size > 1 && e->distribution() == Distribution::refused) {
+      if (ranks.rank == 0) std::fprintf(stderr, "favorlab: note: %s skipped under MPI (it measures time)\n", e->name().c_str());
+      continue;
+    }
+    CLI::App experiment_options;
+    e->add_options(experiment_options);
+    if (experiment_options.get_option_no_throw("--backend") != nullptr)
+      experiment_options.parse({options.backend, "--backend"});
+    CommonOptions o = options.common;
+    o.out = (std::filesystem::path(out_dir) / (e->name() + ".json")).string();
+    o.check_lines = options.verbose;
+    run_experiment(*e, o);
+  }
+  if (ranks.rank != 0) return 0;
+  const int figures = options.no_figures ? 0 : make_figures(out_dir, options.common.quiet);
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  write_claims(out_dir, wall, options.common.quiet);
+  return figures;
+}
+
+}  // namespace favorlab
