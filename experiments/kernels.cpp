@@ -3,9 +3,10 @@
 // (trig, positive, hyperbolic, regularized; orthogonal W), on Gaussian Q, K, V (entries N(0, s²)) at several scales s.
 // Per kernel and scale, over --trials draws of W (one draw where there is no projection):
 //   the denominators D̂ = Q'((K')ᵀ1) — computed by the library (attend with V = a column of ones and renormalize off),
-//   never re-implemented — their smallest value, the fraction ≤ 0, and for softmax estimators the smallest D̂_i/D_i
-//   against the exact row sums; NaN/Inf counts in D̂ and in the renormalized outputs; and the deviation from exact
-//   softmax attention: output MSE against exact, mean and standard error over the draws with finite output.
+//   never re-implemented, and tallied by attention/kernel_denominators.hpp — their smallest value, the fraction ≤ 0,
+//   and for softmax estimators the smallest D̂_i/D_i against the exact row sums; NaN/Inf counts in D̂ and in the
+//   renormalized outputs; and the deviation from exact softmax attention: output MSE against exact, mean and
+//   standard error over the draws with finite output.
 // Checks: positive/hyperbolic/regularized features give D̂ > 0 everywhere (FAVOR+: positive features, positive
 // denominators); trig gives non-positive denominators at some scale (the paper's warning); outputs free of NaN/Inf
 // for every kernel (reported kernel by kernel: Fig. 16 shows kernels whose training stopped with NaN).
@@ -17,17 +18,13 @@
 #include <stdexcept>
 
 #include "attention/attend.hpp"
-#include "attention/attention_error.hpp"
-#include "attention/favor_denominators.hpp"
-#include "attention/attention_projection.hpp"
+#include "attention/kernel_denominators.hpp"
 #include "attention/random_inputs.hpp"
 #include "experiments/backend_option.hpp"
 #include "experiments/experiment.hpp"
 #include "experiments/memory_estimate.hpp"
 #include "io/format_number.hpp"
 #include "io/join_list.hpp"
-#include "mc/indexed_trials.hpp"
-#include "stats/running_moments.hpp"
 
 namespace favorlab {
 
@@ -43,25 +40,114 @@ struct KernelCase {
   }
 };
 
-// The denominators and outputs of one draw, accumulated over draws.
-struct KernelStats {
-  double min_denominator = std::numeric_limits<double>::infinity();
-  double min_denominator_ratio = std::numeric_limits<double>::infinity();
-  std::int64_t nonpositive = 0, denominators = 0, nonfinite_denominators = 0;
-  std::int64_t nonfinite_outputs = 0, nonfinite_draws = 0;
-  RunningMoments mse;
-  void merge(const KernelStats& o) {
-    min_denominator = std::min(min_denominator, o.min_denominator);
-    min_denominator_ratio = std::min(min_denominator_ratio, o.min_denominator_ratio);
-    nonpositive += o.nonpositive;
-    denominators += o.denominators;
-    nonfinite_denominators += o.nonfinite_denominators;
-    nonfinite_outputs += o.nonfinite_outputs;
-    nonfinite_draws += o.nonfinite_draws;
-    mse.merge(o.mse);
-  }
-};
+// The three checks over (kernel, scale) points: positive denominators for the FAVOR+ families, trig's non-positive
+// denominators, NaN/Inf anywhere.
+class KernelChecks {
+ public:
+  // The FAVOR+ claim is about positive random features of the softmax kernel: every family the table marks so
+  // (positive, hyperbolic, regularized, and gerf, oprf, sderf when asked for), never a hand-kept list.
+  static bool positive_softmax(FeatureKind k) { return estimates_softmax(k) && family_info(k).positive; }
 
+  KernelChecks(const std::vector<KernelCase>& cases, std::size_t scales) : kernels_(cases.size()) {
+    for (const KernelCase& c : cases) {
+      softmax_points_ += positive_softmax(c.kind);
+      trig_points_ += c.kind == FeatureKind::trig;
+    }
+    softmax_points_ *= scales;
+  }
+
+  void add(const KernelCase& c, double s, std::int64_t draws, const DenominatorStats& st) {
+    const std::string where = c.label() + " at s=" + format_number(s);
+    if (positive_softmax(c.kind)) {
+      positive_bad_ += st.nonpositive;
+      positive_nonfinite_ += st.nonfinite_denominators;
+      if (st.denominators) positive_min_ = std::min(positive_min_, st.min_denominator);
+      if (st.nonpositive || st.nonfinite_denominators)
+        positive_detail_ << "; " << where << ": " << st.nonpositive << " non-positive, " << st.nonfinite_denominators
+                         << " NaN/Inf";
+    }
+    if (c.kind == FeatureKind::trig) {
+      trig_nonpositive_ += st.nonpositive;
+      trig_total_ += st.denominators + st.nonfinite_denominators;
+      trig_detail_ << (trig_detail_.tellp() > 0 ? "; " : "") << "s=" << s << ": " << st.nonpositive << " of "
+                   << st.denominators + st.nonfinite_denominators << " (min D_hat " << st.min_denominator << ")";
+    }
+    if (st.nonfinite_outputs || st.nonfinite_denominators) {
+      ++nonfinite_kernels_;
+      nonfinite_detail_ << (nonfinite_detail_.tellp() > 0 ? "; " : "") << where << ": " << st.nonfinite_outputs
+                        << " NaN/Inf output entries in " << st.nonfinite_draws << " of " << draws << " draws, "
+                        << st.nonfinite_denominators << " NaN/Inf denominators";
+    }
+  }
+
+  // Positive denominators hold by construction (sums of exponentials): measured, and violated only by a
+  // counterexample.
+  Check positive(const std::string& setting) const {
+    Check c = measured_check(
+        "FAVOR+: positive (and hyperbolic, regularized) features give denominators D_hat > 0 everywhere", "", 0, 0, "");
+    c.where = setting + ", " + std::to_string(softmax_points_) + " (kernel, scale) points";
+    c.statistic = std::isfinite(positive_min_) ? positive_min_ : 0;
+    c.value = c.statistic;
+    if (softmax_points_ == 0) {
+      c.status = Verdict::inconclusive;
+      c.detail = "no positive, hyperbolic or regularized kernel was run: nothing measured";
+    } else if (positive_bad_ > 0) {
+      c.status = Verdict::violated;
+      set_point_counts(c, 0, positive_bad_, 0);
+      c.detail = std::to_string(positive_bad_) + " non-positive denominators" + positive_detail_.str();
+    } else if (positive_nonfinite_ > 0) {
+      c.status = Verdict::inconclusive;
+      c.detail = std::to_string(positive_nonfinite_) + " NaN/Inf denominators" + positive_detail_.str();
+    } else {
+      c.detail = "every denominator > 0; smallest " + format_number(positive_min_) +
+                 " (value); true by construction, so measured";
+    }
+    return c;
+  }
+
+  // "Trig can give D_hat <= 0" is an existence claim: one example confirms it.
+  Check trig(const std::string& setting) const {
+    Check c;
+    c.claim = "Trig features can give non-positive denominators (the paper's warning against trig features)";
+    c.where = setting;
+    c.statistic = trig_total_ ? static_cast<double>(trig_nonpositive_) / static_cast<double>(trig_total_) : 0;
+    if (trig_points_ == 0) {
+      c.detail = "trig was not run: nothing judged";
+    } else if (trig_nonpositive_ == 0) {
+      set_point_counts(c, 0, 0, 1);
+      c.detail = "no non-positive denominator seen at these scales (not evidence that none can occur): " +
+                 trig_detail_.str();
+    } else {
+      set_point_counts(c, 1, 0, 0);
+      c.detail = "an example confirms 'can'; fraction of non-positive denominators (statistic) over all scales; "
+                 "by scale: " + trig_detail_.str();
+    }
+    return c;
+  }
+
+  // Finite outputs hold by construction too: measured.
+  Check finite(const std::string& setting) const {
+    Check c = measured_check(
+        "FAVOR outputs and denominators free of NaN/Inf, every kernel (Fig. 16 reports NaN in training)",
+        setting + ", " + std::to_string(kernels_) + " kernels", static_cast<double>(nonfinite_kernels_), 0, "");
+    if (nonfinite_kernels_ > 0) {
+      set_point_counts(c, 0, nonfinite_kernels_, 0);
+      c.detail = std::to_string(nonfinite_kernels_) + " (kernel, scale) points with NaN/Inf: " +
+                 nonfinite_detail_.str();
+    } else {
+      c.detail = "every output entry and denominator finite (value: kernels with NaN/Inf); measured: finitely "
+                 "many draws cannot establish it for every input";
+    }
+    return c;
+  }
+
+ private:
+  std::size_t kernels_, softmax_points_ = 0, trig_points_ = 0;
+  std::ostringstream positive_detail_, trig_detail_, nonfinite_detail_;
+  double positive_min_ = std::numeric_limits<double>::infinity();
+  std::int64_t positive_bad_ = 0, positive_nonfinite_ = 0, trig_nonpositive_ = 0, trig_total_ = 0;
+  std::int64_t nonfinite_kernels_ = 0;
+};
 
 class KernelsExperiment final : public Experiment {
  public:
@@ -73,8 +159,8 @@ class KernelsExperiment final : public Experiment {
   std::int64_t default_trials(bool quick) const override { return quick ? 5 : 50; }
 
   // Per scale Q, K, V and the exact output; per concurrent draw W (m×d, d×d blocks), the denominators (a FAVOR
-  // forward with V = 1) and the output (a FAVOR forward), each with its braced copies of the inputs; a KernelStats per
-  // draw.
+  // forward with V = 1) and the output (a FAVOR forward), each with its braced copies of the inputs; a DenominatorStats
+  // per draw.
   MemoryEstimate memory_estimate(const RunContext& ctx) const override {
     using namespace memory;
     const double L = resolved_length(ctx.quick), d = d_, m = m_, draws = static_cast<double>(ctx.trials);
@@ -90,7 +176,7 @@ class KernelsExperiment final : public Experiment {
                           L * d * kDouble;
     return estimate(5 * L * d * kDouble + std::max(task_workers(draws, ctx.threads) * worker,
                                                    braced_heads_bytes(exact) + attend_bytes(exact, 1)) +
-                        draws * sizeof(KernelStats),
+                        draws * sizeof(DenominatorStats),
                     "--L, --m or --d");
   }
 
@@ -119,7 +205,6 @@ class KernelsExperiment final : public Experiment {
     length_ = resolved_length(ctx.quick);
     validate();
     const Backend backend = backend_.checked();
-    const int threads = host_threads_for(backend, ctx.threads);  // one host thread drives a GPU
     Result result;
     result.experiment = name();
     result.params = Json{{"kernels", kernels_}, {"scales", scales_}, {"L", length_}, {"d", d_}, {"m", m_},
@@ -128,38 +213,15 @@ class KernelsExperiment final : public Experiment {
                          {"precision", std::string(backend_precision(backend))}};
     BackendOption::record(result, backend);
 
-    // The FAVOR+ claim is about positive random features of the softmax kernel: every family the table marks so
-    // (positive, hyperbolic, regularized, and gerf, oprf, sderf when asked for), never a hand-kept list.
-    const auto positive_softmax = [](FeatureKind k) { return estimates_softmax(k) && family_info(k).positive; };
-    std::size_t softmax_points = 0, trig_points = 0;
-    for (const KernelCase& c : cases) {
-      softmax_points += positive_softmax(c.kind);
-      trig_points += c.kind == FeatureKind::trig;
-    }
-    softmax_points *= scales_.size();
-    // Positive denominators and finite outputs hold by construction (sums of exponentials): measured, and violated
-    // only by a counterexample. "Trig can give D_hat <= 0" is an existence claim: one example confirms it.
-    Check positive = measured_check(
-        "FAVOR+: positive (and hyperbolic, regularized) features give denominators D_hat > 0 everywhere", "", 0, 0, "");
-    std::ostringstream positive_detail, trig_detail, nonfinite_detail;
-    double positive_min = std::numeric_limits<double>::infinity();
-    std::int64_t positive_bad = 0, positive_nonfinite = 0, trig_nonpositive = 0, trig_total = 0;
-    std::int64_t nonfinite_kernels = 0;
-    std::string trig_scales;
-
+    KernelChecks checks(cases, scales_.size());
     std::size_t part = 0;
     const std::size_t parts = scales_.size() * cases.size();
     for (std::size_t si = 0; si < scales_.size(); ++si) {
       const double s = scales_[si];
-      const Eigen::MatrixXd q = gaussian_input(length_, d_, s, ctx.seed, kInputStream + 3 * si, 0);
-      const Eigen::MatrixXd k = gaussian_input(length_, d_, s, ctx.seed, kInputStream + 3 * si + 1, 0);
-      const Eigen::MatrixXd v = gaussian_input(length_, d_, s, ctx.seed, kInputStream + 3 * si + 2, 0);
-      AttentionConfig exact_config;
-      exact_config.mechanism = Mechanism::exact;
-      const Eigen::MatrixXd none(0, d_);
-      const Eigen::MatrixXd exact = attend_double_on_backend(backend, {q}, {k}, {v}, none, exact_config).front();
-      const Eigen::VectorXd exact_den = favor_denominators(q, k, none, exact_config, backend);
-
+      const AttentionInput input{gaussian_input(length_, d_, s, ctx.seed, kInputStream + 3 * si, 0),
+                                 gaussian_input(length_, d_, s, ctx.seed, kInputStream + 3 * si + 1, 0),
+                                 gaussian_input(length_, d_, s, ctx.seed, kInputStream + 3 * si + 2, 0)};
+      const ExactSoftmax exact = exact_softmax(input, backend);
       for (std::size_t ci = 0; ci < cases.size(); ++ci) {
         const KernelCase& c = cases[ci];
         AttentionConfig config;
@@ -170,136 +232,49 @@ class KernelsExperiment final : public Experiment {
         config.kernel_epsilon = kernel_epsilon_;
         const bool random = projection_rows(config) > 0;
         const std::int64_t draws = random ? ctx.trials : 1;
-        // Few draws: one task per draw, reduced in draw order.
-        const std::vector<KernelStats> per_draw = run_indexed_trials<KernelStats>(
-            draws, threads,
-            [&](std::int64_t t) {
-              KernelStats acc;
-              const Eigen::MatrixXd w = draw_attention_projection(
-                  config, d_, ctx.seed, (std::uint64_t(si) << 40) + (std::uint64_t(ci) << 32) + std::uint64_t(t));
-              const Eigen::VectorXd den = favor_denominators(q, k, w, config, backend);
-              for (Eigen::Index i = 0; i < den.size(); ++i) {
-                if (!std::isfinite(den[i])) {
-                  ++acc.nonfinite_denominators;
-                  continue;
-                }
-                ++acc.denominators;
-                acc.nonpositive += den[i] <= 0;
-                acc.min_denominator = std::min(acc.min_denominator, den[i]);
-                acc.min_denominator_ratio = std::min(acc.min_denominator_ratio, den[i] / exact_den[i]);
-              }
-              const Eigen::MatrixXd out = attend_double_on_backend(backend, {q}, {k}, {v}, w, config).front();
-              const std::int64_t bad = out.size() - (out.array().isFinite()).count();
-              acc.nonfinite_outputs += bad;
-              if (bad > 0) ++acc.nonfinite_draws;
-              else acc.mse.add(output_mse(out, exact));
-              return acc;
-            },
-            part_progress(ctx.progress, part++, parts));
-        KernelStats st;
-        for (const KernelStats& one : per_draw) st.merge(one);
-
-        Json row{{"estimator", std::string(feature_kind_name(c.kind))}, {"kernel", c.label()},
-                 {"project", c.project}, {"softmax_estimator", estimates_softmax(c.kind)}};
-        row["scale"] = s;
-        row["L"] = length_;
-        row["d"] = d_;
-        row["m"] = random ? Json(m_) : Json(nullptr);
-        row["trials"] = draws;
-        row["min_denominator"] = st.denominators ? Json(st.min_denominator) : Json(nullptr);
-        row["min_denominator_ratio"] =
-            st.denominators && estimates_softmax(c.kind) ? Json(st.min_denominator_ratio) : Json(nullptr);
-        row["nonpositive_denominators"] = st.nonpositive;
-        row["denominators"] = st.denominators + st.nonfinite_denominators;
-        row["nonpositive_fraction"] =
-            static_cast<double>(st.nonpositive) / static_cast<double>(st.denominators + st.nonfinite_denominators);
-        row["nonfinite_denominators"] = st.nonfinite_denominators;
-        row["nonfinite_outputs"] = st.nonfinite_outputs;
-        row["nonfinite_draws"] = st.nonfinite_draws;
-        row["mse"] = st.mse.count() ? Json(st.mse.mean()) : Json(nullptr);
-        row["mse_stderr"] = st.mse.count() > 1 ? Json(st.mse.standard_error()) : Json(nullptr);
-        row["mse_draws"] = st.mse.count();
-        result.rows.push_back(row);
-
-        const std::string where = c.label() + " at s=" + format_number(s);
-        if (positive_softmax(c.kind)) {
-          positive_bad += st.nonpositive;
-          positive_nonfinite += st.nonfinite_denominators;
-          if (st.denominators) positive_min = std::min(positive_min, st.min_denominator);
-          if (st.nonpositive || st.nonfinite_denominators)
-            positive_detail << "; " << where << ": " << st.nonpositive << " non-positive, "
-                            << st.nonfinite_denominators << " NaN/Inf";
-        }
-        if (c.kind == FeatureKind::trig) {
-          trig_nonpositive += st.nonpositive;
-          trig_total += st.denominators + st.nonfinite_denominators;
-          trig_detail << (trig_detail.tellp() > 0 ? "; " : "") << "s=" << s << ": " << st.nonpositive << " of "
-                      << st.denominators + st.nonfinite_denominators << " (min D_hat " << st.min_denominator << ")";
-        }
-        if (st.nonfinite_outputs || st.nonfinite_denominators) {
-          ++nonfinite_kernels;
-          nonfinite_detail << (nonfinite_detail.tellp() > 0 ? "; " : "") << where << ": " << st.nonfinite_outputs
-                           << " NaN/Inf output entries in " << st.nonfinite_draws << " of " << draws
-                           << " draws, " << st.nonfinite_denominators << " NaN/Inf denominators";
-        }
+        const std::uint64_t first_draw = (std::uint64_t(si) << 40) + (std::uint64_t(ci) << 32);
+        const DenominatorStats st = favor_denominator_draws(input, exact, config, ctx.seed, first_draw, draws,
+                                                            ctx.threads, backend,
+                                                            part_progress(ctx.progress, part++, parts));
+        result.rows.push_back(kernel_row(c, s, random, draws, st));
+        checks.add(c, s, draws, st);
       }
     }
 
     const std::string setting = "L=" + std::to_string(length_) + ", d=" + std::to_string(d_) + ", m=" +
                                 std::to_string(m_) + ", orthogonal W, scales {" + join_list(scales_) + "}, " +
                                 std::to_string(ctx.trials) + " draws of W";
-    positive.where = setting + ", " + std::to_string(softmax_points) + " (kernel, scale) points";
-    positive.statistic = std::isfinite(positive_min) ? positive_min : 0;
-    positive.value = positive.statistic;
-    if (softmax_points == 0) {
-      positive.status = Verdict::inconclusive;
-      positive.detail = "no positive, hyperbolic or regularized kernel was run: nothing measured";
-    } else if (positive_bad > 0) {
-      positive.status = Verdict::violated;
-      set_point_counts(positive, 0, positive_bad, 0);
-      positive.detail = std::to_string(positive_bad) + " non-positive denominators" + positive_detail.str();
-    } else if (positive_nonfinite > 0) {
-      positive.status = Verdict::inconclusive;
-      positive.detail = std::to_string(positive_nonfinite) + " NaN/Inf denominators" + positive_detail.str();
-    } else {
-      positive.detail = "every denominator > 0; smallest " + format_number(positive_min) +
-                        " (value); true by construction, so measured";
-    }
-    result.checks.push_back(positive);
-
-    Check trig;
-    trig.claim = "Trig features can give non-positive denominators (the paper's warning against trig features)";
-    trig.where = setting;
-    trig.statistic = trig_total ? static_cast<double>(trig_nonpositive) / static_cast<double>(trig_total) : 0;
-    if (trig_points == 0) {
-      trig.detail = "trig was not run: nothing judged";
-    } else if (trig_nonpositive == 0) {
-      set_point_counts(trig, 0, 0, 1);
-      trig.detail = "no non-positive denominator seen at these scales (not evidence that none can occur): " +
-                    trig_detail.str();
-    } else {
-      set_point_counts(trig, 1, 0, 0);
-      trig.detail = "an example confirms 'can'; fraction of non-positive denominators (statistic) over all scales; "
-                    "by scale: " + trig_detail.str();
-    }
-    result.checks.push_back(trig);
-
-    Check finite = measured_check(
-        "FAVOR outputs and denominators free of NaN/Inf, every kernel (Fig. 16 reports NaN in training)",
-        setting + ", " + std::to_string(cases.size()) + " kernels", static_cast<double>(nonfinite_kernels), 0, "");
-    if (nonfinite_kernels > 0) {
-      set_point_counts(finite, 0, nonfinite_kernels, 0);
-      finite.detail = std::to_string(nonfinite_kernels) + " (kernel, scale) points with NaN/Inf: " +
-                      nonfinite_detail.str();
-    } else {
-      finite.detail = "every output entry and denominator finite (value: kernels with NaN/Inf); measured: finitely "
-                      "many draws cannot establish it for every input";
-    }
-    result.checks.push_back(finite);
+    result.checks.push_back(checks.positive(setting));
+    result.checks.push_back(checks.trig(setting));
+    result.checks.push_back(checks.finite(setting));
     return result;
   }
 
  private:
+  Json kernel_row(const KernelCase& c, double s, bool random, std::int64_t draws, const DenominatorStats& st) const {
+    Json row{{"estimator", std::string(feature_kind_name(c.kind))}, {"kernel", c.label()},
+             {"project", c.project}, {"softmax_estimator", estimates_softmax(c.kind)}};
+    row["scale"] = s;
+    row["L"] = length_;
+    row["d"] = d_;
+    row["m"] = random ? Json(m_) : Json(nullptr);
+    row["trials"] = draws;
+    row["min_denominator"] = st.denominators ? Json(st.min_denominator) : Json(nullptr);
+    row["min_denominator_ratio"] =
+        st.denominators && estimates_softmax(c.kind) ? Json(st.min_denominator_ratio) : Json(nullptr);
+    row["nonpositive_denominators"] = st.nonpositive;
+    row["denominators"] = st.denominators + st.nonfinite_denominators;
+    row["nonpositive_fraction"] =
+        static_cast<double>(st.nonpositive) / static_cast<double>(st.denominators + st.nonfinite_denominators);
+    row["nonfinite_denominators"] = st.nonfinite_denominators;
+    row["nonfinite_outputs"] = st.nonfinite_outputs;
+    row["nonfinite_draws"] = st.nonfinite_draws;
+    row["mse"] = st.mse.count() ? Json(st.mse.mean()) : Json(nullptr);
+    row["mse_stderr"] = st.mse.count() > 1 ? Json(st.mse.standard_error()) : Json(nullptr);
+    row["mse_draws"] = st.mse.count();
+    return row;
+  }
+
   static FeatureKind parse_kernel(const std::string& name) {
     try {
       return parse_feature_kind(name);

@@ -23,14 +23,17 @@
 
 #include "experiments/experiment.hpp"
 #include "experiments/memory_estimate.hpp"
+#include "perm/distinct_orders.hpp"
 #include "perm/heads_lcm.hpp"
 #include "perm/landau.hpp"
 #include "perm/max_heads_lcm.hpp"
 #include "perm/order_asymptotics.hpp"
 #include "perm/order_distribution.hpp"
+#include "perm/order_histogram.hpp"
 #include "stats/clopper_pearson.hpp"
 #include "stats/normal_quantiles.hpp"
 #include "stats/second_order_edgeworth.hpp"
+#include "stats/value_counts.hpp"
 
 namespace favorlab {
 
@@ -41,52 +44,6 @@ constexpr double kClaimMeanOrder = 3000;
 constexpr int kClaimHeads = 12;          // PF: "a model with the same size as BERT-base": 12 heads of size 64
 constexpr double kClaimLog10Lcm = 27;    // PF: "can be up to 1e27"
 constexpr double kLogBin = 0.25;         // histogram bin width of ln(order) and of log10(lcm)
-
-// A mergeable empirical distribution: value → count. Merging adds counts key by key, so the result (and everything
-// computed from it, summing in key order) is identical for any thread count.
-template <class Key>
-struct Tally {
-  std::map<Key, std::int64_t> counts;
-  auto fields() { return std::tie(counts); }  // for the exchange between MPI ranks (block_codec.hpp)
-  void merge(const Tally& other) {
-    for (const auto& [k, c] : other.counts) counts[k] += c;
-  }
-  std::int64_t total() const {
-    std::int64_t t = 0;
-    for (const auto& kv : counts) t += kv.second;
-    return t;
-  }
-  // Smallest value with empirical CDF ≥ q.
-  double quantile(double q) const {
-    const double need = q * static_cast<double>(total());
-    std::int64_t cumulative = 0;
-    for (const auto& [k, c] : counts) {
-      cumulative += c;
-      if (static_cast<double>(cumulative) >= need) return static_cast<double>(k);
-    }
-    return counts.empty() ? 0.0 : static_cast<double>(counts.rbegin()->first);
-  }
-};
-
-struct SampleMoments {
-  double mean = 0, variance = 0;  // variance with n − 1
-};
-
-template <class Key, class F>
-SampleMoments sample_moments(const Tally<Key>& t, F transform) {
-  const double n = static_cast<double>(t.total());
-  double sum = 0;
-  for (const auto& [k, c] : t.counts) sum += static_cast<double>(c) * transform(k);
-  SampleMoments m;
-  m.mean = sum / n;
-  double ss = 0;
-  for (const auto& [k, c] : t.counts) {
-    const double x = transform(k) - m.mean;
-    ss += static_cast<double>(c) * x * x;
-  }
-  m.variance = n > 1 ? ss / (n - 1) : 0.0;
-  return m;
-}
 
 std::string decimal(const BigInt& v) { return v.str(); }
 
@@ -117,24 +74,10 @@ class PermOrderExperiment final : public Experiment {
     int largest = 0;
     for (int n : ns_)
       if (n <= std::min(exact_max_n, 256)) largest = std::max(largest, n);
-    // Distinct orders of S_s for s ≤ largest: sets of prime powers of distinct primes with sum ≤ s, by a knapsack over
-    // the primes counting the sets of each exact sum.
-    std::vector<double> exact_sum(static_cast<std::size_t>(largest) + 1, 0.0);
-    exact_sum[0] = 1;
-    for (int p = 2; p <= largest; ++p) {
-      bool prime = true;
-      for (int q = 2; q * q <= p && prime; ++q) prime = p % q != 0;
-      if (!prime) continue;
-      std::vector<double> with = exact_sum;
-      for (int power = p; power <= largest; power *= p)
-        for (int sum = power; sum <= largest; ++sum)
-          with[static_cast<std::size_t>(sum)] += exact_sum[static_cast<std::size_t>(sum - power)];
-      exact_sum = with;
-    }
-    double distinct = 0, states = 0;  // distinct orders of S_s, and their total over s ≤ largest
-    for (double count : exact_sum) {
-      distinct += count;
-      states += distinct;
+    double distinct = 0, states = 0;  // distinct orders of S_largest, and their total over s ≤ largest
+    for (double count : distinct_order_counts(largest)) {
+      distinct = count;
+      states += count;
     }
     const double trials = static_cast<double>(ctx.trials);
     const double head_trials = static_cast<double>(resolved_head_trials(ctx.trials));
@@ -231,6 +174,30 @@ class PermOrderExperiment final : public Experiment {
     if (!(alpha_ > 0 && alpha_ < 1)) throw std::invalid_argument("--alpha must lie in (0, 1)");
   }
 
+  static double log_order(std::uint64_t order) { return std::log(static_cast<double>(order)); }
+
+  // The Monte Carlo sample of one n: the orders of --trials uniform permutations (Fisher–Yates on PhiloxStream,
+  // stream 1000 + n), and the moments of order and of ln(order).
+  struct OrderSample {
+    ValueCounts<std::uint64_t> tally;
+    SampleMoments order, log;
+  };
+
+  static OrderSample sample_orders(const RunContext& ctx, int n, const ProgressFn& progress) {
+    const std::uint64_t stream = 1000 + static_cast<std::uint64_t>(n);
+    OrderSample mc;
+    mc.tally = run_parallel_trials(
+        ctx.trials, ctx.threads, ValueCounts<std::uint64_t>{},
+        [&](std::int64_t t, ValueCounts<std::uint64_t>& acc) {
+          PhiloxStream rng(ctx.seed, stream, static_cast<std::uint64_t>(t));
+          ++acc.counts[random_permutation(n, rng).order_u64()];
+        },
+        progress);
+    mc.order = sample_moments(mc.tally, [](std::uint64_t o) { return static_cast<double>(o); });
+    mc.log = sample_moments(mc.tally, log_order);
+    return mc;
+  }
+
   void run_orders(const RunContext& ctx, std::size_t parts, Result& result) const {
     std::size_t exact_points = 0;
     for (int n : ns_) exact_points += n <= exact_max_n_;
@@ -240,115 +207,51 @@ class PermOrderExperiment final : public Experiment {
                           alpha_, std::max<std::size_t>(exact_points, 1));
     ClaimCheck log_check("E[ln order] = its exact value from the order distribution", where, alpha_,
                          std::max<std::size_t>(exact_points, 1));
-    const double z_crit = mean_check.critical_z(), point_alpha = bonferroni_alpha(alpha_, std::max<std::size_t>(exact_points, 1));
     double exact_seconds = 0;
 
     for (std::size_t i = 0; i < ns_.size(); ++i) {
       const int n = ns_[i];
-      const std::uint64_t stream = 1000 + static_cast<std::uint64_t>(n);
-      const Tally<std::uint64_t> tally = run_parallel_trials(
-          ctx.trials, ctx.threads, Tally<std::uint64_t>{},
-          [&](std::int64_t t, Tally<std::uint64_t>& acc) {
-            PhiloxStream rng(ctx.seed, stream, static_cast<std::uint64_t>(t));
-            ++acc.counts[random_permutation(n, rng).order_u64()];
-          },
-          part_progress(ctx.progress, i, parts));
-      const auto ln = [](std::uint64_t order) { return std::log(static_cast<double>(order)); };
-      const SampleMoments mc = sample_moments(tally, [](std::uint64_t o) { return static_cast<double>(o); });
-      const SampleMoments mc_log = sample_moments(tally, ln);
+      const OrderSample mc = sample_orders(ctx, n, part_progress(ctx.progress, i, parts));
       const double trials = static_cast<double>(ctx.trials);
       const LandauResult g = landau(n);
 
       // "heads": null is the key field of the heads rows, which these rows do not have.
       Json row{{"kind", "order"}, {"n", n}, {"heads", nullptr}, {"trials", ctx.trials}};
       Json hist{{"kind", "log_order_histogram"}, {"n", n}, {"heads", nullptr}, {"bin_width", kLogBin}};
-      const double log_g = std::log(g.value.convert_to<double>());
-      const int bins = static_cast<int>(std::floor(log_g / kLogBin)) + 1;
-      std::vector<std::int64_t> mc_counts(static_cast<std::size_t>(bins), 0);
-      for (const auto& [order, c] : tally.counts)
-        mc_counts[static_cast<std::size_t>(std::min(bins - 1, static_cast<int>(std::floor(ln(order) / kLogBin))))] += c;
+      const int bins = static_cast<int>(std::floor(std::log(g.value.convert_to<double>()) / kLogBin)) + 1;
       hist["bin_count"] = bins;
-      hist["mc_counts"] = mc_counts;
+      hist["mc_counts"] = binned_counts(mc.tally, log_order, kLogBin, bins);
 
-      if (n <= exact_max_n_) {
-        const auto start = std::chrono::steady_clock::now();
-        const OrderDistribution dist = order_distribution(n);
-        const OrderSummary s = summarize(dist);
-        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        exact_seconds += seconds;
-        const std::string label = "n=" + std::to_string(n);
-        // Reliability: first-order Edgeworth from the skewness inside ClaimCheck; second order from the kurtosis.
-        const PointVerdict v = mean_check.judge(
-            {mc.mean, s.mean, s.sd / std::sqrt(trials), 1e-12 * s.mean, s.skewness, ctx.trials, 0, label,
-             trials_for_second_order_z_test(s.skewness, s.excess_kurtosis, z_crit, point_alpha)});
-        const PointVerdict vl = log_check.judge(
-            {mc_log.mean, s.mean_log, std::sqrt(s.variance_log / trials), 1e-12 * std::max(1.0, s.mean_log),
-             s.skewness_log, ctx.trials, 0, label,
-             trials_for_second_order_z_test(s.skewness_log, s.excess_kurtosis_log, z_crit, point_alpha)});
-        const BigRational mean = dist.moment(1);
-        row["exact_mean_order"] = s.mean;
-        row["exact_mean_order_fraction"] = mean.str();
-        row["exact_sd_order"] = s.sd;
-        row["exact_skewness_order"] = s.skewness;
-        row["exact_variance_order"] = s.sd * s.sd;  // of one draw: compare's Chebyshev bound past the skewness gate
-        row["exact_skewness_log_order"] = s.skewness_log;
-        row["exact_excess_kurtosis_order"] = s.excess_kurtosis;
-        row["exact_median_order"] = s.median;
-        row["exact_typical_order"] = s.typical;
-        row["exact_mean_log_order"] = s.mean_log;
-        row["exact_var_log_order"] = s.variance_log;
-        row["exact_distinct_orders"] = dist.orders.size();
-        row["exact_seconds"] = seconds;
-        row["mc_mean_order"] = mc.mean;
-        row["mc_stderr"] = s.sd / std::sqrt(trials);
-        row["mc_stderr_sample"] = std::sqrt(mc.variance / trials);
-        row["z"] = v.z;
-        row["status"] = v.status;
-        row["trials_needed"] = trials_json(v.trials_needed);
-        row["mc_mean_log_order"] = mc_log.mean;
-        row["mc_log_stderr"] = std::sqrt(s.variance_log / trials);
-        row["z_log"] = vl.z;
-        row["status_log"] = vl.status;
-        row["trials_needed_log"] = vl.trials_needed;
-        std::vector<double> exact_probability(static_cast<std::size_t>(bins), 0.0);
-        for (std::size_t j = 0; j < dist.orders.size(); ++j)
-          exact_probability[static_cast<std::size_t>(
-              std::min(bins - 1, static_cast<int>(std::floor(ln(dist.orders[j]) / kLogBin))))] +=
-              dist.probability(j).convert_to<double>();
-        hist["exact_probability"] = exact_probability;
-        hist["exact_mean_log_order"] = s.mean_log;
-        hist["exact_var_log_order"] = s.variance_log;
-        // The histogram row repeats the order row's mean of ln(order): compare judges it with the same figures.
-        hist["trials"] = ctx.trials;
-        hist["mc_log_stderr"] = std::sqrt(s.variance_log / trials);
-        hist["exact_skewness_log_order"] = s.skewness_log;
-        if (n == kClaimN) claim_3000(dist, s, mc.mean, s.sd / std::sqrt(trials), result);
+      const bool exact = n <= exact_max_n_;
+      if (exact) {
+        const ExactPoint point{n, bins, std::max<std::size_t>(exact_points, 1)};
+        exact_seconds += exact_order_point(ctx, point, mc, mean_check, log_check, row, hist, result);
       } else {
         row["exact_mean_order"] = nullptr;
         row["exact_sd_order"] = nullptr;
-        row["mc_mean_order"] = mc.mean;
-        row["mc_stderr"] = std::sqrt(mc.variance / trials);
-        row["mc_stderr_sample"] = std::sqrt(mc.variance / trials);
+        row["mc_mean_order"] = mc.order.mean;
+        row["mc_stderr"] = std::sqrt(mc.order.variance / trials);
+        row["mc_stderr_sample"] = std::sqrt(mc.order.variance / trials);
         row["status"] = "not_tested";
       }
-      row["mc_median_order"] = tally.quantile(0.5);
-      row["mc_var_log_order"] = mc_log.variance;
-      if (!(n <= exact_max_n_)) {
-        row["mc_mean_log_order"] = mc_log.mean;
-        row["mc_log_stderr"] = std::sqrt(mc_log.variance / trials);  // no exact variance here: the sample's
+      row["mc_median_order"] = mc.tally.quantile(0.5);
+      row["mc_var_log_order"] = mc.log.variance;
+      if (!exact) {
+        row["mc_mean_log_order"] = mc.log.mean;
+        row["mc_log_stderr"] = std::sqrt(mc.log.variance / trials);  // no exact variance here: the sample's
       }
       row["landau"] = decimal(g.value);
       row["landau_log10"] = std::log10(g.value.convert_to<double>());
       row["landau_cycle_type"] = g.cycle_type;
-      row["mc_max_order"] = tally.counts.rbegin()->first;
+      row["mc_max_order"] = mc.tally.counts.rbegin()->first;
       row["erdos_turan_mean_log"] = erdos_turan_mean_log(n);
       row["erdos_turan_var_log"] = erdos_turan_variance_log(n);
       row["goh_schmutz_log_mean"] = goh_schmutz_log_mean(n);
       row["goh_schmutz_mean_order"] = std::exp(goh_schmutz_log_mean(n));
       hist["erdos_turan_mean_log"] = erdos_turan_mean_log(n);
       hist["erdos_turan_var_log"] = erdos_turan_variance_log(n);
-      hist["mc_mean_log_order"] = mc_log.mean;
-      hist["mc_var_log_order"] = mc_log.variance;
+      hist["mc_mean_log_order"] = mc.log.mean;
+      hist["mc_var_log_order"] = mc.log.variance;
       result.rows.push_back(row);
       result.rows.push_back(hist);
     }
@@ -360,13 +263,68 @@ class PermOrderExperiment final : public Experiment {
     result.measurements["goh_schmutz_constant"] = goh_schmutz_constant();
   }
 
+  struct ExactPoint {
+    int n, bins;
+    std::size_t split;  // the points each check's family α is split over
+  };
+
+  // A size with an exact order distribution: the Monte Carlo means of order and of ln(order) judged against it (z
+  // tests; reliability from the exact skewness inside ClaimCheck, second order from the kurtosis), its figures in the
+  // order and histogram rows, and PF's "over 3000" at n = 64. Returns the seconds the exact distribution took.
+  double exact_order_point(const RunContext& ctx, const ExactPoint& at, const OrderSample& mc, ClaimCheck& mean_check,
+                           ClaimCheck& log_check, Json& row, Json& hist, Result& result) const {
+    const auto start = std::chrono::steady_clock::now();
+    const OrderDistribution dist = order_distribution(at.n);
+    const OrderSummary s = summarize(dist);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double trials = static_cast<double>(ctx.trials), point_alpha = bonferroni_alpha(alpha_, at.split);
+    const std::string label = "n=" + std::to_string(at.n);
+    const PointVerdict v = mean_check.judge(
+        {mc.order.mean, s.mean, s.sd / std::sqrt(trials), 1e-12 * s.mean, s.skewness, ctx.trials, 0, label,
+         trials_for_second_order_z_test(s.skewness, s.excess_kurtosis, mean_check.critical_z(), point_alpha)});
+    const PointVerdict vl = log_check.judge(
+        {mc.log.mean, s.mean_log, std::sqrt(s.variance_log / trials), 1e-12 * std::max(1.0, s.mean_log),
+         s.skewness_log, ctx.trials, 0, label,
+         trials_for_second_order_z_test(s.skewness_log, s.excess_kurtosis_log, mean_check.critical_z(), point_alpha)});
+    row["exact_mean_order"] = s.mean;
+    row["exact_mean_order_fraction"] = dist.moment(1).str();
+    row["exact_sd_order"] = s.sd;
+    row["exact_skewness_order"] = s.skewness;
+    row["exact_variance_order"] = s.sd * s.sd;  // of one draw: compare's Chebyshev bound past the skewness gate
+    row["exact_skewness_log_order"] = s.skewness_log;
+    row["exact_excess_kurtosis_order"] = s.excess_kurtosis;
+    row["exact_median_order"] = s.median;
+    row["exact_typical_order"] = s.typical;
+    row["exact_mean_log_order"] = s.mean_log;
+    row["exact_var_log_order"] = s.variance_log;
+    row["exact_distinct_orders"] = dist.orders.size();
+    row["exact_seconds"] = seconds;
+    row["mc_mean_order"] = mc.order.mean;
+    row["mc_stderr"] = s.sd / std::sqrt(trials);
+    row["mc_stderr_sample"] = std::sqrt(mc.order.variance / trials);
+    row["z"] = v.z;
+    row["status"] = v.status;
+    row["trials_needed"] = trials_json(v.trials_needed);
+    row["mc_mean_log_order"] = mc.log.mean;
+    row["mc_log_stderr"] = std::sqrt(s.variance_log / trials);
+    row["z_log"] = vl.z;
+    row["status_log"] = vl.status;
+    row["trials_needed_log"] = vl.trials_needed;
+    hist["exact_probability"] = log_order_histogram(dist, kLogBin, at.bins);
+    hist["exact_mean_log_order"] = s.mean_log;
+    hist["exact_var_log_order"] = s.variance_log;
+    // The histogram row repeats the order row's mean of ln(order): compare judges it with the same figures.
+    hist["trials"] = ctx.trials;
+    hist["mc_log_stderr"] = std::sqrt(s.variance_log / trials);
+    hist["exact_skewness_log_order"] = s.skewness_log;
+    if (at.n == kClaimN) claim_3000(dist, s, mc.order.mean, s.sd / std::sqrt(trials), result);
+    return seconds;
+  }
+
   // PF: "the dimension of queries / keys per attention head is 64, corresponding to an average order of over 3000".
   static void claim_3000(const OrderDistribution& dist, const OrderSummary& s, double mc_mean, double mc_se,
                          Result& result) {
-    BigInt above = 0;
-    for (std::size_t j = 0; j < dist.orders.size(); ++j)
-      if (dist.orders[j] > kClaimMeanOrder) above += dist.counts[j];
-    const double p_above = BigRational(above, dist.permutations).convert_to<double>();
+    const double p_above = probability_order_above(dist, kClaimMeanOrder);
     const bool holds = dist.moment(1) > BigRational(static_cast<int>(kClaimMeanOrder));
     std::ostringstream d;
     d << "exact E[order] = " << fixed(s.mean, 4) << " (" << (holds ? "above" : "not above")
@@ -384,14 +342,14 @@ class PermOrderExperiment final : public Experiment {
   void run_heads(const RunContext& ctx, std::int64_t head_trials, std::size_t parts, Result& result) const {
     std::map<int, HeadsLcmMaximum> maxima;
     double max_seconds = 0;
-    std::map<int, Tally<double>> tallies;
+    std::map<int, ValueCounts<double>> tallies;
     for (std::size_t i = 0; i < heads_.size(); ++i) {
       const int h = heads_[i];
       const std::uint64_t stream = 2000 + static_cast<std::uint64_t>(h);
       const int size = head_size_;
       tallies[h] = run_parallel_trials(
-          head_trials, ctx.threads, Tally<double>{},
-          [&](std::int64_t t, Tally<double>& acc) {
+          head_trials, ctx.threads, ValueCounts<double>{},
+          [&](std::int64_t t, ValueCounts<double>& acc) {
             PhiloxStream rng(ctx.seed, stream, static_cast<std::uint64_t>(t));
             ++acc.counts[log10_lcm_of_orders(random_heads(h, size, rng))];
           },
@@ -401,16 +359,12 @@ class PermOrderExperiment final : public Experiment {
       max_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     }
     for (int h : heads_) {
-      const Tally<double>& t = tallies[h];
+      const ValueCounts<double>& t = tallies[h];
       const HeadsLcmMaximum& mx = maxima[h];
       const SampleMoments m = sample_moments(t, [](double v) { return v; });
-      std::int64_t reach = 0;
-      for (const auto& [v, c] : t.counts)
-        if (v >= kClaimLog10Lcm - 1e-9) reach += c;
+      const std::int64_t reach = t.count_at_least(kClaimLog10Lcm - 1e-9);
       const int bins = static_cast<int>(std::floor(mx.log10_upper_bound / kLogBin)) + 1;
-      std::vector<std::int64_t> counts(static_cast<std::size_t>(bins), 0);
-      for (const auto& [v, c] : t.counts)
-        counts[static_cast<std::size_t>(std::clamp(static_cast<int>(std::floor(v / kLogBin)), 0, bins - 1))] += c;
+      const std::vector<std::int64_t> counts = binned_counts(t, [](double v) { return v; }, kLogBin, bins);
       Json row{{"kind", "heads_lcm"}, {"n", nullptr}, {"heads", h}, {"head_size", head_size_}, {"trials", head_trials}};
       row["mc_mean_log10_lcm"] = m.mean;
       row["mc_stderr_log10_lcm"] = std::sqrt(m.variance / static_cast<double>(head_trials));
@@ -445,7 +399,7 @@ class PermOrderExperiment final : public Experiment {
   // PF: "the longest distance PermuteFormer can encode is the least common multiple of all permutations' orders,
   // which can be up to 1e27 for a model with head size of 64" — in the setting of BERT-base, 12 heads.
   void claim_1e27(const RunContext& ctx, Result& result, const std::map<int, HeadsLcmMaximum>& maxima,
-                  const std::map<int, Tally<double>>& tallies) const {
+                  const std::map<int, ValueCounts<double>>& tallies) const {
     const HeadsLcmMaximum mx = maxima.count(kClaimHeads) && head_size_ == kClaimN ? maxima.at(kClaimHeads)
                                                                                   : max_heads_lcm(kClaimN, kClaimHeads);
     BigInt target = 1;
@@ -465,10 +419,8 @@ class PermOrderExperiment final : public Experiment {
       << " (single-pool bound 10^" << fixed(mx.log10_upper_bound, 3)
       << "); 1e27 is first reachable with " << fewest << " heads. So 'up to 1e27' holds as the maximum";
     if (tallies.count(kClaimHeads) && head_size_ == kClaimN) {
-      const Tally<double>& t = tallies.at(kClaimHeads);
-      std::int64_t reach = 0;
-      for (const auto& [v, c] : t.counts)
-        if (v >= kClaimLog10Lcm - 1e-9) reach += c;
+      const ValueCounts<double>& t = tallies.at(kClaimHeads);
+      const std::int64_t reach = t.count_at_least(kClaimLog10Lcm - 1e-9);
       d << ", not as a typical value: for 12 random heads the median lcm is 10^" << fixed(t.quantile(0.5), 2)
         << " (quantiles 5%/95%: 10^" << fixed(t.quantile(0.05), 2) << " / 10^" << fixed(t.quantile(0.95), 2) << "), and "
         << reach << " of " << t.total() << " Monte Carlo draws reach 1e27";

@@ -2,7 +2,8 @@
 // (docs/theory.md#permuteformer-properties):
 //   sim(i, j) = q̃_iᵀ k̃_j = r^{i−j} φ(q_i)ᵀ P_π^{j−i} φ(k_j),  q̃_i = r^i P_π^i φ(q_i),  k̃_j = r^{−j} P_π^j φ(k_j).
 // Similarities are formed as the mechanism forms them, from absolute positions (attention/permute_similarity.hpp),
-// in double, for `--trials` random draws of (π, π_x, π_y, a query content q, a key content k) per feature map.
+// in double, for `--trials` random draws of (π, π_x, π_y, a query content q, a key content k) per feature map; the
+// sampled points and their tolerances are attention/permute_properties.hpp's.
 // Property 1 needs the *content* shift-copied too: sim(i+t, j+t) is compared with sim(i, j) for the same φ(q), φ(k)
 // placed at the shifted positions (with different content at the shifted positions nothing is invariant).
 // Checks (tolerances are floating-point bounds, never fitted; γ_n = n·u/(1 − n·u), u = 2^−53, m' features):
@@ -30,12 +31,12 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
-#include <sstream>
 
 #include "attention/attend.hpp"
 #include "attention/attention_projection.hpp"
 #include "attention/cyclic_permutation.hpp"
 #include "attention/permute_attention.hpp"
+#include "attention/permute_properties.hpp"
 #include "attention/permute_reference.hpp"
 #include "attention/permute_similarity.hpp"
 #include "attention/random_inputs.hpp"
@@ -45,6 +46,7 @@
 #include "io/npy.hpp"
 #include "io/npy_heads.hpp"
 #include "perf/interleaved_timing.hpp"
+#include "stats/counted_check.hpp"
 #include "stats/sample_quantile.hpp"
 
 namespace favorlab {
@@ -55,31 +57,6 @@ constexpr std::uint64_t kContentStream = 0x9E40'0000ULL;  // + 0 queries, + 1 ke
 constexpr std::uint64_t kPermStream = 0x9E41'0000ULL;     // + 0 π (1-D), + 1 π_x, + 2 π_y
 constexpr std::uint64_t kLongStream = 0x9E42'0000ULL;     // + 0 Q, + 1 K of the long float32 runs
 constexpr std::uint64_t kTimingStream = 0x9E43'0000ULL;
-
-// Tally of one check: the largest (measured / allowed) ratio, and where.
-struct Tally {
-  double worst = 0;  // max over points of badness (> 1: violated)
-  std::string where;
-  std::int64_t points = 0, failed = 0;
-  void add(double badness, const std::string& label) {
-    ++points;
-    if (badness > 1) ++failed;
-    if (badness > worst || where.empty()) {
-      worst = std::max(worst, badness);
-      where = label;
-    }
-  }
-  Check check(std::string claim, std::string scope, const std::string& what) const {
-    std::ostringstream s;
-    s << points - failed << " of " << points << " points hold, " << failed << " violated; worst " << what << " = "
-      << worst << " at " << where;
-    return exact_check(std::move(claim), std::move(scope), points - failed, failed, worst, s.str());
-  }
-};
-
-std::string label(const std::string& features, std::int64_t draw, const std::string& rest) {
-  return features + ", draw " + std::to_string(draw) + ", " + rest;
-}
 
 class PermutePropertiesExperiment final : public Experiment {
  public:
@@ -266,188 +243,128 @@ class PermutePropertiesExperiment final : public Experiment {
     return c;
   }
 
-  // Properties 1–3, the period and the 2-D wrap, in double, for one feature map.
+  // Properties 1–3, the period and the 2-D wrap, in double, for one feature map (attention/permute_properties.hpp).
   void properties(const RunContext& ctx, const Sizes& s, FeatureKind kind, Result& result) const {
     const std::string fname(feature_kind_name(kind));
     const AttentionConfig config = config_for(kind, false);
     const int columns = feature_columns(config, d_);
     const Eigen::MatrixXd w = draw_attention_projection(config, d_, ctx.seed, 0);
-    const double tol = 2 * dot_rounding_bound(columns + 1);
-    const PermuteLayout line = PermuteLayout::line(), grid = PermuteLayout::grid(s.width, s.height);
-    const std::int64_t P = s.positions, W = s.width, H = s.height;
-    const std::int64_t longest = std::max<std::int64_t>(P, *std::max_element(s.lengths.begin(), s.lengths.end()));
-
-    Tally shift[2][2], bound, positive, period_equal[2], period_distinct[2], wrap2d, wrap1d;
-    double min_sim = std::numeric_limits<double>::infinity(), max_ratio = 0;
+    PermutePropertyGrid grid;
+    grid.positions = s.positions;
+    grid.longest = std::max<std::int64_t>(s.positions, *std::max_element(s.lengths.begin(), s.lengths.end()));
+    grid.width = s.width;
+    grid.height = s.height;
+    grid.offsets = offsets_;
+    grid.r = r_;
+    PermutePropertyTallies tallies;
     for (std::int64_t t = 0; t < ctx.trials; ++t) {
       const auto draw = static_cast<std::uint64_t>(t);
-      const Eigen::VectorXd phi_q =
-          explicit_permute_features(content(q_rows_, ctx, kContentStream, draw), w, config)
-              .row(0)
-              .transpose();
-      const Eigen::VectorXd phi_k =
-          explicit_permute_features(content(k_rows_, ctx, kContentStream + 1, draw), w, config)
-              .row(0)
-              .transpose();
-      const double norms = phi_q.norm() * phi_k.norm();
-      const Permutation pi = random_permutation(columns, ctx.seed, kPermStream, draw);
-      const Permutation pi_x = random_permutation(columns / 2, ctx.seed, kPermStream + 1, draw);
-      const Permutation pi_y = random_permutation(columns / 2, ctx.seed, kPermStream + 2, draw);
-      for (int causal = 0; causal < 2; ++causal) {
-        const double r = causal ? r_ : 1.0;
-        const PermuteHead h1{pi, std::nullopt, r}, h2{pi_x, pi_y, r};
-        const std::string mode = causal ? "causal" : "bidirectional";
-        // P1 (1-D), P2(a), P3: base positions i, j and shifts t from spread grids up to the largest position.
-        for (std::int64_t i : spread(P / 2))
-          for (std::int64_t j : spread(P / 2)) {
-            if (causal && j > i) continue;
-            const double base = absolute_similarity(phi_q, phi_k, h1, line, i, j);
-            for (std::int64_t sh : spread(P / 2)) {
-              if (sh == 0) continue;
-              const double moved = absolute_similarity(phi_q, phi_k, h1, line, i + sh, j + sh);
-              shift[0][causal].add(std::abs(moved - base) / (tol * std::max(base, moved)),
-                                   label(fname, t, mode + " i=" + std::to_string(i) + " j=" + std::to_string(j) +
-                                                       " t=" + std::to_string(sh)));
-            }
-            // Far positions (up to the longest L) for the bound and positivity.
-            for (std::int64_t far : {std::int64_t{0}, longest / 2, longest - 1 - std::max(i, j)}) {
-              const double sim = absolute_similarity(phi_q, phi_k, h1, line, i + far, j + far);
-              const std::string where = label(fname, t, mode + " i=" + std::to_string(i + far) +
-                                                            " j=" + std::to_string(j + far));
-              max_ratio = std::max(max_ratio, sim / norms);
-              bound.add((sim / norms - 1) / (2 * dot_rounding_bound(columns + 2)), where);
-              min_sim = std::min(min_sim, sim);
-              positive.add(sim > 0 ? 0.0 : 2.0, where);
-            }
-          }
-        // P1 (2-D): positions (x, y) and shifts (tx, ty) inside the grid.
-        for (std::int64_t x : spread(W - 1))
-          for (std::int64_t y : spread(H - 1))
-            for (std::int64_t x2 : spread(W - 1))
-              for (std::int64_t y2 : spread(H - 1)) {
-                const std::int64_t i = y * W + x, j = y2 * W + x2;
-                if (causal && j > i) continue;
-                const double base = absolute_similarity(phi_q, phi_k, h2, grid, i, j);
-                for (std::int64_t tx : {std::int64_t{0}, std::int64_t{1}, W / 3})
-                  for (std::int64_t ty : {std::int64_t{0}, std::int64_t{1}, H / 2}) {
-                    if ((tx == 0 && ty == 0) || std::max(x, x2) + tx >= W || std::max(y, y2) + ty >= H) continue;
-                    const std::int64_t shift_flat = ty * W + tx;
-                    const double moved = absolute_similarity(phi_q, phi_k, h2, grid, i + shift_flat, j + shift_flat);
-                    shift[1][causal].add(std::abs(moved - base) / (tol * std::max(base, moved)),
-                                         label(fname, t, mode + " (" + std::to_string(x) + "," + std::to_string(y) +
-                                                             ")->(" + std::to_string(x2) + "," + std::to_string(y2) +
-                                                             ") shift (" + std::to_string(tx) + "," +
-                                                             std::to_string(ty) + ")"));
-                    const double sim = moved;
-                    positive.add(sim > 0 ? 0.0 : 2.0, label(fname, t, mode + " 2-D"));
-                    min_sim = std::min(min_sim, sim);
-                  }
-              }
-      }
-
-      // Period and distinctness (bidirectional, r = 1): a π of order 60 and the random π.
-      const Permutation small = order_sixty_permutation(columns);
-      const Permutation* perms[2] = {&small, &pi};
-      for (int which = 0; which < 2; ++which) {
-        const PermuteHead h{*perms[which], std::nullopt, 1.0};
-        const std::uint64_t order = h.pi.order_u64();
-        const std::string kind_name = which == 0 ? "order-60 pi" : "random pi (order " + std::to_string(order) + ")";
-        const std::int64_t base = 123;
-        const std::int64_t shown = std::min<std::int64_t>(static_cast<std::int64_t>(std::min<std::uint64_t>(order, 1u << 30)), offsets_);
-        std::vector<double> values;
-        for (std::int64_t delta = 0; delta < shown; ++delta) {
-          const double a = absolute_similarity(phi_q, phi_k, h, line, base, base + delta);
-          const double b = absolute_similarity(phi_q, phi_k, h, line, base, base + delta + static_cast<std::int64_t>(order));
-          period_equal[which].add(std::abs(a - b) / (tol * std::max(a, b)),
-                                  label(fname, t, kind_name + " offset " + std::to_string(delta)));
-          values.push_back(a);
-        }
-        std::sort(values.begin(), values.end());
-        double gap = std::numeric_limits<double>::infinity();
-        for (std::size_t v = 1; v < values.size(); ++v) gap = std::min(gap, (values[v] - values[v - 1]) / values[v]);
-        // badness > 1 when two offsets below the order share a similarity (gap within rounding).
-        period_distinct[which].add(values.size() < 2 ? 0.0 : tol / gap,
-                                   label(fname, t, kind_name + ", " + std::to_string(values.size()) + " offsets"));
-        if (t == 0)
-          for (std::int64_t delta = 0; delta < 3 * 60; ++delta)
-            result.rows.push_back(Json{{"kind", "offset"},
-                                       {"features", fname},
-                                       {"permutation", which == 0 ? "order60" : "random"},
-                                       {"order", order},
-                                       {"m", columns},
-                                       {"offset", delta},
-                                       {"sim", absolute_similarity(phi_q, phi_k, h, line, base, base + delta)}});
-      }
-
-      // 2-D row wrap (W−1, y) → (0, y+1) against the unit step (x, y) → (x+1, y); bidirectional heads.
-      const PermuteHead h1{pi, std::nullopt, 1.0}, h2{pi_x, pi_y, 1.0};
-      const std::int64_t y = H / 2, x = W / 2;
-      const std::int64_t wi = y * W + (W - 1), wj = (y + 1) * W, ui = y * W + x, uj = y * W + x + 1;
-      const double wrap_2d = absolute_similarity(phi_q, phi_k, h2, grid, wi, wj);
-      const double unit_2d = absolute_similarity(phi_q, phi_k, h2, grid, ui, uj);
-      const double wrap_1d = absolute_similarity(phi_q, phi_k, h1, line, wi, wj);
-      const double unit_1d = absolute_similarity(phi_q, phi_k, h1, line, ui, uj);
-      const double gap_2d = std::abs(wrap_2d - unit_2d) / std::max(wrap_2d, unit_2d);
-      const double gap_1d = std::abs(wrap_1d - unit_1d) / std::max(wrap_1d, unit_1d);
-      wrap2d.add(tol / gap_2d, label(fname, t, "2-D"));
-      wrap1d.add(gap_1d / tol, label(fname, t, "flattened 1-D"));
-      result.rows.push_back(Json{{"kind", "wrap"},       {"features", fname},    {"draw", t},
-                                 {"W", W},               {"H", H},               {"sim_wrap_2d", wrap_2d},
-                                 {"sim_unit_2d", unit_2d}, {"sim_wrap_1d", wrap_1d}, {"sim_unit_1d", unit_1d},
-                                 {"relative_gap_2d", gap_2d}, {"relative_gap_1d", gap_1d}, {"tolerance", tol}});
-      if (t == 0) {
-        // The similarity of a query at the grid centre to every key: 2-D and flattened 1-D encodings.
-        for (std::int64_t ky = 0; ky < H; ++ky)
-          for (std::int64_t kx = 0; kx < W; ++kx)
-            result.rows.push_back(Json{{"kind", "grid_sim"},
-                                       {"features", fname},
-                                       {"x", kx},
-                                       {"y", ky},
-                                       {"query_x", x},
-                                       {"query_y", y},
-                                       {"sim_2d", absolute_similarity(phi_q, phi_k, h2, grid, y * W + x, ky * W + kx)},
-                                       {"sim_1d", absolute_similarity(phi_q, phi_k, h1, line, y * W + x, ky * W + kx)}});
-      }
+      const PermuteDraw one{
+          explicit_permute_features(content(q_rows_, ctx, kContentStream, draw), w, config).row(0).transpose(),
+          explicit_permute_features(content(k_rows_, ctx, kContentStream + 1, draw), w, config).row(0).transpose(),
+          random_permutation(columns, ctx.seed, kPermStream, draw),
+          random_permutation(columns / 2, ctx.seed, kPermStream + 1, draw),
+          random_permutation(columns / 2, ctx.seed, kPermStream + 2, draw),
+          fname + ", draw " + std::to_string(t) + ", "};
+      const RowWrap wrap = add_permute_properties(one, grid, tallies);
+      if (t == 0) offset_rows(one, fname, result);
+      result.rows.push_back(Json{{"kind", "wrap"},
+                                 {"features", fname},
+                                 {"draw", t},
+                                 {"W", s.width},
+                                 {"H", s.height},
+                                 {"sim_wrap_2d", wrap.wrap_2d},
+                                 {"sim_unit_2d", wrap.unit_2d},
+                                 {"sim_wrap_1d", wrap.wrap_1d},
+                                 {"sim_unit_1d", wrap.unit_1d},
+                                 {"relative_gap_2d", wrap.gap_2d},
+                                 {"relative_gap_1d", wrap.gap_1d},
+                                 {"tolerance", permute_similarity_tolerance(columns)}});
+      if (t == 0) grid_rows(one, fname, s, wrap, result);
     }
+    property_checks(ctx, grid, fname, columns, tallies, result);
+  }
 
+  // The sims of the first 3·60 offsets from the period's base position, for the order-60 π and the draw's π.
+  static void offset_rows(const PermuteDraw& one, const std::string& fname, Result& result) {
+    const int columns = static_cast<int>(one.phi_q.size());
+    const Permutation sixty = order_sixty_permutation(columns);
+    for (int which = 0; which < 2; ++which) {
+      const PermuteHead h{which == 0 ? sixty : one.pi, std::nullopt, 1.0};
+      for (std::int64_t delta = 0; delta < 3 * 60; ++delta)
+        result.rows.push_back(Json{{"kind", "offset"},
+                                   {"features", fname},
+                                   {"permutation", which == 0 ? "order60" : "random"},
+                                   {"order", h.pi.order_u64()},
+                                   {"m", columns},
+                                   {"offset", delta},
+                                   {"sim", absolute_similarity(one.phi_q, one.phi_k, h, PermuteLayout::line(),
+                                                               kPeriodBase, kPeriodBase + delta)}});
+    }
+  }
+
+  // The similarity of a query at the grid centre to every key: 2-D and flattened 1-D encodings.
+  static void grid_rows(const PermuteDraw& one, const std::string& fname, const Sizes& s, const RowWrap& at,
+                        Result& result) {
+    const std::int64_t W = s.width, H = s.height;
+    const PermuteHead h1{one.pi, std::nullopt, 1.0}, h2{one.pi_x, one.pi_y, 1.0};
+    const PermuteLayout line = PermuteLayout::line(), grid = PermuteLayout::grid(W, H);
+    const std::int64_t query = at.y * W + at.x;
+    for (std::int64_t ky = 0; ky < H; ++ky)
+      for (std::int64_t kx = 0; kx < W; ++kx) {
+        const std::int64_t key = ky * W + kx;
+        result.rows.push_back(Json{{"kind", "grid_sim"},
+                                   {"features", fname},
+                                   {"x", kx},
+                                   {"y", ky},
+                                   {"query_x", at.x},
+                                   {"query_y", at.y},
+                                   {"sim_2d", absolute_similarity(one.phi_q, one.phi_k, h2, grid, query, key)},
+                                   {"sim_1d", absolute_similarity(one.phi_q, one.phi_k, h1, line, query, key)}});
+      }
+  }
+
+  void property_checks(const RunContext& ctx, const PermutePropertyGrid& grid, const std::string& fname, int columns,
+                       const PermutePropertyTallies& tallies, Result& result) const {
+    const std::int64_t P = grid.positions, W = grid.width, H = grid.height, longest = grid.longest;
+    const double tol = permute_similarity_tolerance(columns);
     const std::string scope = fname + " features, m'=" + std::to_string(columns) + ", d=" + std::to_string(d_) + ", " +
                               std::to_string(ctx.trials) + " draws of (pi, q, k)";
     const std::string tol_text = "|diff|/(2 gamma_{m'+1} max sim) with 2 gamma = " + format_number(tol);
+    const std::string grid_text = ", grid " + std::to_string(W) + "x" + std::to_string(H);
     for (int dim = 0; dim < 2; ++dim)
       for (int causal = 0; causal < 2; ++causal) {
-        Tally t = shift[dim][causal];
+        const CountedCheck& t = tallies.shift[dim][causal];
         result.checks.push_back(t.check(
             "PF property 1: sim(i+t, j+t) = sim(i, j) (" + std::string(dim ? "2-D" : "1-D") + ", " +
                 (causal ? "causal r=" + format_number(r_) : std::string("bidirectional")) + ")",
-            scope + (dim ? ", grid " + std::to_string(W) + "x" + std::to_string(H) : ", positions < " + std::to_string(P)) +
-                ", content shift-copied",
-            tol_text));
+            scope + (dim ? grid_text : ", positions < " + std::to_string(P)) + ", content shift-copied", tol_text));
         result.rows.push_back(Json{{"kind", "shift"}, {"features", fname}, {"dims", dim ? 2 : 1},
                                    {"causal", causal == 1}, {"points", t.points}, {"worst_ratio_to_tolerance", t.worst},
                                    {"tolerance", tol}});
       }
-    result.checks.push_back(bound.check("PF property 2: sim(i, j) <= |phi(q)| |phi(k)| (no blow-up with position)",
-                                        scope + ", positions up to " + std::to_string(longest - 1),
-                                        "(sim/(|phi q||phi k|) - 1)/(2 gamma_{m'+2}); max sim/norms = " +
-                                            format_number(max_ratio)));
-    result.checks.push_back(positive.check("PF property 3: sim > 0", scope + " (double)",
-                                           "indicator (2 = non-positive); min sim = " + format_number(min_sim)));
+    result.checks.push_back(tallies.bound.check(
+        "PF property 2: sim(i, j) <= |phi(q)| |phi(k)| (no blow-up with position)",
+        scope + ", positions up to " + std::to_string(longest - 1),
+        "(sim/(|phi q||phi k|) - 1)/(2 gamma_{m'+2}); max sim/norms = " + format_number(tallies.max_norm_ratio)));
+    result.checks.push_back(tallies.positive.check("PF property 3: sim > 0", scope + " (double)",
+                                                   "indicator (2 = non-positive); min sim = " +
+                                                       format_number(tallies.min_sim)));
     const char* names[2] = {"a pi of order 60", "the random pi"};
     for (int which = 0; which < 2; ++which) {
-      result.checks.push_back(period_equal[which].check(
-          std::string("PF: offsets delta and delta + order(pi) give the same sim (") + names[which] + ")",
-          scope + ", bidirectional, offsets < min(order, " + std::to_string(offsets_) + ")", tol_text));
-      result.checks.push_back(period_distinct[which].check(
-          std::string("PF: offsets below order(pi) give different sims (") + names[which] + ")",
-          scope + ", bidirectional, offsets < min(order, " + std::to_string(offsets_) + ")",
+      const std::string where = scope + ", bidirectional, offsets < min(order, " + std::to_string(offsets_) + ")";
+      result.checks.push_back(tallies.period_equal[which].check(
+          std::string("PF: offsets delta and delta + order(pi) give the same sim (") + names[which] + ")", where,
+          tol_text));
+      result.checks.push_back(tallies.period_distinct[which].check(
+          std::string("PF: offsets below order(pi) give different sims (") + names[which] + ")", where,
           "2 gamma / (smallest relative gap between sorted sims)"));
     }
-    result.checks.push_back(wrap2d.check("PF 2-D: the row wrap (W-1,y)->(0,y+1) and the unit step get different sims",
-                                         scope + ", grid " + std::to_string(W) + "x" + std::to_string(H),
-                                         "2 gamma / relative gap"));
-    result.checks.push_back(wrap1d.check("PF 1-D flattened: the row wrap and the unit step get the same sim",
-                                         scope + ", grid " + std::to_string(W) + "x" + std::to_string(H),
-                                         "relative gap / 2 gamma"));
+    result.checks.push_back(tallies.wrap_2d.check(
+        "PF 2-D: the row wrap (W-1,y)->(0,y+1) and the unit step get different sims", scope + grid_text,
+        "2 gamma / relative gap"));
+    result.checks.push_back(tallies.wrap_1d.check("PF 1-D flattened: the row wrap and the unit step get the same sim",
+                                                  scope + grid_text, "relative gap / 2 gamma"));
   }
 
   // Property 2 (b): the float32 causal mechanism at growing L.
@@ -459,7 +376,7 @@ class PermutePropertiesExperiment final : public Experiment {
     const Eigen::MatrixXd w = draw_attention_projection(config, d_, ctx.seed, 0);
     const PermuteHead head{random_permutation(columns, ctx.seed, kPermStream, 0), std::nullopt, r_};
     const double allowance = (columns + 2.0 * chunk_ + 8) * std::numeric_limits<float>::epsilon() / 2;
-    Tally tally;
+    CountedCheck tally;
     for (std::int64_t L : s.lengths) {
       const Eigen::MatrixXd q = gaussian_input(static_cast<int>(L), d_, scale_, ctx.seed, kLongStream, 0);
       const Eigen::MatrixXd k = gaussian_input(static_cast<int>(L), d_, scale_, ctx.seed, kLongStream + 1, 0);
@@ -513,7 +430,7 @@ class PermutePropertiesExperiment final : public Experiment {
     const int eigen_threads = Eigen::nbThreads();
     Eigen::setNbThreads(1);
     double checksum = 0;
-    Tally tally[2];
+    CountedCheck tally[2];
     for (int causal = 0; causal < 2; ++causal)
       for (int m : overhead_m_)
         for (std::int64_t L : s.overhead_lengths) {
@@ -555,7 +472,7 @@ class PermutePropertiesExperiment final : public Experiment {
     result.measurements["overhead_checksum"] = checksum;
     for (int causal = 0; causal < 2; ++causal)
       if (tally[causal].points > 0) {
-        const Tally& t = tally[causal];
+        const CountedCheck& t = tally[causal];
         result.checks.push_back(measured_check(
             "Target: PermuteFormer as fast as Performer, time ratio <= " + format_number(overhead_target_) +
                 " at m = 256 (" + (causal ? "causal" : "bidirectional") + ")",
@@ -569,14 +486,6 @@ class PermutePropertiesExperiment final : public Experiment {
   }
 
 
-
-  // 0, 1, 2, 3, then roughly geometric up to `top` (inclusive).
-  static std::vector<std::int64_t> spread(std::int64_t top) {
-    std::vector<std::int64_t> out;
-    for (std::int64_t v = 0; v <= top; v = v < 3 ? v + 1 : v * 3 - 1) out.push_back(v);
-    if (out.back() != top && top > 0) out.push_back(top);
-    return out;
-  }
 
   Sizes resolve(bool quick) const {
     Sizes s;

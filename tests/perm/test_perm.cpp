@@ -26,6 +26,7 @@
 #include "stats/claim_check.hpp"
 #include "stats/normal_quantiles.hpp"
 #include "stats/second_order_edgeworth.hpp"
+#include "stats/value_counts.hpp"
 
 using namespace favorlab;
 
@@ -70,15 +71,9 @@ std::uint64_t lcm_u64(const std::vector<int>& parts) {
   return l;
 }
 
-struct OrderTally {
-  std::map<std::uint64_t, std::int64_t> counts;
-  void merge(const OrderTally& o) {
-    for (const auto& [k, c] : o.counts) counts[k] += c;
-  }
-};
-
-OrderTally sample_orders(int n, std::int64_t trials, int threads, std::uint64_t seed) {
-  return run_parallel_trials(trials, threads, OrderTally{}, [&](std::int64_t t, OrderTally& acc) {
+ValueCounts<std::uint64_t> sample_orders(int n, std::int64_t trials, int threads, std::uint64_t seed) {
+  using Tally = ValueCounts<std::uint64_t>;
+  return run_parallel_trials(trials, threads, Tally{}, [&](std::int64_t t, Tally& acc) {
     ++acc.counts[random_permutation(n, seed, 7, static_cast<std::uint64_t>(t)).order_u64()];
   });
 }
@@ -88,11 +83,10 @@ Verdict mean_check(const std::vector<int>& ns, std::int64_t trials, const std::f
   ClaimCheck check("E[order]", "test", kAlpha, ns.size());
   const double point_alpha = bonferroni_alpha(kAlpha, ns.size());
   for (int n : ns) {
-    const OrderTally t = sample_orders(n, trials, 2, 99);
-    double sum = 0;
-    for (const auto& [k, c] : t.counts) sum += static_cast<double>(k) * static_cast<double>(c);
+    const double mean =
+        sample_moments(sample_orders(n, trials, 2, 99), [](std::uint64_t k) { return static_cast<double>(k); }).mean;
     const OrderSummary s = summarize(order_distribution(n));
-    const PointVerdict v = check.judge({sum / static_cast<double>(trials), theory(n),
+    const PointVerdict v = check.judge({mean, theory(n),
                                         s.sd / std::sqrt(static_cast<double>(trials)), 1e-12 * s.mean, s.skewness,
                                         trials, 0, "n",
                                         trials_for_second_order_z_test(s.skewness, s.excess_kurtosis,
