@@ -10,37 +10,23 @@
 // --backend cuda: every forward, FAVOR and exact, on the GPU in float32 (backend_option.hpp).
 #include <algorithm>
 #include <cmath>
-#include <map>
-#include <optional>
-#include <sstream>
 #include <stdexcept>
-#include <tuple>
 
-#include "attention/attend.hpp"
 #include "attention/attention_baselines.hpp"
+#include "attention/favor_error_summary.hpp"
 #include "attention/favor_error_sweep.hpp"
 #include "io/format_number.hpp"
 #include "io/join_list.hpp"
-#include "io/npy.hpp"
 #include "io/npy_heads.hpp"
 #include "experiments/backend_option.hpp"
 #include "experiments/experiment.hpp"
 #include "experiments/memory_estimate.hpp"
 #include "experiments/softmax_estimator_options.hpp"
 #include "stats/paired_check.hpp"
-#include "stats/running_moments.hpp"
 
 namespace favorlab {
 
 namespace {
-
-struct Arm {
-  std::string mode;
-  Coupling coupling;
-  FeatureKind features;
-  int m;
-  auto key() const { return std::tuple{mode, static_cast<int>(coupling), static_cast<int>(features), m}; }
-};
 
 class AttentionErrorExperiment final : public Experiment {
  public:
@@ -121,9 +107,12 @@ class AttentionErrorExperiment final : public Experiment {
     const std::vector<FeatureKind> features = parse_softmax_features(features_, name());
     std::vector<Coupling> couplings;
     for (const auto& c : couplings_) couplings.push_back(parse_dense_coupling(c, "--couplings", name()));
-    for (const auto& mode : modes_)
+    std::vector<bool> causal_modes;
+    for (const auto& mode : modes_) {
       if (mode != "bidirectional" && mode != "causal")
         throw std::invalid_argument("--modes: unknown mode " + mode + " (bidirectional, causal)");
+      causal_modes.push_back(mode == "causal");
+    }
     // Refused, as attend refuses it (validate_attention_config): every check pairs arms across features and modes,
     // so a (feature, mode) arm that cannot run would leave a hole that the checks read.
     if (std::find(modes_.begin(), modes_.end(), "causal") != modes_.end())
@@ -135,178 +124,143 @@ class AttentionErrorExperiment final : public Experiment {
 
     // Inputs: the Gaussian default (--trials of them), or the heads of the --q/--k/--v files (each head one input,
     // with projection draw = head index; --trials, --L, --d and --scale then do not apply).
-    std::vector<AttentionInput> inputs;
     const bool from_files = !q_path_.empty() || !k_path_.empty() || !v_path_.empty();
-    int L_used = L, d_used = d_;
-    if (from_files) {
-      if (q_path_.empty() || k_path_.empty() || v_path_.empty())
-        throw std::invalid_argument("--q, --k and --v must be given together");
-      const auto q = npy_to_heads<double>(read_npy(q_path_), "--q " + q_path_);
-      const auto k = npy_to_heads<double>(read_npy(k_path_), "--k " + k_path_);
-      const auto v = npy_to_heads<double>(read_npy(v_path_), "--v " + v_path_);
-      AttentionConfig exact;
-      exact.mechanism = Mechanism::exact;
-      check_attention_inputs<double>(q, k, v, Eigen::MatrixXd(0, q.front().cols()), exact);
-      for (std::size_t h = 0; h < q.size(); ++h) inputs.push_back({q[h], k[h], v[h]});
-      L_used = static_cast<int>(k.front().rows());
-      d_used = static_cast<int>(q.front().cols());
-    }
-    const int inputs_n = from_files ? static_cast<int>(inputs.size()) : static_cast<int>(ctx.trials);
+    if (from_files && (q_path_.empty() || k_path_.empty() || v_path_.empty()))
+      throw std::invalid_argument("--q, --k and --v must be given together");
+    std::vector<AttentionInput> inputs;
+    if (from_files)
+      inputs = npy_attention_inputs(q_path_, k_path_, v_path_);
+    else
+      for (std::int64_t i = 0; i < ctx.trials; ++i)
+        inputs.push_back(gaussian_attention_input(L, d_, d_, scale_, 1.0, ctx.seed, static_cast<std::uint64_t>(i)));
     Result result;
     result.experiment = name();
-    result.params = Json{{"L", L},
-                         {"d", d_},
-                         {"dv", d_},
-                         {"m_values", ms},
-                         {"features", features_},
-                         {"couplings", couplings_},
-                         {"modes", modes_},
-                         {"inputs", inputs_n},
-                         {"input_kind", "gaussian"},
-                         {"qk_scale", scale_},
-                         {"v_scale", 1.0},
-                         {"typical_scaled_norm", scale_ * std::sqrt(static_cast<double>(d_)) /
-                                                     std::pow(static_cast<double>(d_), 0.25)},
-                         {"projection_draw", "input index"},
-                         {"renormalize", true},
-                         {"stabilizer", true},
-                         {"alpha", alpha_},
-                         {"precision", std::string(backend_precision(backend))}};
+    result.params = params(L, ms, inputs, from_files, backend);
     BackendOption::record(result, backend);
 
-    if (from_files) {
-      result.params["input_kind"] = "npy";
-      result.params["q"] = q_path_;
-      result.params["k"] = k_path_;
-      result.params["v"] = v_path_;
-      result.params["L"] = L_used;
-      result.params["d"] = d_used;
-      result.params["dv"] = inputs.front().v.cols();
-      result.params["qk_scale"] = nullptr;
-      result.params["typical_scaled_norm"] = nullptr;
-    } else {
-      for (int i = 0; i < inputs_n; ++i)
-        inputs.push_back(gaussian_attention_input(L, d_, d_, scale_, 1.0, ctx.seed, static_cast<std::uint64_t>(i)));
-    }
-
-    std::vector<Arm> arms;
+    const std::vector<FavorArm> arms = favor_arm_grid(causal_modes, couplings, features, ms);
     std::vector<AttentionConfig> configs;
-    for (const auto& mode : modes_)
-      for (Coupling c : couplings)
-        for (FeatureKind f : features)
-          for (int m : ms) {
-            arms.push_back({mode, c, f, m});
-            AttentionConfig config;
-            config.features = f;
-            config.coupling = c;
-            config.m = m;
-            config.causal = mode == "causal";
-            configs.push_back(config);
-          }
+    for (const FavorArm& arm : arms) configs.push_back(arm.config());
     const auto mse = favor_output_mse(inputs, configs, ctx.seed, ctx.threads, ctx.progress, backend);
     // The scale of each input's exact output and the error of uniform attention on it, per mode (double, CPU).
-    std::map<std::string, std::vector<OutputBaseline>> baselines;
-    for (const auto& mode : modes_) {
-      AttentionConfig exact;
-      exact.mechanism = Mechanism::exact;
-      exact.causal = mode == "causal";
-      for (const auto& in : inputs) {
-        const Eigen::MatrixXd o = attend<double>({in.q}, {in.k}, {in.v}, Eigen::MatrixXd(0, d_used), exact,
-                                                 ctx.threads).front();
-        baselines[mode].push_back(output_baseline(o, in.v, exact.causal));
-      }
-    }
-    std::map<decltype(arms[0].key()), std::size_t> index;
-    for (std::size_t a = 0; a < arms.size(); ++a) index[arms[a].key()] = a;
-    auto find = [&](std::string mode, Coupling c, FeatureKind f, int m) -> std::optional<std::size_t> {
-      const auto it = index.find(Arm{mode, c, f, m}.key());
-      if (it == index.end()) return std::nullopt;
-      return it->second;
-    };
-
+    std::vector<OutputBaseline> baselines[2];
+    for (bool causal : {false, true})
+      if (std::find(causal_modes.begin(), causal_modes.end(), causal) != causal_modes.end())
+        baselines[causal ? 1 : 0] = exact_output_baselines(inputs, causal, ctx.threads);
+    const Shape shape{static_cast<int>(inputs.front().k.rows()), static_cast<int>(inputs.front().q.cols()),
+                      static_cast<int>(inputs.size()), from_files};
     std::vector<Json> rows;
-    for (std::size_t a = 0; a < arms.size(); ++a) {
-      RunningMoments moments;
-      std::int64_t nonfinite = 0;
-      for (double v : mse[a]) {
-        if (std::isfinite(v))
-          moments.add(v);
-        else
-          ++nonfinite;
-      }
-      Json row{{"features", std::string(feature_kind_name(arms[a].features))},
-               {"estimator", std::string(feature_kind_name(arms[a].features))},
-               {"coupling", std::string(coupling_name(arms[a].coupling))},
-               {"mode", arms[a].mode},
-               {"causal", arms[a].mode == "causal"},
-               {"m", arms[a].m},
-               {"L", L_used},
-               {"d", d_used},
-               {"qk_scale", from_files ? Json(nullptr) : Json(scale_)},
-               {"mse_mean", number_or_null(moments.count() > 0 ? moments.mean() : NAN)},
-               {"mse_std", number_or_null(moments.count() > 1 ? std::sqrt(moments.variance()) : NAN)},
-               {"mse_stderr", number_or_null(moments.count() > 1 ? moments.standard_error() : NAN)},
-               {"inputs", static_cast<std::int64_t>(mse[a].size())},
-               {"nonfinite", nonfinite}};
-      Json per_input = Json::array();
-      for (double v : mse[a]) per_input.push_back(number_or_null(v));
-      row["mse_per_input"] = per_input;
-      // Relative error mse/variance of the exact output (1: no better than predicting the mean row) and uniform
-      // attention's, averaged over the inputs where the exact output varies.
-      RunningMoments relative, uniform_relative, uniform_mse;
-      for (std::size_t i = 0; i < mse[a].size(); ++i) {
-        const OutputBaseline& b = baselines.at(arms[a].mode)[i];
-        uniform_mse.add(b.uniform_mse);
-        if (b.variance > 0 && std::isfinite(mse[a][i])) {
-          relative.add(mse[a][i] / b.variance);
-          uniform_relative.add(b.uniform_mse / b.variance);
-        }
-      }
-      row["rel_error_mean"] = number_or_null(relative.count() > 0 ? relative.mean() : NAN);
-      row["rel_error_stderr"] = number_or_null(relative.count() > 1 ? relative.standard_error() : NAN);
-      row["uniform_mse_mean"] = number_or_null(uniform_mse.mean());
-      row["uniform_rel_error_mean"] = number_or_null(uniform_relative.count() > 0 ? uniform_relative.mean() : NAN);
-      rows.push_back(row);
-    }
+    for (std::size_t a = 0; a < arms.size(); ++a)
+      rows.push_back(arm_row(arms[a], summarize_output_error(mse[a], baselines[arms[a].causal ? 1 : 0]), mse[a], shape));
 
     // Check 1: orthogonal below iid, per (mode, features).
     if (find_coupling(couplings, Coupling::iid) && find_coupling(couplings, Coupling::orthogonal))
       for (const auto& mode : modes_)
-        for (FeatureKind f : features) {
-          PairedClaimCheck check("Fig. 4: orthogonal features give lower output MSE than iid",
-                                 std::string(feature_kind_name(f)) + " features, " + mode + ", L=" +
-                                     std::to_string(L_used) + ", d=" + std::to_string(d_used) + ", " +
-                                     std::to_string(inputs_n) + " inputs, m in {" + join_list(ms) + "}",
-                                 alpha_, ms.size());
-          for (int m : ms) {
-            const std::size_t ort = *find(mode, Coupling::orthogonal, f, m), iid = *find(mode, Coupling::iid, f, m);
-            const PairedVerdict v = check.judge(mse[ort], mse[iid], "m=" + std::to_string(m));
-            annotate(rows[ort], "vs_iid", v);
-          }
-          result.checks.push_back(check.result());
-        }
+        for (FeatureKind f : features)
+          paired_check(result, rows, arms, mse, "Fig. 4: orthogonal features give lower output MSE than iid",
+                       std::string(feature_kind_name(f)) + " features, " + mode, shape, ms, "vs_iid",
+                       {mode == "causal", Coupling::orthogonal, f, 0}, {mode == "causal", Coupling::iid, f, 0});
     // Check 2: positive below trig, per (mode, coupling).
     if (std::find(features.begin(), features.end(), FeatureKind::trig) != features.end() &&
         std::find(features.begin(), features.end(), FeatureKind::positive) != features.end())
       for (const auto& mode : modes_)
-        for (Coupling c : couplings) {
-          PairedClaimCheck check("Fig. 4: positive features give lower output MSE than trig",
-                                 std::string(coupling_name(c)) + " projections, " + mode + ", L=" +
-                                     std::to_string(L_used) + ", d=" + std::to_string(d_used) + ", " +
-                                     std::to_string(inputs_n) + " inputs, m in {" + join_list(ms) + "}",
-                                 alpha_, ms.size());
-          for (int m : ms) {
-            const std::size_t pos = *find(mode, c, FeatureKind::positive, m), trig = *find(mode, c, FeatureKind::trig, m);
-            const PairedVerdict v = check.judge(mse[pos], mse[trig], "m=" + std::to_string(m));
-            annotate(rows[pos], "vs_trig", v);
-          }
-          result.checks.push_back(check.result());
-        }
+        for (Coupling c : couplings)
+          paired_check(result, rows, arms, mse, "Fig. 4: positive features give lower output MSE than trig",
+                       std::string(coupling_name(c)) + " projections, " + mode, shape, ms, "vs_trig",
+                       {mode == "causal", c, FeatureKind::positive, 0}, {mode == "causal", c, FeatureKind::trig, 0});
     for (auto& row : rows) result.rows.push_back(std::move(row));
     return result;
   }
 
  private:
+  // What the rows and checks say about the inputs: their length, dimension and number, and where they came from.
+  struct Shape {
+    int L = 0, d = 0, inputs = 0;
+    bool from_files = false;
+    std::string where(const std::vector<int>& ms) const {
+      return "L=" + std::to_string(L) + ", d=" + std::to_string(d) + ", " + std::to_string(inputs) +
+             " inputs, m in {" + join_list(ms) + "}";
+    }
+  };
+
+  Json params(int L, const std::vector<int>& ms, const std::vector<AttentionInput>& inputs, bool from_files,
+              Backend backend) const {
+    Json params{{"L", L},
+                {"d", d_},
+                {"dv", d_},
+                {"m_values", ms},
+                {"features", features_},
+                {"couplings", couplings_},
+                {"modes", modes_},
+                {"inputs", static_cast<int>(inputs.size())},
+                {"input_kind", "gaussian"},
+                {"qk_scale", scale_},
+                {"v_scale", 1.0},
+                {"typical_scaled_norm",
+                 scale_ * std::sqrt(static_cast<double>(d_)) / std::pow(static_cast<double>(d_), 0.25)},
+                {"projection_draw", "input index"},
+                {"renormalize", true},
+                {"stabilizer", true},
+                {"alpha", alpha_},
+                {"precision", std::string(backend_precision(backend))}};
+    if (from_files) {
+      params["input_kind"] = "npy";
+      params["q"] = q_path_;
+      params["k"] = k_path_;
+      params["v"] = v_path_;
+      params["L"] = static_cast<int>(inputs.front().k.rows());
+      params["d"] = static_cast<int>(inputs.front().q.cols());
+      params["dv"] = inputs.front().v.cols();
+      params["qk_scale"] = nullptr;
+      params["typical_scaled_norm"] = nullptr;
+    }
+    return params;
+  }
+
+  // An arm's row: its output MSE over the inputs, per input, and against the baselines of the exact outputs.
+  Json arm_row(const FavorArm& arm, const OutputErrorSummary& s, const std::vector<double>& mse,
+               const Shape& shape) const {
+    Json row{{"features", std::string(feature_kind_name(arm.features))},
+             {"estimator", std::string(feature_kind_name(arm.features))},
+             {"coupling", std::string(coupling_name(arm.coupling))},
+             {"mode", arm.causal ? "causal" : "bidirectional"},
+             {"causal", arm.causal},
+             {"m", arm.m},
+             {"L", shape.L},
+             {"d", shape.d},
+             {"qk_scale", shape.from_files ? Json(nullptr) : Json(scale_)},
+             {"mse_mean", number_or_null(s.mse_mean)},
+             {"mse_std", number_or_null(s.mse_std)},
+             {"mse_stderr", number_or_null(s.mse_stderr)},
+             {"inputs", s.inputs},
+             {"nonfinite", s.nonfinite}};
+    Json per_input = Json::array();
+    for (double v : mse) per_input.push_back(number_or_null(v));
+    row["mse_per_input"] = per_input;
+    // Relative error mse/variance of the exact output (1: no better than predicting the mean row) and uniform
+    // attention's, averaged over the inputs where the exact output varies.
+    row["rel_error_mean"] = number_or_null(s.rel_error_mean);
+    row["rel_error_stderr"] = number_or_null(s.rel_error_stderr);
+    row["uniform_mse_mean"] = number_or_null(s.uniform_mse_mean);
+    row["uniform_rel_error_mean"] = number_or_null(s.uniform_rel_error_mean);
+    return row;
+  }
+
+  // A paired check over the m values: arm `low` (at each m) has lower output MSE than arm `high` on the same inputs;
+  // the verdicts go into low's rows under `prefix`.
+  void paired_check(Result& result, std::vector<Json>& rows, const std::vector<FavorArm>& arms,
+                    const std::vector<std::vector<double>>& mse, const std::string& claim, const std::string& what,
+                    const Shape& shape, const std::vector<int>& ms, const std::string& prefix, FavorArm low,
+                    FavorArm high) const {
+    PairedClaimCheck check(claim, what + ", " + shape.where(ms), alpha_, ms.size());
+    for (int m : ms) {
+      low.m = high.m = m;
+      const std::size_t lo = find_favor_arm(arms, low), hi = find_favor_arm(arms, high);
+      annotate(rows[lo], prefix, check.judge(mse[lo], mse[hi], "m=" + std::to_string(m)));
+    }
+    result.checks.push_back(check.result());
+  }
+
   void validate(int L, const std::vector<int>& ms) const {
     if (L < 1) throw std::invalid_argument("--L must be at least 1, got " + std::to_string(L));
     if (d_ < 1) throw std::invalid_argument("--d must be at least 1, got " + std::to_string(d_));

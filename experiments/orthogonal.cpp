@@ -23,17 +23,33 @@
 #include "experiments/memory_estimate.hpp"
 #include "io/join_list.hpp"
 #include "kernels/error_moments.hpp"
-#include "kernels/orthogonal_mse.hpp"
 #include "kernels/simplex_moments.hpp"
+#include "kernels/theorem2_point.hpp"
 #include "mc/estimator_sweep.hpp"
+#include "mc/sweep_figures.hpp"
 
 namespace favorlab {
 
 namespace {
 
-struct Figure {
-  double mse = 0, stderr_ = 0;
-  std::int64_t trials = 0, nonfinite = 0;
+// The cells of one d: its m values, the (estimator, m) specs every sweep runs and the geometries; figures and rows
+// index them spec-major, [spec * points + point].
+struct Cells {
+  int d = 0;
+  std::vector<int> ms;
+  std::vector<EstimatorSpec> specs;
+  std::vector<Geometry> points;
+  std::size_t at(std::size_t spec, std::size_t point) const { return spec * points.size() + point; }
+  std::string where() const {
+    return "d=" + std::to_string(d) + ", m in {" + join_list(ms) + "}, " + std::to_string(points.size()) +
+           " geometries";
+  }
+  // Points of the specs of estimator e.
+  std::size_t count(Estimator e) const {
+    std::size_t n = 0;
+    for (const auto& spec : specs) n += spec.estimator == e ? points.size() : 0;
+    return n;
+  }
 };
 
 class OrthogonalExperiment final : public Experiment {
@@ -98,7 +114,6 @@ class OrthogonalExperiment final : public Experiment {
 
   Result run(const RunContext& ctx) override {
     validate();
-    const auto points = grid();
     std::vector<Estimator> estimators;
     for (const auto& n : estimators_) estimators.push_back(parse_estimator(n));
     Result result;
@@ -110,216 +125,228 @@ class OrthogonalExperiment final : public Experiment {
     std::vector<Coupling> structured;
     for (const auto& n : structured_) structured.push_back(parse_coupling(n));
 
-    std::int64_t evaluations = 0;
-    double seconds = 0;
+    SweepTally tally;
     const bool simplex = !no_simplex_ && std::find(estimators.begin(), estimators.end(), Estimator::positive) !=
                                               estimators.end();
     const std::size_t runs_per_d = 2 + structured.size() + (simplex ? 1 : 0), parts = runs_per_d * dims_.size();
     for (std::size_t di = 0; di < dims_.size(); ++di) {
-      const int d = dims_[di];
-      const std::vector<int> ms = features_for(d);
-      std::vector<EstimatorSpec> specs;
+      Cells cells{dims_[di], features_for(dims_[di]), {}, grid()};
       for (Estimator e : estimators)
-        for (int m : ms) specs.push_back({e, m});
-      for (const auto& g : points) validate_geometry(g, d);
+        for (int m : cells.ms) cells.specs.push_back({e, m});
+      for (const auto& g : cells.points) validate_geometry(g, cells.d);
+      auto sweep = [&](Coupling coupling, const std::vector<EstimatorSpec>& specs, std::uint64_t stream,
+                       std::size_t part) {
+        const SweepConfig config{cells.d, coupling, specs, cells.points, ctx.seed, stream, ctx.trials, ctx.threads,
+                                 FeatureParameters{}};
+        const SweepResult r = run_estimator_sweep(config, part_progress(ctx.progress, runs_per_d * di + part, parts));
+        tally.add(r);
+        return sweep_figures(r);
+      };
 
-      // sweeps[c][spec][point], c = 0 iid, 1 orthogonal; independent streams per (d, coupling).
-      std::vector<std::vector<std::vector<Figure>>> figures(2);
-      std::vector<double> truth;
-      for (int c = 0; c < 2; ++c) {
-        const Coupling coupling = c == 0 ? Coupling::iid : Coupling::orthogonal;
-        SweepConfig config{d, coupling, specs, points, ctx.seed, 2 * di + static_cast<std::uint64_t>(c), ctx.trials,
-                           ctx.threads, FeatureParameters{}};
-        const SweepResult sweep = run_estimator_sweep(config, part_progress(ctx.progress, runs_per_d * di + c, parts));
-        evaluations += sweep.evaluations;
-        seconds += sweep.seconds;
-        truth = sweep.truth;
-        figures[c].assign(specs.size(), std::vector<Figure>(points.size()));
-        for (std::size_t s = 0; s < specs.size(); ++s)
-          for (std::size_t p = 0; p < points.size(); ++p) {
-            const SweepCell& cell = sweep.cell(s, p);
-            figures[c][s][p] = {cell.error.mean_square(), cell.error.mean_square_stderr(), cell.error.count(),
-                                cell.nonfinite};
-            means_[c].push_back(sweep.truth[s * points.size() + p] + cell.error.mean());
-            mean_se_[c].push_back(cell.error.standard_error());
-          }
-      }
-
-      for (Estimator e : estimators) {
-        const std::string en(estimator_name(e)), k = e == Estimator::smreg ? "SMREG" : "SM";
-        std::vector<std::size_t> my_specs;
-        for (std::size_t s = 0; s < specs.size(); ++s)
-          if (specs[s].estimator == e) my_specs.push_back(s);
-        const std::size_t n = my_specs.size() * points.size();
-        const std::string where = "d=" + std::to_string(d) + ", m in {" + join_list(ms) + "}, " +
-                                  std::to_string(points.size()) + " geometries";
-        ClaimCheck ort_check("Exact orthogonal MSE (" + en + ", from the proof of Theorem 2) = Monte Carlo",
-                             "orthogonal projections, " + where, alpha_, n);
-        ClaimCheck iid_check(e == Estimator::smreg ? "Exact iid MSE (smreg, sphere MGF) = Monte Carlo"
-                                                   : "Lemma 2: MSE(positive) closed form",
-                             "iid projections, " + where, alpha_, n);
-        ClaimCheck claim_mc("Theorem 2 (" + en + "): MSE(ort) <= MSE(iid) - (1-1/m) 2/(d+2) " + k +
-                                "^2, Monte Carlo",
-                            "both couplings, independent streams, " + where, alpha_, n, ClaimCheck::Sides::upper);
-        ExactInequality claim_exact("Theorem 2 (" + en + "): MSE(ort) <= MSE(iid) - (1-1/m) 2/(d+2) " + k +
-                                        "^2, exact values",
-                                    where);
-        ExactInequality corrected_exact("Theorem 2 corrected (" + en + "): MSE(ort) <= MSE(iid) - (1-1/m) 2/(d+2) (" +
-                                            k + " - Lambda)^2, exact values",
-                                        where);
-        // The largest z of the Monte Carlo claim check away from ‖z‖ = 0, where both estimators are exact and a
-        // violation has a zero standard error (an astronomically large z that says nothing about sampling).
-        double largest_inexact_z = -std::numeric_limits<double>::infinity();
-        std::string largest_inexact_label;
-        for (std::size_t s : my_specs) {
-          const int m = specs[s].m;
-          for (std::size_t p = 0; p < points.size(); ++p) {
-            const Geometry& g = points[p];
-            const double t = truth[s * points.size() + p], k2 = t * t, z_norm = std::sqrt(g.z_sq());
-            const double iid_theory = iid_mse(e, g, d, m), ort_theory = orthogonal_mse(e, g, d, m);
-            const double claimed = theorem2_claimed_bound(e, g, d, m), corrected = theorem2_corrected_bound(e, g, d, m);
-            const ErrorMoments em = error_moments(e, g, d, m);
-            const double skew = em.squared_error_skewness;
-            const std::string label = "m=" + std::to_string(m) + ", " + point_label(g);
-            const double allowance = kRoundingAllowance * kRoundingAllowance * k2;
-            for (int c = 0; c < 2; ++c) {
-              const Figure& f = figures[c][s][p];
-              const double theory = c == 0 ? iid_theory : ort_theory;
-              const PointVerdict v = (c == 0 ? iid_check : ort_check)
-                                         .judge({f.mse, theory, f.stderr_, allowance, skew, f.trials, f.nonfinite,
-                                                 label});
-              Json row = estimator_row(e, c == 0 ? Coupling::iid : Coupling::orthogonal, d, m, g);
-              row["z_norm"] = z_norm;
-              row["truth"] = t;
-              row["mean"] = means_[c][s * points.size() + p];
-              row["stderr"] = mean_se_[c][s * points.size() + p];
-              row["mse"] = f.mse;
-              row["mse_stderr"] = f.stderr_;
-              row["mse_theory"] = theory;
-              row["mse_iid_theory"] = iid_theory;
-              row["mse_orthogonal_theory"] = ort_theory;
-              row["bound_claimed"] = claimed;
-              row["bound_corrected"] = corrected;
-              row["z"] = v.z;
-              row["status"] = v.status;
-              row["trials_needed"] = trials_json(v.trials_needed);
-              row["trials"] = f.trials;
-              row["nonfinite"] = f.nonfinite;
-              add_gate_fields(row, em, c == 0);
-              if (c == 1) {
-                const Figure& iid = figures[0][s][p];
-                const double gap = iid_theory - claimed;  // (1 − 1/m)·2/(d+2)·K²
-                PointEvidence ev{f.mse - iid.mse + gap, 0, std::hypot(f.stderr_, iid.stderr_), allowance, skew,
-                                 std::min(f.trials, iid.trials), f.nonfinite + iid.nonfinite, label};
-                ev.scale = k2;  // power in units of K², like the exact check's margin
-                const PointVerdict mc = claim_mc.judge(ev);
-                row["claim_exact_status"] = claim_exact.judge(ort_theory, claimed, k2, label, z_norm);
-                row["claim_exact_margin"] = (ort_theory - claimed) / k2;
-                if (g.z_sq() > 0 && mc.status != Verdict::inconclusive && mc.z > largest_inexact_z) {
-                  largest_inexact_z = mc.z;
-                  largest_inexact_label = label;
-                }
-                row["claim_mc_status"] = mc.status;
-                row["claim_mc_z"] = mc.z;
-                row["corrected_exact_status"] = corrected_exact.judge(ort_theory, corrected, k2, label, z_norm);
-              }
-              result.rows.push_back(row);
-            }
-          }
-        }
-        result.checks.push_back(ort_check.result());
-        result.checks.push_back(iid_check.result());
-        result.checks.push_back(claim_exact.result());
-        Check mc_check = claim_mc.result();
-        if (!largest_inexact_label.empty()) {
-          std::ostringstream extra;
-          extra << "; away from |z| = 0 (where both MSEs are exactly 0) the largest z is " << largest_inexact_z << " at "
-                << largest_inexact_label;
-          mc_check.detail += extra.str();
-        }
-        result.checks.push_back(mc_check);
-        result.checks.push_back(corrected_exact.result());
-      }
+      // Independent streams per (d, coupling): iid and orthogonal, then the structured couplings and simplex.
+      const std::vector<CellFigures> iid = sweep(Coupling::iid, cells.specs, 2 * di, 0);
+      const std::vector<CellFigures> ort = sweep(Coupling::orthogonal, cells.specs, 2 * di + 1, 1);
+      for (Estimator e : estimators) theorem2_checks(result, cells, e, iid, ort);
       // Structured couplings: Monte Carlo only (no exact theory); the claimed bound is tested against their MSE.
       for (std::size_t si = 0; si < structured.size(); ++si) {
-        const Coupling coupling = structured[si];
-        SweepConfig config{d, coupling, specs, points, ctx.seed, 1000 + 10 * di + si, ctx.trials, ctx.threads, FeatureParameters{}};
-        const SweepResult sweep =
-            run_estimator_sweep(config, part_progress(ctx.progress, runs_per_d * di + 2 + si, parts));
-        evaluations += sweep.evaluations;
-        seconds += sweep.seconds;
-        for (Estimator e : estimators) {
-          const std::string en(estimator_name(e)), k = e == Estimator::smreg ? "SMREG" : "SM";
-          std::size_t n = 0;
-          for (const auto& spec : specs) n += spec.estimator == e ? points.size() : 0;
-          ClaimCheck check("Theorem 2 (" + en + ") with " + std::string(coupling_name(coupling)) +
-                               " features: MSE <= MSE(iid) - (1-1/m) 2/(d+2) " + k + "^2, Monte Carlo",
-                           "d=" + std::to_string(d) + ", m in {" + join_list(ms) + "}, " + std::to_string(points.size()) +
-                               " geometries",
-                           alpha_, n, ClaimCheck::Sides::upper);
-          for (std::size_t s = 0; s < specs.size(); ++s) {
-            if (specs[s].estimator != e) continue;
-            const int m = specs[s].m;
-            for (std::size_t p = 0; p < points.size(); ++p) {
-              const Geometry& g = points[p];
-              const SweepCell& cell = sweep.cell(s, p);
-              const Figure& iid = figures[0][s][p];
-              const double t = truth[s * points.size() + p], mse = cell.error.mean_square();
-              const double se = cell.error.mean_square_stderr();
-              const double iid_theory = iid_mse(e, g, d, m), ort_theory = orthogonal_mse(e, g, d, m);
-              const double claimed = theorem2_claimed_bound(e, g, d, m);
-              PointEvidence ev{mse - iid.mse + (iid_theory - claimed), 0, std::hypot(se, iid.stderr_),
-                               kRoundingAllowance * kRoundingAllowance * t * t,
-                               error_moments(e, g, d, m).squared_error_skewness,
-                               std::min(cell.error.count(), iid.trials), cell.nonfinite + iid.nonfinite,
-                               "m=" + std::to_string(m) + ", " + point_label(g)};
-              ev.scale = t * t;  // power in units of K², like the exact check's margin
-              const PointVerdict v = check.judge(ev);
-              Json row = estimator_row(e, coupling, d, m, g);
-              row["z_norm"] = std::sqrt(g.z_sq());
-              row["truth"] = t;
-              row["mean"] = t + cell.error.mean();
-              row["stderr"] = cell.error.standard_error();
-              row["mse"] = mse;
-              row["mse_stderr"] = se;
-              row["mse_iid_theory"] = iid_theory;
-              row["mse_orthogonal_theory"] = ort_theory;
-              row["mse_ratio_to_orthogonal"] = ort_theory > 0 ? Json(mse / ort_theory) : Json(nullptr);
-              row["bound_claimed"] = claimed;
-              row["claim_mc_status"] = v.status;
-              row["claim_mc_z"] = v.z;
-              row["status"] = v.status;
-              row["trials_needed"] = trials_json(v.trials_needed);
-              row["trials"] = cell.error.count();
-              row["nonfinite"] = cell.nonfinite;
-              add_gate_fields(row, error_moments(e, g, d, m), false);
-              result.rows.push_back(row);
-            }
-          }
-          result.checks.push_back(check.result());
-        }
+        const std::vector<CellFigures> figures = sweep(structured[si], cells.specs, 1000 + 10 * di + si, 2 + si);
+        for (Estimator e : estimators) structured_check(result, cells, e, structured[si], figures, iid);
       }
       if (simplex) {
-        const SweepResult sweep = simplex_sweep(ctx, d, di, ms, points,
-                                                part_progress(ctx.progress, runs_per_d * di + runs_per_d - 1, parts));
-        evaluations += sweep.evaluations;
-        seconds += sweep.seconds;
-        simplex_checks(result, sweep, d, ms, points, specs, figures[1]);
+        // Simplex rows (Reid et al. 2023) for positive features, on their own stream: the sweep for m ∈ ms.
+        std::vector<EstimatorSpec> specs;
+        for (int m : cells.ms) specs.push_back({Estimator::positive, m});
+        simplex_checks(result, cells, sweep(Coupling::simplex, specs, 2000 + di, runs_per_d - 1), ort);
       }
-      means_[0].clear();
-      means_[1].clear();
-      mean_se_[0].clear();
-      mean_se_[1].clear();
     }
-    result.measurements["estimator_evaluations"] = evaluations;
-    result.measurements["evaluations_per_second"] = seconds > 0 ? static_cast<double>(evaluations) / seconds : 0.0;
+    result.measurements["estimator_evaluations"] = tally.evaluations;
+    result.measurements["evaluations_per_second"] = tally.per_second();
     return result;
   }
 
  private:
-  // For compare: the a-priori skewness of one draw of the error and of its square (iid values; coupled rows share the
-  // marginals), and their closed-form variances where exact (iid rows only; null elsewhere).
-  static void add_gate_fields(Json& row, const ErrorMoments& em, bool iid) {
+  // Theorem 2 for estimator e at one d, two rows per cell (iid, orthogonal): the exact MSEs against Monte Carlo, the
+  // claimed bound on the exact and on the Monte Carlo values, the corrected bound on the exact values.
+  void theorem2_checks(Result& result, const Cells& cells, Estimator e, const std::vector<CellFigures>& iid,
+                       const std::vector<CellFigures>& ort) const {
+    const std::string en(estimator_name(e)), k = e == Estimator::smreg ? "SMREG" : "SM";
+    const std::string claim = "): MSE(ort) <= MSE(iid) - (1-1/m) 2/(d+2) ", where = cells.where();
+    const std::size_t n = cells.count(e);
+    ClaimCheck ort_check("Exact orthogonal MSE (" + en + ", from the proof of Theorem 2) = Monte Carlo",
+                         "orthogonal projections, " + where, alpha_, n);
+    ClaimCheck iid_check(e == Estimator::smreg ? "Exact iid MSE (smreg, sphere MGF) = Monte Carlo"
+                                               : "Lemma 2: MSE(positive) closed form",
+                         "iid projections, " + where, alpha_, n);
+    ClaimCheck claim_mc("Theorem 2 (" + en + claim + k + "^2, Monte Carlo",
+                        "both couplings, independent streams, " + where, alpha_, n, ClaimCheck::Sides::upper);
+    ExactInequality claim_exact("Theorem 2 (" + en + claim + k + "^2, exact values", where);
+    ExactInequality corrected_exact("Theorem 2 corrected (" + en + claim + "(" + k + " - Lambda)^2, exact values", where);
+    // The largest z of the Monte Carlo claim check away from ‖z‖ = 0, where both estimators are exact and a
+    // violation has a zero standard error (an astronomically large z that says nothing about sampling).
+    double largest_inexact_z = -std::numeric_limits<double>::infinity();
+    std::string largest_inexact_label;
+    for (std::size_t s = 0; s < cells.specs.size(); ++s) {
+      if (cells.specs[s].estimator != e) continue;
+      const int m = cells.specs[s].m;
+      for (std::size_t p = 0; p < cells.points.size(); ++p) {
+        const Geometry& g = cells.points[p];
+        const CellFigures &fi = iid[cells.at(s, p)], &fo = ort[cells.at(s, p)];
+        const double k2 = fo.truth * fo.truth, z_norm = std::sqrt(g.z_sq());
+        const Theorem2Point th = theorem2_point(e, g, cells.d, m);
+        const ErrorMoments em = error_moments(e, g, cells.d, m);
+        const double skew = em.squared_error_skewness, allowance = kRoundingAllowance * kRoundingAllowance * k2;
+        const std::string label = "m=" + std::to_string(m) + ", " + point_label(g);
+        const PointVerdict vi =
+            iid_check.judge({fi.mse, th.iid_mse, fi.mse_stderr, allowance, skew, fi.trials, fi.nonfinite, label});
+        result.rows.push_back(theorem2_row(e, Coupling::iid, cells.d, m, g, fi, th, vi, em));
+        const PointVerdict vo = ort_check.judge(
+            {fo.mse, th.orthogonal_mse, fo.mse_stderr, allowance, skew, fo.trials, fo.nonfinite, label});
+        Json row = theorem2_row(e, Coupling::orthogonal, cells.d, m, g, fo, th, vo, em);
+        const PointVerdict mc =
+            claim_mc.judge(mse_difference_evidence(fo, fi, th.claimed_gap(), allowance, skew, k2, label));
+        row["claim_exact_status"] = claim_exact.judge(th.orthogonal_mse, th.claimed_bound, k2, label, z_norm);
+        row["claim_exact_margin"] = (th.orthogonal_mse - th.claimed_bound) / k2;
+        if (g.z_sq() > 0 && mc.status != Verdict::inconclusive && mc.z > largest_inexact_z) {
+          largest_inexact_z = mc.z;
+          largest_inexact_label = label;
+        }
+        row["claim_mc_status"] = mc.status;
+        row["claim_mc_z"] = mc.z;
+        row["corrected_exact_status"] = corrected_exact.judge(th.orthogonal_mse, th.corrected_bound, k2, label, z_norm);
+        result.rows.push_back(row);
+      }
+    }
+    result.checks.push_back(ort_check.result());
+    result.checks.push_back(iid_check.result());
+    result.checks.push_back(claim_exact.result());
+    Check mc_check = claim_mc.result();
+    if (!largest_inexact_label.empty()) {
+      std::ostringstream extra;
+      extra << "; away from |z| = 0 (where both MSEs are exactly 0) the largest z is " << largest_inexact_z << " at "
+            << largest_inexact_label;
+      mc_check.detail += extra.str();
+    }
+    result.checks.push_back(mc_check);
+    result.checks.push_back(corrected_exact.result());
+  }
+
+  // Theorem 2's claimed bound with a structured coupling (Monte Carlo only, no exact theory): its MSE against the
+  // iid figures of the same cells; a row per cell of estimator e.
+  void structured_check(Result& result, const Cells& cells, Estimator e, Coupling coupling,
+                        const std::vector<CellFigures>& figures, const std::vector<CellFigures>& iid) const {
+    const std::string en(estimator_name(e)), k = e == Estimator::smreg ? "SMREG" : "SM";
+    ClaimCheck check("Theorem 2 (" + en + ") with " + std::string(coupling_name(coupling)) +
+                         " features: MSE <= MSE(iid) - (1-1/m) 2/(d+2) " + k + "^2, Monte Carlo",
+                     cells.where(), alpha_, cells.count(e), ClaimCheck::Sides::upper);
+    for (std::size_t s = 0; s < cells.specs.size(); ++s) {
+      if (cells.specs[s].estimator != e) continue;
+      const int m = cells.specs[s].m;
+      for (std::size_t p = 0; p < cells.points.size(); ++p) {
+        const Geometry& g = cells.points[p];
+        const CellFigures &f = figures[cells.at(s, p)], &fi = iid[cells.at(s, p)];
+        const double t = f.truth;
+        const Theorem2Point th = theorem2_point(e, g, cells.d, m);
+        const ErrorMoments em = error_moments(e, g, cells.d, m);
+        const PointVerdict v = check.judge(mse_difference_evidence(
+            f, fi, th.claimed_gap(), kRoundingAllowance * kRoundingAllowance * t * t, em.squared_error_skewness, t * t,
+            "m=" + std::to_string(m) + ", " + point_label(g)));
+        Json row = figure_row(e, coupling, cells.d, m, g, f);
+        row["mse_iid_theory"] = th.iid_mse;
+        row["mse_orthogonal_theory"] = th.orthogonal_mse;
+        row["mse_ratio_to_orthogonal"] = th.orthogonal_mse > 0 ? Json(f.mse / th.orthogonal_mse) : Json(nullptr);
+        row["bound_claimed"] = th.claimed_bound;
+        row["claim_mc_status"] = v.status;
+        row["claim_mc_z"] = v.z;
+        row["status"] = v.status;
+        row["trials_needed"] = trials_json(v.trials_needed);
+        finish_row(row, f, em, false);
+        result.rows.push_back(row);
+      }
+    }
+    result.checks.push_back(check.result());
+  }
+
+  // Simplex against R-ORF for positive features: the exact simplex MSE (kernels/simplex_moments.hpp) = Monte Carlo;
+  // simplex ≤ orthogonal on the exact values; and on the Monte Carlo values (one-sided, independent streams).
+  // `simplex` holds the figures of the positive specs at cells.ms, `ort` the orthogonal figures of cells.specs.
+  void simplex_checks(Result& result, const Cells& cells, const std::vector<CellFigures>& simplex,
+                      const std::vector<CellFigures>& ort) const {
+    const std::string where = cells.where();
+    const std::size_t n = cells.ms.size() * cells.points.size(), np = cells.points.size();
+    ClaimCheck exact_check("Exact simplex MSE (positive, Reid et al. 2023) = Monte Carlo", "simplex projections, " + where,
+                           alpha_, n);
+    ClaimCheck mc_check("Simplex RFs (positive): MSE(simplex) <= MSE(orthogonal), Monte Carlo",
+                        "both couplings, independent streams, " + where, alpha_, n, ClaimCheck::Sides::upper);
+    ExactInequality exact_order("Simplex RFs (positive): MSE(simplex) <= MSE(orthogonal), exact values", where);
+    for (std::size_t i = 0; i < cells.ms.size(); ++i) {
+      const int m = cells.ms[i];
+      std::size_t o = 0;  // the orthogonal figure of positive features at this m
+      while (o < cells.specs.size() && !(cells.specs[o].estimator == Estimator::positive && cells.specs[o].m == m)) ++o;
+      for (std::size_t p = 0; p < np; ++p) {
+        const Geometry& g = cells.points[p];
+        const CellFigures &f = simplex[i * np + p], &of = ort[cells.at(o, p)];
+        const double k2 = f.truth * f.truth;
+        const double simplex_theory = simplex_mse(g, cells.d, 0.0, m);
+        const Theorem2Point th = theorem2_point(Estimator::positive, g, cells.d, m);
+        // The iid squared-error skewness stands in for coupled rows (same marginals).
+        const ErrorMoments em = error_moments(Estimator::positive, g, cells.d, m);
+        const double skew = em.squared_error_skewness, allowance = kRoundingAllowance * kRoundingAllowance * k2;
+        const std::string label = "m=" + std::to_string(m) + ", " + point_label(g);
+        const PointVerdict v =
+            exact_check.judge({f.mse, simplex_theory, f.mse_stderr, allowance, skew, f.trials, f.nonfinite, label});
+        const PointVerdict mc = mc_check.judge(mse_difference_evidence(f, of, 0.0, allowance, skew, k2, label));
+        Json row = figure_row(Estimator::positive, Coupling::simplex, cells.d, m, g, f);
+        row["mse_iid_theory"] = th.iid_mse;
+        row["mse_orthogonal_theory"] = th.orthogonal_mse;
+        row["mse_simplex_theory"] = simplex_theory;
+        row["bound_claimed"] = th.claimed_bound;
+        row["status"] = v.status;
+        row["trials_needed"] = trials_json(v.trials_needed);
+        row["simplex_below_orthogonal_mc_status"] = mc.status;
+        row["simplex_below_orthogonal_exact_status"] =
+            exact_order.judge(simplex_theory, th.orthogonal_mse, k2, label, std::sqrt(g.z_sq()));
+        finish_row(row, f, em, false);
+        result.rows.push_back(row);
+      }
+    }
+    result.checks.push_back(exact_check.result());
+    result.checks.push_back(exact_order.result());
+    result.checks.push_back(mc_check.result());
+  }
+
+  // A row's cell and its figures: the mean (from the same draws as the MSE, for compare) and the MSE.
+  static Json figure_row(Estimator e, Coupling c, int d, int m, const Geometry& g, const CellFigures& f) {
+    Json row = estimator_row(e, c, d, m, g);
+    row["z_norm"] = std::sqrt(g.z_sq());
+    row["truth"] = f.truth;
+    row["mean"] = f.mean;
+    row["stderr"] = f.stderr_;
+    row["mse"] = f.mse;
+    row["mse_stderr"] = f.mse_stderr;
+    return row;
+  }
+
+  // An iid or orthogonal row of Theorem 2: the figures, the closed forms and the verdict of its exact-MSE check.
+  static Json theorem2_row(Estimator e, Coupling c, int d, int m, const Geometry& g, const CellFigures& f,
+                           const Theorem2Point& th, const PointVerdict& v, const ErrorMoments& em) {
+    Json row = figure_row(e, c, d, m, g, f);
+    row["mse_theory"] = c == Coupling::iid ? th.iid_mse : th.orthogonal_mse;
+    row["mse_iid_theory"] = th.iid_mse;
+    row["mse_orthogonal_theory"] = th.orthogonal_mse;
+    row["bound_claimed"] = th.claimed_bound;
+    row["bound_corrected"] = th.corrected_bound;
+    row["z"] = v.z;
+    row["status"] = v.status;
+    row["trials_needed"] = trials_json(v.trials_needed);
+    finish_row(row, f, em, c == Coupling::iid);
+    return row;
+  }
+
+  // The counts, and for compare the a-priori skewness of one draw of the error and of its square (iid values;
+  // coupled rows share the marginals) and their closed-form variances where exact (iid rows only; null elsewhere).
+  static void finish_row(Json& row, const CellFigures& f, const ErrorMoments& em, bool iid) {
+    row["trials"] = f.trials;
+    row["nonfinite"] = f.nonfinite;
     row["mean_skewness"] = number_or_null(em.error_skewness);
     row["mse_skewness"] = number_or_null(em.squared_error_skewness);
     row["mean_draw_variance"] = iid ? number_or_null(em.variance) : Json(nullptr);
@@ -334,78 +361,6 @@ class OrthogonalExperiment final : public Experiment {
     schema["exact"] = Json::array({"truth", "z_norm", "mse_theory", "mse_iid_theory", "mse_orthogonal_theory",
                                    "mse_simplex_theory", "bound_claimed", "bound_corrected", "claim_exact_margin"});
     return schema;
-  }
-
-  // Simplex rows (Reid et al. 2023) for positive features, on their own stream: the sweep for m ∈ ms.
-  SweepResult simplex_sweep(const RunContext& ctx, int d, std::size_t di, const std::vector<int>& ms,
-                            const std::vector<Geometry>& points, const ProgressFn& progress) const {
-    std::vector<EstimatorSpec> specs;
-    for (int m : ms) specs.push_back({Estimator::positive, m});
-    SweepConfig config{d, Coupling::simplex, specs, points, ctx.seed, 2000 + di, ctx.trials, ctx.threads,
-                       FeatureParameters{}};
-    return run_estimator_sweep(config, progress);
-  }
-
-  // Simplex against R-ORF: the exact simplex MSE (kernels/simplex_moments.hpp) = Monte Carlo; simplex ≤ orthogonal
-  // on the exact values; and on the Monte Carlo values (one-sided, independent streams). `ort` holds the orthogonal
-  // figures of `specs` (the main sweep's specs; positive ones are matched by m).
-  void simplex_checks(Result& result, const SweepResult& sweep, int d, const std::vector<int>& ms,
-                      const std::vector<Geometry>& points, const std::vector<EstimatorSpec>& specs,
-                      const std::vector<std::vector<Figure>>& ort) const {
-    const std::string where = "d=" + std::to_string(d) + ", m in {" + join_list(ms) + "}, " +
-                              std::to_string(points.size()) + " geometries";
-    const std::size_t n = ms.size() * points.size();
-    ClaimCheck exact_check("Exact simplex MSE (positive, Reid et al. 2023) = Monte Carlo", "simplex projections, " + where,
-                           alpha_, n);
-    ClaimCheck mc_check("Simplex RFs (positive): MSE(simplex) <= MSE(orthogonal), Monte Carlo",
-                        "both couplings, independent streams, " + where, alpha_, n, ClaimCheck::Sides::upper);
-    ExactInequality exact_order("Simplex RFs (positive): MSE(simplex) <= MSE(orthogonal), exact values", where);
-    for (std::size_t i = 0; i < ms.size(); ++i) {
-      const int m = ms[i];
-      std::size_t o = 0;  // the orthogonal figure of positive features at this m
-      while (o < specs.size() && !(specs[o].estimator == Estimator::positive && specs[o].m == m)) ++o;
-      for (std::size_t p = 0; p < points.size(); ++p) {
-        const Geometry& g = points[p];
-        const SweepCell& cell = sweep.cell(i, p);
-        const double t = sweep.truth[i * points.size() + p], k2 = t * t;
-        const double mse = cell.error.mean_square(), se = cell.error.mean_square_stderr();
-        const double simplex_theory = simplex_mse(g, d, 0.0, m), ort_theory = orthogonal_mse(Estimator::positive, g, d, m);
-        // The iid squared-error skewness stands in for coupled rows (same marginals).
-        const double skew = error_moments(Estimator::positive, g, d, m).squared_error_skewness;
-        const std::string label = "m=" + std::to_string(m) + ", " + point_label(g);
-        const double allowance = kRoundingAllowance * kRoundingAllowance * k2;
-        const PointVerdict v =
-            exact_check.judge({mse, simplex_theory, se, allowance, skew, cell.error.count(), cell.nonfinite, label});
-        const Figure& of = ort[o][p];
-        PointEvidence gap{mse - of.mse, 0, std::hypot(se, of.stderr_), allowance, skew,
-                          std::min(cell.error.count(), of.trials), cell.nonfinite + of.nonfinite, label};
-        gap.scale = k2;
-        const PointVerdict mc = mc_check.judge(gap);
-        Json row = estimator_row(Estimator::positive, Coupling::simplex, d, m, g);
-        row["z_norm"] = std::sqrt(g.z_sq());
-        row["truth"] = t;
-        row["mean"] = t + cell.error.mean();  // from the same draws as the MSE, for compare
-        row["stderr"] = cell.error.standard_error();
-        row["mse"] = mse;
-        row["mse_stderr"] = se;
-        row["mse_iid_theory"] = iid_mse(Estimator::positive, g, d, m);
-        row["mse_orthogonal_theory"] = ort_theory;
-        row["mse_simplex_theory"] = simplex_theory;
-        row["bound_claimed"] = theorem2_claimed_bound(Estimator::positive, g, d, m);
-        row["status"] = v.status;
-        row["trials_needed"] = trials_json(v.trials_needed);
-        row["simplex_below_orthogonal_mc_status"] = mc.status;
-        row["simplex_below_orthogonal_exact_status"] =
-            exact_order.judge(simplex_theory, ort_theory, k2, label, std::sqrt(g.z_sq()));
-        row["trials"] = cell.error.count();
-        row["nonfinite"] = cell.nonfinite;
-        add_gate_fields(row, error_moments(Estimator::positive, g, d, m), false);
-        result.rows.push_back(row);
-      }
-    }
-    result.checks.push_back(exact_check.result());
-    result.checks.push_back(exact_order.result());
-    result.checks.push_back(mc_check.result());
   }
 
   void validate() const {
@@ -470,7 +425,6 @@ class OrthogonalExperiment final : public Experiment {
   std::vector<std::string> structured_;
   bool no_simplex_ = false;
   double alpha_ = 1e-3;
-  std::vector<double> means_[2], mean_se_[2];
 };
 
 }  // namespace

@@ -18,25 +18,19 @@
 // --backend cuda: every forward, FAVOR and exact, on the GPU in float32 (backend_option.hpp).
 #include <algorithm>
 #include <cmath>
-#include <sstream>
+#include <limits>
 #include <stdexcept>
 
-#include "attention/attend.hpp"
-#include "attention/attention_error.hpp"
-#include "attention/attention_projection.hpp"
+#include "attention/backend.hpp"
 #include "attention/favor_error_sweep.hpp"
+#include "attention/redraw_sweep.hpp"
 #include "experiments/backend_option.hpp"
 #include "experiments/experiment.hpp"
 #include "experiments/memory_estimate.hpp"
 #include "experiments/softmax_estimator_options.hpp"
 #include "io/format_number.hpp"
-#include "stats/bias_variance.hpp"
-#include "stats/clopper_pearson.hpp"
-#include "stats/edgeworth.hpp"
 #include "stats/paired_check.hpp"
-#include "stats/running_moments.hpp"
-#include "stats/sample_quantile.hpp"
-#include "stats/skewness_bound.hpp"
+#include "stats/redraw_summary.hpp"
 
 namespace favorlab {
 
@@ -44,36 +38,6 @@ namespace {
 
 constexpr int kJackknifeBlocks = 20;
 constexpr double kBiasMargin = 0.02;  // "no bias" means B within 2 % of one draw's output MSE
-
-Json finite_or_null(double v) { return std::isfinite(v) ? Json(v) : Json(nullptr); }
-
-struct GroupFigures {
-  int k = 1;
-  double mse = 0, stderr_ = 0, skewness = 0;
-  double skewness_bound = 0;  // the reliability gate's skewness: an upper bound, never the sample value
-  std::int64_t groups = 0, nonfinite = 0;
-};
-
-GroupFigures summarize(int k, const std::vector<double>& mse) {
-  RunningMoments mom;
-  GroupFigures g;
-  g.k = k;
-  std::vector<double> finite;
-  for (double v : mse) {
-    if (std::isfinite(v)) {
-      mom.add(v);
-      finite.push_back(v);
-    } else {
-      ++g.nonfinite;
-    }
-  }
-  g.skewness_bound = skewness_upper_bound(finite, kJackknifeBlocks);
-  g.groups = mom.count();
-  g.mse = mom.mean();
-  g.stderr_ = mom.count() > 1 ? mom.standard_error() : NAN;
-  g.skewness = mom.count() > 2 && mom.central_moment(2) > 0 ? mom.skewness() : 0.0;
-  return g;
-}
 
 class RedrawExperiment final : public Experiment {
  public:
@@ -130,7 +94,6 @@ class RedrawExperiment final : public Experiment {
     L_ = resolved_L(ctx.quick);
     validate(groups, ctx.trials);
     const Backend backend = backend_.checked();
-    const int threads = host_threads_for(backend, ctx.threads);  // loops of forwards: one host thread drives a GPU
     const std::vector<FeatureKind> features = parse_softmax_features(features_, name());
     const Coupling coupling = parse_dense_coupling(coupling_, "--coupling", name());
     const std::int64_t N = ctx.trials;
@@ -156,195 +119,18 @@ class RedrawExperiment final : public Experiment {
         attend_double_on_backend(backend, {in.q}, {in.k}, {in.v}, Eigen::MatrixXd(0, d_), exact_config, ctx.threads)
             .front();
 
-    std::int64_t k_draws = 0;
-    for (int k : ks_)
-      if (k > 1) k_draws += static_cast<std::int64_t>(k) * groups;
-    const std::int64_t per_feature = N + k_draws, total = per_feature * static_cast<std::int64_t>(features.size());
-    std::int64_t done = 0;
-    auto tick = [&] {
-#pragma omp critical(favorlab_redraw_progress)
-      {
-        ++done;
-        if (ctx.progress && (done % 16 == 0 || done == total)) ctx.progress(done, total);
-      }
-    };
-
-    std::vector<std::vector<double>> per_draw(features.size());
+    const RedrawPlan plan{N, ks_, groups, kJackknifeBlocks};
+    std::vector<std::vector<double>> per_draw;
     for (std::size_t fi = 0; fi < features.size(); ++fi) {
       AttentionConfig config;
       config.features = features[fi];
       config.coupling = coupling;
       config.m = m_;
       config.causal = causal_;
-      check_attention_inputs<double>({in.q}, {in.k}, {in.v}, draw_attention_projection(config, d_, ctx.seed, 0),
-                                     config);
-      auto output_of_draw = [&](std::int64_t draw) {
-        const Eigen::MatrixXd w = draw_attention_projection(config, d_, ctx.seed, static_cast<std::uint64_t>(draw));
-        return attend_double_on_backend(backend, {in.q}, {in.k}, {in.v}, w, config).front();
-      };
-
-      // The N single draws, in jackknife blocks of consecutive draws (one task per block: deterministic sums).
-      std::vector<double> mse(static_cast<std::size_t>(N));
-      std::vector<ErrorBlock> blocks(kJackknifeBlocks, ErrorBlock(exact.rows(), exact.cols()));
-      std::int64_t nonfinite_draws = 0;
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 1) reduction(+ : nonfinite_draws)
-      for (int b = 0; b < kJackknifeBlocks; ++b) {
-        const std::int64_t first = N * b / kJackknifeBlocks, last = N * (b + 1) / kJackknifeBlocks;
-        for (std::int64_t r = first; r < last; ++r) {
-          const Eigen::MatrixXd out = output_of_draw(r);
-          mse[static_cast<std::size_t>(r)] = output_mse(out, exact);
-          if (out.allFinite())
-            blocks[static_cast<std::size_t>(b)].add(out - exact);
-          else
-            ++nonfinite_draws;
-          tick();
-        }
-      }
-      per_draw[fi] = mse;
-
-      // Groups of k fresh draws for each k ≥ 2.
-      std::vector<GroupFigures> figures;
-      std::int64_t next_draw = N;
-      for (int k : ks_) {
-        if (k == 1) {
-          figures.push_back(summarize(1, mse));
-          continue;
-        }
-        std::vector<double> group_mse(static_cast<std::size_t>(groups));
-        const std::int64_t base = next_draw;
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
-        for (int g = 0; g < groups; ++g) {
-          Eigen::MatrixXd sum = Eigen::MatrixXd::Zero(exact.rows(), exact.cols());
-          for (int j = 0; j < k; ++j) {
-            sum += output_of_draw(base + static_cast<std::int64_t>(g) * k + j);
-            tick();
-          }
-          group_mse[static_cast<std::size_t>(g)] = output_mse(sum / k, exact);
-        }
-        next_draw += static_cast<std::int64_t>(k) * groups;
-        figures.push_back(summarize(k, group_mse));
-      }
-
-      // Distribution of the single-draw MSE.
-      std::vector<double> sorted;
-      for (double v : mse)
-        if (std::isfinite(v)) sorted.push_back(v);
-      std::sort(sorted.begin(), sorted.end());
-      const std::string fname(feature_kind_name(features[fi]));
-      const std::string where = fname + " features, " + coupling_ + ", m=" + std::to_string(m_) + ", L=" +
-                                std::to_string(L_) + ", d=" + std::to_string(d_) + (causal_ ? ", causal" : "");
-      Json dist{{"kind", "draws"},
-                {"features", fname},
-                {"estimator", fname},
-                {"coupling", coupling_},
-                {"causal", causal_},
-                {"m", m_},
-                {"L", L_},
-                {"d", d_},
-                {"k", nullptr},  // the key field of the average rows
-                {"draws", N},
-                {"jackknife_blocks", kJackknifeBlocks},
-                {"nonfinite", N - static_cast<std::int64_t>(sorted.size())}};
-      const bool have = !sorted.empty();
-      const double median = have ? sample_quantile(sorted, 0.5) : NAN;
-      std::int64_t unlucky = 0;
-      for (double v : mse) unlucky += !(v <= unlucky_factor_ * median);  // non-finite draws count as unlucky
-      const ProportionInterval ci = clopper_pearson(unlucky, N, alpha_);
-      const GroupFigures& single = figures[static_cast<std::size_t>(std::find(ks_.begin(), ks_.end(), 1) - ks_.begin())];
-      dist["mse_mean"] = finite_or_null(single.mse);
-      dist["mse_stderr"] = finite_or_null(single.stderr_);
-      dist["mse_median"] = finite_or_null(median);
-      dist["mse_q90"] = finite_or_null(have ? sample_quantile(sorted, 0.9) : NAN);
-      dist["mse_q99"] = finite_or_null(have ? sample_quantile(sorted, 0.99) : NAN);
-      dist["mse_worst"] = finite_or_null(have ? sorted.back() : NAN);
-      dist["mse_best"] = finite_or_null(have ? sorted.front() : NAN);
-      dist["worst_over_median"] = finite_or_null(have ? sorted.back() / median : NAN);
-      dist["unlucky_threshold"] = finite_or_null(unlucky_factor_ * median);
-      dist["unlucky_count"] = unlucky;
-      dist["unlucky_fraction"] = static_cast<double>(unlucky) / static_cast<double>(N);
-      dist["unlucky_lower"] = ci.lower;
-      dist["unlucky_upper"] = ci.upper;
-
-      // Bias-variance split with jackknife SEs.
-      const BiasVariance bv = bias_variance(blocks);
-      const double bias_se = jackknife_standard_error(blocks, [](const BiasVariance& x) { return x.bias_sq; });
-      const double var_se = jackknife_standard_error(blocks, [](const BiasVariance& x) { return x.variance; });
-      dist["bias_sq"] = bv.bias_sq;
-      dist["bias_sq_stderr"] = bias_se;
-      dist["variance"] = bv.variance;
-      dist["variance_stderr"] = var_se;
-      dist["bias_share"] = bv.bias_sq / (bv.bias_sq + bv.variance);
-      Json draws_array = Json::array();
-      for (double v : mse) draws_array.push_back(finite_or_null(v));
-      dist["mse_per_draw"] = draws_array;
-
-      const std::size_t big_k = static_cast<std::size_t>(std::count_if(ks_.begin(), ks_.end(), [](int k) { return k > 1; }));
-      ClaimCheck one_over_k("Redrawing: averaging k redrawn outputs cuts the output MSE like 1/k (k MSE_k = MSE_1)",
-                            where, alpha_, std::max<std::size_t>(big_k, 1));
-      ClaimCheck law("Redrawing: MSE of the k-average = bias^2 + variance/k (B, V from the single draws)", where,
-                     alpha_, std::max<std::size_t>(big_k, 1));
-      for (const GroupFigures& g : figures) {
-        const double predicted = bv.bias_sq + bv.variance / g.k;
-        const double predicted_se = jackknife_standard_error(
-            blocks, [k = g.k](const BiasVariance& x) { return x.bias_sq + x.variance / k; });
-        Json row{{"kind", "average"},   {"features", fname},  {"estimator", fname}, {"coupling", coupling_},
-                 {"causal", causal_},   {"m", m_},            {"L", L_},            {"d", d_},
-                 {"k", g.k},            {"groups", g.groups}, {"jackknife_blocks", kJackknifeBlocks},
-                 {"nonfinite", g.nonfinite},
-                 {"mse", finite_or_null(g.mse)}, {"mse_stderr", finite_or_null(g.stderr_)},
-                 {"mse_skewness", g.skewness}, {"mse_skewness_bound", finite_or_null(g.skewness_bound)},
-                 {"mse_one_over_k", finite_or_null(single.mse / g.k)},
-                 {"mse_theory", finite_or_null(predicted)}, {"mse_theory_stderr", finite_or_null(predicted_se)}};
-        if (g.k > 1) {
-          const std::string label = "k=" + std::to_string(g.k);
-          // Two independent means (G groups, N single draws), each gated by an upper bound on its skewness
-          // (stats/skewness_bound.hpp; the sample skewness is biased low for heavy tails): the difference is
-          // trustworthy when each mean is, so the groups needed are G·max(need_k/G, need_1/N).
-          const double tail_alpha = alpha_ / static_cast<double>(big_k);  // two-sided: the point alpha per tail
-          const double need_k = static_cast<double>(
-              trials_for_reliable_z_test(g.skewness_bound, one_over_k.critical_z(), tail_alpha));
-          const double need_1 = static_cast<double>(
-              trials_for_reliable_z_test(single.skewness_bound, one_over_k.critical_z(), tail_alpha));
-          const double scale = std::max(need_k / static_cast<double>(g.groups),
-                                        need_1 / static_cast<double>(single.groups));
-          const auto groups_needed = static_cast<std::int64_t>(std::min(9.0e18, std::ceil(scale * g.groups)));
-          PointEvidence ev{g.k * g.mse, single.mse, std::hypot(g.k * g.stderr_, single.stderr_), 0, 0, g.groups,
-                           g.nonfinite + single.nonfinite, label};
-          ev.min_trials = groups_needed;
-          const PointVerdict a = one_over_k.judge(ev);
-          const PointVerdict b = law.judge({g.mse, predicted, std::hypot(g.stderr_, predicted_se), 0,
-                                            g.skewness_bound, g.groups, g.nonfinite + nonfinite_draws, label});
-          row["one_over_k_z"] = a.z;
-          row["one_over_k_status"] = a.status;
-          row["law_z"] = b.z;
-          row["law_status"] = b.status;
-        }
-        result.rows.push_back(row);
-      }
-      result.rows.push_back(dist);
-      if (big_k > 0) {
-        result.checks.push_back(one_over_k.result());
-        result.checks.push_back(law.result());
-      }
-      // "No bias remains" is an equality at B = 0, judged against a margin relative to one draw's MSE: holds where
-      // the interval on B lies within 2 % of it, violated where it excludes 0. The jackknife SE over G blocks has
-      // G − 1 degrees of freedom: its critical value is Student's t (a normal quantile with 20 blocks ran at about
-      // 3× the nominal level).
-      ClaimCheck unbiased("Redrawing: no bias remains after averaging (B = 0 within 2 % of one draw's output MSE)",
-                          where + ", jackknife SE over " + std::to_string(kJackknifeBlocks) + " blocks", alpha_, 1,
-                          ClaimCheck::Sides::two, kBiasMargin);
-      PointEvidence bias{bv.bias_sq, 0, bias_se, 0, 0, bv.draws, nonfinite_draws, "B=" + format_number(bv.bias_sq)};
-      bias.scale = single.mse;
-      bias.degrees_of_freedom = kJackknifeBlocks - 1;
-      unbiased.judge(bias);
-      result.checks.push_back(unbiased.result());
-      Check unlucky_check = measured_check(
-          "Redrawing: fraction of unlucky draws (MSE > " + format_number(unlucky_factor_) + " x median)", where,
-          static_cast<double>(unlucky) / static_cast<double>(N), std::numeric_limits<double>::quiet_NaN(),
-          std::to_string(unlucky) + " of " + std::to_string(N) + " draws; Clopper-Pearson interval [" +
-              format_number(ci.lower) + ", " + format_number(ci.upper) + "] at level " + format_number(1 - alpha_) +
-              "; worst/median " + format_number(have ? sorted.back() / median : NAN) + " (a measurement, no claim)");
-      result.checks.push_back(unlucky_check);
+      const RedrawSweep sweep = run_redraw_sweep(in, exact, config, plan, ctx.seed, backend, ctx.threads,
+                                                 part_progress(ctx.progress, fi, features.size()));
+      report(result, std::string(feature_kind_name(features[fi])), sweep);
+      per_draw.push_back(sweep.draw_mse);
     }
 
     const auto pos = std::find(features.begin(), features.end(), FeatureKind::positive);
@@ -362,6 +148,120 @@ class RedrawExperiment final : public Experiment {
   }
 
  private:
+  // The rows and checks of one feature map: an average row per k with checks 1 and 2, the draws row, check 3 and the
+  // unlucky draws.
+  void report(Result& result, const std::string& fname, const RedrawSweep& sweep) const {
+    const std::string where = fname + " features, " + coupling_ + ", m=" + std::to_string(m_) + ", L=" +
+                              std::to_string(L_) + ", d=" + std::to_string(d_) + (causal_ ? ", causal" : "");
+    std::vector<MseSummary> summaries;  // per entry of ks_
+    for (std::size_t i = 0; i < ks_.size(); ++i)
+      summaries.push_back(summarize_mse(ks_[i] == 1 ? sweep.draw_mse : sweep.group_mse[i], kJackknifeBlocks));
+    const MseSummary& single = summaries[static_cast<std::size_t>(std::find(ks_.begin(), ks_.end(), 1) - ks_.begin())];
+    const DrawDistribution dist = draw_distribution(sweep.draw_mse, unlucky_factor_, alpha_);
+    const BiasVarianceFigures bv = bias_variance_figures(sweep.blocks);
+    average_rows(result, fname, where, summaries, sweep);
+    result.rows.push_back(draws_row(fname, dist, single, bv, sweep.draw_mse));
+    // "No bias remains" is an equality at B = 0, judged against a margin relative to one draw's MSE: holds where
+    // the interval on B lies within 2 % of it, violated where it excludes 0. The jackknife SE over G blocks has
+    // G − 1 degrees of freedom: its critical value is Student's t (a normal quantile with 20 blocks ran at about
+    // 3× the nominal level).
+    ClaimCheck unbiased("Redrawing: no bias remains after averaging (B = 0 within 2 % of one draw's output MSE)",
+                        where + ", jackknife SE over " + std::to_string(kJackknifeBlocks) + " blocks", alpha_, 1,
+                        ClaimCheck::Sides::two, kBiasMargin);
+    PointEvidence bias{bv.bias_sq, 0, bv.bias_sq_stderr, 0, 0, bv.draws, sweep.nonfinite_draws,
+                       "B=" + format_number(bv.bias_sq)};
+    bias.scale = single.mean;
+    bias.degrees_of_freedom = kJackknifeBlocks - 1;
+    unbiased.judge(bias);
+    result.checks.push_back(unbiased.result());
+    result.checks.push_back(measured_check(
+        "Redrawing: fraction of unlucky draws (MSE > " + format_number(unlucky_factor_) + " x median)", where,
+        dist.unlucky_fraction, std::numeric_limits<double>::quiet_NaN(),
+        std::to_string(dist.unlucky) + " of " + std::to_string(dist.draws) + " draws; Clopper-Pearson interval [" +
+            format_number(dist.unlucky_interval.lower) + ", " + format_number(dist.unlucky_interval.upper) +
+            "] at level " + format_number(1 - alpha_) + "; worst/median " + format_number(dist.worst_over_median()) +
+            " (a measurement, no claim)"));
+  }
+
+  // The average rows of one feature map, k = 1 (the single draws) and each k ≥ 2, with checks 1 (k·MSE_k = MSE_1)
+  // and 2 (MSE_k = B + V/k) on the k ≥ 2 (z intervals, Bonferroni over them).
+  void average_rows(Result& result, const std::string& fname, const std::string& where,
+                    const std::vector<MseSummary>& summaries, const RedrawSweep& sweep) const {
+    const MseSummary& single = summaries[static_cast<std::size_t>(std::find(ks_.begin(), ks_.end(), 1) - ks_.begin())];
+    const std::size_t big_k = static_cast<std::size_t>(std::count_if(ks_.begin(), ks_.end(), [](int k) { return k > 1; }));
+    ClaimCheck one_over_k("Redrawing: averaging k redrawn outputs cuts the output MSE like 1/k (k MSE_k = MSE_1)",
+                          where, alpha_, std::max<std::size_t>(big_k, 1));
+    ClaimCheck law("Redrawing: MSE of the k-average = bias^2 + variance/k (B, V from the single draws)", where,
+                   alpha_, std::max<std::size_t>(big_k, 1));
+    for (std::size_t i = 0; i < ks_.size(); ++i) {
+      const int k = ks_[i];
+      const MseSummary& g = summaries[i];
+      const MsePrediction predicted = averaged_mse_prediction(sweep.blocks, k);
+      Json row{{"kind", "average"},   {"features", fname},  {"estimator", fname}, {"coupling", coupling_},
+               {"causal", causal_},   {"m", m_},            {"L", L_},            {"d", d_},
+               {"k", k},              {"groups", g.count},  {"jackknife_blocks", kJackknifeBlocks},
+               {"nonfinite", g.nonfinite},
+               {"mse", number_or_null(g.mean)}, {"mse_stderr", number_or_null(g.stderr_)},
+               {"mse_skewness", g.skewness}, {"mse_skewness_bound", number_or_null(g.skewness_bound)},
+               {"mse_one_over_k", number_or_null(single.mean / k)},
+               {"mse_theory", number_or_null(predicted.value)}, {"mse_theory_stderr", number_or_null(predicted.stderr_)}};
+      if (k > 1) {
+        const std::string label = "k=" + std::to_string(k);
+        // Two independent means (G groups, N single draws), each gated by an upper bound on its skewness
+        // (stats/skewness_bound.hpp; the sample skewness is biased low for heavy tails): the difference is
+        // trustworthy when each mean is. Two-sided: the point alpha per tail.
+        PointEvidence ev{k * g.mean, single.mean, std::hypot(k * g.stderr_, single.stderr_), 0, 0, g.count,
+                         g.nonfinite + single.nonfinite, label};
+        ev.min_trials = reliable_size_for_difference(g, single, one_over_k.critical_z(),
+                                                     alpha_ / static_cast<double>(big_k));
+        const PointVerdict a = one_over_k.judge(ev);
+        const PointVerdict b = law.judge({g.mean, predicted.value, std::hypot(g.stderr_, predicted.stderr_), 0,
+                                          g.skewness_bound, g.count, g.nonfinite + sweep.nonfinite_draws, label});
+        row["one_over_k_z"] = a.z;
+        row["one_over_k_status"] = a.status;
+        row["law_z"] = b.z;
+        row["law_status"] = b.status;
+      }
+      result.rows.push_back(row);
+    }
+    if (big_k > 0) {
+      result.checks.push_back(one_over_k.result());
+      result.checks.push_back(law.result());
+    }
+  }
+
+  // The draws row of one feature map: the distribution of the single draws' MSE, the unlucky draws and the
+  // bias-variance split.
+  Json draws_row(const std::string& fname, const DrawDistribution& dist, const MseSummary& single,
+                 const BiasVarianceFigures& bv, const std::vector<double>& draw_mse) const {
+    Json row{{"kind", "draws"}, {"features", fname}, {"estimator", fname}, {"coupling", coupling_},
+             {"causal", causal_}, {"m", m_},         {"L", L_},            {"d", d_},
+             {"k", nullptr},  // the key field of the average rows
+             {"draws", dist.draws}, {"jackknife_blocks", kJackknifeBlocks}, {"nonfinite", dist.nonfinite}};
+    row["mse_mean"] = number_or_null(single.mean);
+    row["mse_stderr"] = number_or_null(single.stderr_);
+    row["mse_median"] = number_or_null(dist.median);
+    row["mse_q90"] = number_or_null(dist.q90);
+    row["mse_q99"] = number_or_null(dist.q99);
+    row["mse_worst"] = number_or_null(dist.worst);
+    row["mse_best"] = number_or_null(dist.best);
+    row["worst_over_median"] = number_or_null(dist.worst_over_median());
+    row["unlucky_threshold"] = number_or_null(dist.unlucky_threshold);
+    row["unlucky_count"] = dist.unlucky;
+    row["unlucky_fraction"] = dist.unlucky_fraction;
+    row["unlucky_lower"] = dist.unlucky_interval.lower;
+    row["unlucky_upper"] = dist.unlucky_interval.upper;
+    row["bias_sq"] = bv.bias_sq;
+    row["bias_sq_stderr"] = bv.bias_sq_stderr;
+    row["variance"] = bv.variance;
+    row["variance_stderr"] = bv.variance_stderr;
+    row["bias_share"] = bv.bias_share();
+    Json draws_array = Json::array();
+    for (double v : draw_mse) draws_array.push_back(number_or_null(v));
+    row["mse_per_draw"] = draws_array;
+    return row;
+  }
+
   // For compare: average rows pair by features × k, the draws row by features (k null). The mean MSE over the groups
   // of k draws is a statistic over its groups, gated by the experiment's own skewness gate (an upper bound from the
   // jackknife, stats/skewness_bound.hpp, taken from the baseline only); the single-draw mean of the draws row is the

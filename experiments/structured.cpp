@@ -29,6 +29,7 @@
 #include "features/walsh_hadamard.hpp"
 #include "kernels/error_moments.hpp"
 #include "mc/estimator_sweep.hpp"
+#include "mc/sweep_figures.hpp"
 #include "stats/absolute_comparison.hpp"
 #include "stats/sample_quantile.hpp"
 
@@ -36,12 +37,10 @@ namespace favorlab {
 
 namespace {
 
-struct PointFigures {
-  double truth = 0, mean = 0, stderr_ = 0, mse = 0, mse_stderr = 0, skewness = 0;
-  std::int64_t trials = 0, nonfinite = 0;
-  double rel() const { return (mean - truth) / truth; }
-  double rel_se() const { return stderr_ / std::abs(truth); }
-};
+// figures[di][c]: the cells of coupling kCouplings[c] at dims_[di], [estimator * points + point]; moments[di]: the
+// a-priori error moments of the iid estimator at the same cells (standing in for every coupling).
+using Figures = std::vector<std::vector<std::vector<CellFigures>>>;
+using Moments = std::vector<std::vector<ErrorMoments>>;
 
 constexpr Coupling kCouplings[] = {Coupling::iid, Coupling::orthogonal, Coupling::hadamard, Coupling::givens};
 constexpr std::size_t kOrthogonal = 1;
@@ -72,7 +71,9 @@ class StructuredExperiment final : public Experiment {
       peak = std::max(peak, (static_cast<double>(d) * d + 6.0 * d * batch) * kDouble +
                                 projection_bytes(Coupling::givens, d, d));
     const double cells = static_cast<double>(dims_.size()) * std::size(kCouplings) * ne * points;
-    return estimate(peak + rows_bytes(cells, 26) + cells * sizeof(PointFigures), "--d, --speed-d, --batch or the grid");
+    return estimate(peak + rows_bytes(cells, 26) + cells * sizeof(CellFigures) +
+                        cells / std::size(kCouplings) * sizeof(ErrorMoments),
+                    "--d, --speed-d, --batch or the grid");
   }
 
   void add_options(CLI::App& app) override {
@@ -105,7 +106,6 @@ class StructuredExperiment final : public Experiment {
         for (double c : cosines_) points.push_back({xn, yn, c});
     std::vector<Estimator> estimators;
     for (const auto& n : estimators_) estimators.push_back(parse_estimator(n));
-    std::vector<EstimatorSpec> specs;
     Result result;
     result.experiment = name();
     result.params = Json{{"d", dims_},          {"x_norm", x_norms_},    {"y_norm", y_norms_},
@@ -113,120 +113,122 @@ class StructuredExperiment final : public Experiment {
                          {"batch", batch},      {"repeats", repeats_},   {"alpha", alpha_}};
     result.params["row_schema"] = row_schema();
 
-    const std::size_t nc = std::size(kCouplings), np = points.size(), ne = estimators.size();
-    const std::size_t parts = dims_.size() * nc + (speed_dims_.empty() ? 0 : 1);
-    // fig[di][c][e][p]
-    std::vector<std::vector<std::vector<std::vector<PointFigures>>>> fig(
-        dims_.size(), std::vector<std::vector<std::vector<PointFigures>>>(
-                          nc, std::vector<std::vector<PointFigures>>(ne, std::vector<PointFigures>(np))));
-    std::int64_t evaluations = 0;
-    double seconds = 0;
+    const std::size_t nc = std::size(kCouplings), parts = dims_.size() * nc + (speed_dims_.empty() ? 0 : 1);
+    Figures figures(dims_.size());
+    Moments moments(dims_.size());
+    SweepTally tally;
     for (std::size_t di = 0; di < dims_.size(); ++di) {
       const int d = dims_[di];
       for (const auto& g : points) validate_geometry(g, d);
-      specs.clear();
+      std::vector<EstimatorSpec> specs;
       for (Estimator e : estimators) specs.push_back({e, d});
-      std::vector<double> skew(ne * np);  // a priori, the same for every coupling
-      for (std::size_t e = 0; e < ne; ++e)
-        for (std::size_t p = 0; p < np; ++p) skew[e * np + p] = error_moments(estimators[e], points[p], d, d).error_skewness;
+      for (Estimator e : estimators)
+        for (const Geometry& g : points) moments[di].push_back(error_moments(e, g, d, d));
       for (std::size_t c = 0; c < nc; ++c) {
         // A stream per (coupling, d): adding a dimension does not change the others' numbers.
         const std::uint64_t stream = (static_cast<std::uint64_t>(kCouplings[c]) << 32) | static_cast<std::uint64_t>(d);
         const SweepConfig config{d, kCouplings[c], specs, points, ctx.seed, stream, ctx.trials, ctx.threads, FeatureParameters{}};
         const SweepResult sweep = run_estimator_sweep(config, part_progress(ctx.progress, di * nc + c, parts));
-        evaluations += sweep.evaluations;
-        seconds += sweep.seconds;
-        for (std::size_t e = 0; e < ne; ++e)
-          for (std::size_t p = 0; p < np; ++p) {
-            const SweepCell& cell = sweep.cell(e, p);
-            const double truth = sweep.truth[e * np + p];
-            fig[di][c][e][p] = {truth,
-                                truth + cell.error.mean(),
-                                cell.error.standard_error(),
-                                cell.error.mean_square(),
-                                cell.error.mean_square_stderr(),
-                                skew[e * np + p],
-                                cell.error.count(),
-                                cell.nonfinite};
-          }
+        tally.add(sweep);
+        figures[di].push_back(sweep_figures(sweep));
       }
     }
 
-    for (std::size_t c = 0; c < nc; ++c) {
-      const std::string cn(coupling_name(kCouplings[c]));
-      const bool structured = kCouplings[c] == Coupling::hadamard || kCouplings[c] == Coupling::givens;
-      for (std::size_t e = 0; e < ne; ++e) {
-        const std::string en(estimator_name(estimators[e]));
-        ClaimCheck bias(std::string(structured ? "Structured features (B.2)" : "Lemma 1 (control)") + ": E[" + en +
-                            " estimate] = SM" + (structured ? "; a violation = bias detected" : ""),
-                        cn + " projections with chi row norms, m=d, d in {" + join_list(dims_) + "}, " +
-                            std::to_string(np) + " geometries",
-                        alpha_, dims_.size() * np);
-        for (std::size_t di = 0; di < dims_.size(); ++di)
-          for (std::size_t p = 0; p < np; ++p) {
-            const PointFigures& f = fig[di][c][e][p];
-            const PointFigures& ref = fig[di][kOrthogonal][e][p];
-            const PointVerdict v = bias.judge({f.mean, f.truth, f.stderr_, kRoundingAllowance * f.truth, f.skewness,
-                                               f.trials, f.nonfinite,
-                                               "d=" + std::to_string(dims_[di]) + ", " + point_label(points[p])});
-            Json row = estimator_row(estimators[e], kCouplings[c], dims_[di], dims_[di], points[p]);
-            row["kind"] = "point";
-            row["method"] = nullptr;  // a speed row's key field
-            row["truth"] = f.truth;
-            row["mean"] = f.mean;
-            row["stderr"] = f.stderr_;
-            row["z"] = v.z;
-            row["status"] = v.status;
-            row["trials_needed"] = trials_json(v.trials_needed);
-            row["relative_bias"] = f.rel();
-            row["relative_bias_stderr"] = f.rel_se();
-            row["mse"] = f.mse;
-            row["mse_stderr"] = f.mse_stderr;
-            const double ratio = f.mse / ref.mse;
-            row["mse_ratio_to_orthogonal"] = ratio;
-            row["mse_ratio_stderr"] =
-                c == kOrthogonal ? 0.0 : ratio * std::hypot(f.mse_stderr / f.mse, ref.mse_stderr / ref.mse);
-            row["trials"] = f.trials;
-            row["nonfinite"] = f.nonfinite;
-            // For compare: the a-priori skewness of one error and squared error (iid values stand in for coupled
-            // rows, as in the check) and the closed-form variances of one draw, exact for iid rows only.
-            const ErrorMoments em = error_moments(estimators[e], points[p], dims_[di], dims_[di]);
-            const bool iid = kCouplings[c] == Coupling::iid;
-            row["mean_skewness"] = number_or_null(em.error_skewness);
-            row["mse_skewness"] = number_or_null(em.squared_error_skewness);
-            row["mean_draw_variance"] = iid ? number_or_null(em.variance) : Json(nullptr);
-            row["relative_bias_draw_variance"] = iid ? number_or_null(em.variance / (f.truth * f.truth)) : Json(nullptr);
-            row["mse_draw_variance"] = iid ? number_or_null(em.squared_error_variance) : Json(nullptr);
-            result.rows.push_back(row);
-          }
-        result.checks.push_back(bias.result());
-
-        if (!structured || dims_.size() < 2) continue;
-        const std::size_t lo = static_cast<std::size_t>(std::min_element(dims_.begin(), dims_.end()) - dims_.begin());
-        const std::size_t hi = static_cast<std::size_t>(std::max_element(dims_.begin(), dims_.end()) - dims_.begin());
-        AbsoluteAtMostCheck shrink("Structured features (B.2): |relative bias of " + en + "| at d=" +
-                                       std::to_string(dims_[hi]) + " <= at d=" + std::to_string(dims_[lo]),
-                                   cn + " projections, " + std::to_string(np) + " geometries, independent streams",
-                                   alpha_, np);
-        for (std::size_t p = 0; p < np; ++p) {
-          const PointFigures &a = fig[hi][c][e][p], &b = fig[lo][c][e][p];
-          shrink.judge(a.rel(), a.rel_se(), b.rel(), b.rel_se(), std::max(std::abs(a.skewness), std::abs(b.skewness)),
-                       std::min(a.trials, b.trials), a.nonfinite + b.nonfinite, point_label(points[p]));
-        }
-        result.checks.push_back(shrink.result());
+    for (std::size_t c = 0; c < nc; ++c)
+      for (std::size_t e = 0; e < estimators.size(); ++e) {
+        bias_check(result, c, estimators[e], e, points, figures, moments);
+        const bool structured = kCouplings[c] == Coupling::hadamard || kCouplings[c] == Coupling::givens;
+        if (structured && dims_.size() >= 2) shrink_check(result, c, estimators[e], e, points, figures, moments);
       }
-    }
 
     if (!speed_dims_.empty()) {
       speed(ctx, batch, result);
       if (ctx.progress) ctx.progress(1, 1);
     }
-    result.measurements["estimator_evaluations"] = evaluations;
-    result.measurements["evaluations_per_second"] = seconds > 0 ? static_cast<double>(evaluations) / seconds : 0.0;
+    result.measurements["estimator_evaluations"] = tally.evaluations;
+    result.measurements["evaluations_per_second"] = tally.per_second();
     return result;
   }
 
  private:
+  // Check 1 of coupling c and estimator `est` (number e): E[estimate] = SM over every d × geometry; a row per point.
+  void bias_check(Result& result, std::size_t c, Estimator est, std::size_t e, const std::vector<Geometry>& points,
+                  const Figures& figures, const Moments& moments) const {
+    const std::string cn(coupling_name(kCouplings[c])), en(estimator_name(est));
+    const bool structured = kCouplings[c] == Coupling::hadamard || kCouplings[c] == Coupling::givens;
+    const std::size_t np = points.size();
+    ClaimCheck bias(std::string(structured ? "Structured features (B.2)" : "Lemma 1 (control)") + ": E[" + en +
+                        " estimate] = SM" + (structured ? "; a violation = bias detected" : ""),
+                    cn + " projections with chi row norms, m=d, d in {" + join_list(dims_) + "}, " +
+                        std::to_string(np) + " geometries",
+                    alpha_, dims_.size() * np);
+    for (std::size_t di = 0; di < dims_.size(); ++di)
+      for (std::size_t p = 0; p < np; ++p) {
+        const CellFigures& f = figures[di][c][e * np + p];
+        const ErrorMoments& em = moments[di][e * np + p];
+        const PointVerdict v = bias.judge({f.mean, f.truth, f.stderr_, kRoundingAllowance * f.truth, em.error_skewness,
+                                           f.trials, f.nonfinite,
+                                           "d=" + std::to_string(dims_[di]) + ", " + point_label(points[p])});
+        MseRatio ratio = independent_mse_ratio(f, figures[di][kOrthogonal][e * np + p]);
+        if (c == kOrthogonal) ratio.stderr_ = 0.0;  // the orthogonal cell against itself: exactly 1
+        result.rows.push_back(point_row(est, c, dims_[di], points[p], f, v, ratio, em));
+      }
+    result.checks.push_back(bias.result());
+  }
+
+  // Check 2 of a structured coupling c and estimator `est` (number e): |relative bias| at the largest d ≤ at the
+  // smallest, per geometry.
+  void shrink_check(Result& result, std::size_t c, Estimator est, std::size_t e, const std::vector<Geometry>& points,
+                    const Figures& figures, const Moments& moments) const {
+    const std::size_t np = points.size();
+    const std::size_t lo = static_cast<std::size_t>(std::min_element(dims_.begin(), dims_.end()) - dims_.begin());
+    const std::size_t hi = static_cast<std::size_t>(std::max_element(dims_.begin(), dims_.end()) - dims_.begin());
+    AbsoluteAtMostCheck shrink("Structured features (B.2): |relative bias of " + std::string(estimator_name(est)) +
+                                   "| at d=" + std::to_string(dims_[hi]) + " <= at d=" + std::to_string(dims_[lo]),
+                               std::string(coupling_name(kCouplings[c])) + " projections, " + std::to_string(np) +
+                                   " geometries, independent streams",
+                               alpha_, np);
+    for (std::size_t p = 0; p < np; ++p) {
+      const CellFigures &a = figures[hi][c][e * np + p], &b = figures[lo][c][e * np + p];
+      const double skew = std::max(std::abs(moments[hi][e * np + p].error_skewness),
+                                   std::abs(moments[lo][e * np + p].error_skewness));
+      shrink.judge(a.relative_bias(), a.relative_bias_stderr(), b.relative_bias(), b.relative_bias_stderr(), skew,
+                   std::min(a.trials, b.trials), a.nonfinite + b.nonfinite, point_label(points[p]));
+    }
+    result.checks.push_back(shrink.result());
+  }
+
+  // A point row: the figures of one cell, the verdict of its bias check and its MSE against the orthogonal one.
+  static Json point_row(Estimator est, std::size_t c, int d, const Geometry& g, const CellFigures& f,
+                        const PointVerdict& v, const MseRatio& ratio, const ErrorMoments& em) {
+    Json row = estimator_row(est, kCouplings[c], d, d, g);
+    row["kind"] = "point";
+    row["method"] = nullptr;  // a speed row's key field
+    row["truth"] = f.truth;
+    row["mean"] = f.mean;
+    row["stderr"] = f.stderr_;
+    row["z"] = v.z;
+    row["status"] = v.status;
+    row["trials_needed"] = trials_json(v.trials_needed);
+    row["relative_bias"] = f.relative_bias();
+    row["relative_bias_stderr"] = f.relative_bias_stderr();
+    row["mse"] = f.mse;
+    row["mse_stderr"] = f.mse_stderr;
+    row["mse_ratio_to_orthogonal"] = ratio.value;
+    row["mse_ratio_stderr"] = ratio.stderr_;
+    row["trials"] = f.trials;
+    row["nonfinite"] = f.nonfinite;
+    // For compare: the a-priori skewness of one error and squared error (iid values stand in for coupled rows, as
+    // in the check) and the closed-form variances of one draw, exact for iid rows only.
+    const bool iid = kCouplings[c] == Coupling::iid;
+    row["mean_skewness"] = number_or_null(em.error_skewness);
+    row["mse_skewness"] = number_or_null(em.squared_error_skewness);
+    row["mean_draw_variance"] = iid ? number_or_null(em.variance) : Json(nullptr);
+    row["relative_bias_draw_variance"] = iid ? number_or_null(em.variance / (f.truth * f.truth)) : Json(nullptr);
+    row["mse_draw_variance"] = iid ? number_or_null(em.squared_error_variance) : Json(nullptr);
+    return row;
+  }
+
   // For compare: point rows pair by estimator × coupling × d × geometry, speed rows by method × d (timings: not
   // compared). Mean, relative bias and MSE are statistics; the ratio to the orthogonal MSE is not declared, being a
   // function of two declared MSEs (this row's and the orthogonal row's).

@@ -1,0 +1,106 @@
+#include "attention/redraw_sweep.hpp"
+
+#include <stdexcept>
+#include <string>
+
+#include "attention/attend.hpp"
+#include "attention/attention_error.hpp"
+#include "attention/attention_projection.hpp"
+
+namespace favorlab {
+
+namespace {
+
+void validate(const RedrawPlan& plan, const AttentionInput& in, const Eigen::MatrixXd& exact) {
+  if (plan.jackknife_blocks < 1)
+    throw std::invalid_argument("redraw: jackknife_blocks must be at least 1, got " +
+                                std::to_string(plan.jackknife_blocks));
+  if (plan.draws < plan.jackknife_blocks)
+    throw std::invalid_argument("redraw: draws must be at least jackknife_blocks (" +
+                                std::to_string(plan.jackknife_blocks) + "), got " + std::to_string(plan.draws));
+  bool averages = false;
+  for (int k : plan.ks) {
+    if (k < 1) throw std::invalid_argument("redraw: k must be at least 1, got " + std::to_string(k));
+    averages = averages || k > 1;
+  }
+  if (averages && plan.groups < 1)
+    throw std::invalid_argument("redraw: groups must be at least 1, got " + std::to_string(plan.groups));
+  if (exact.rows() != in.q.rows() || exact.cols() != in.v.cols())
+    throw std::invalid_argument("redraw: the exact output is " + std::to_string(exact.rows()) + "x" +
+                                std::to_string(exact.cols()) + ", the input's output " +
+                                std::to_string(in.q.rows()) + "x" + std::to_string(in.v.cols()));
+}
+
+}  // namespace
+
+std::int64_t redraw_forwards(const RedrawPlan& plan) {
+  std::int64_t forwards = plan.draws;
+  for (int k : plan.ks)
+    if (k > 1) forwards += static_cast<std::int64_t>(k) * plan.groups;
+  return forwards;
+}
+
+RedrawSweep run_redraw_sweep(const AttentionInput& in, const Eigen::MatrixXd& exact, const AttentionConfig& config,
+                             const RedrawPlan& plan, std::uint64_t seed, Backend backend, int threads,
+                             const ProgressFn& progress) {
+  validate(plan, in, exact);
+  const int d = static_cast<int>(in.q.cols());
+  check_attention_inputs<double>({in.q}, {in.k}, {in.v}, draw_attention_projection(config, d, seed, 0), config);
+  const int loop_threads = host_threads_for(backend, threads);  // loops of forwards: one host thread drives a GPU
+  const std::int64_t total = redraw_forwards(plan);
+  std::int64_t done = 0;
+  auto tick = [&] {
+#pragma omp critical(favorlab_redraw_progress)
+    {
+      ++done;
+      if (progress && (done % 16 == 0 || done == total)) progress(done, total);
+    }
+  };
+  auto output_of_draw = [&](std::int64_t draw) {
+    const Eigen::MatrixXd w = draw_attention_projection(config, d, seed, static_cast<std::uint64_t>(draw));
+    return attend_double_on_backend(backend, {in.q}, {in.k}, {in.v}, w, config).front();
+  };
+
+  // The N single draws, in jackknife blocks of consecutive draws (one task per block: deterministic sums).
+  const std::int64_t n = plan.draws, nb = plan.jackknife_blocks;
+  RedrawSweep sweep;
+  sweep.draw_mse.resize(static_cast<std::size_t>(n));
+  sweep.blocks.assign(static_cast<std::size_t>(nb), ErrorBlock(exact.rows(), exact.cols()));
+  std::int64_t nonfinite = 0;
+#pragma omp parallel for num_threads(loop_threads) schedule(dynamic, 1) reduction(+ : nonfinite)
+  for (std::int64_t b = 0; b < nb; ++b) {
+    for (std::int64_t r = n * b / nb, last = n * (b + 1) / nb; r < last; ++r) {
+      const Eigen::MatrixXd out = output_of_draw(r);
+      sweep.draw_mse[static_cast<std::size_t>(r)] = output_mse(out, exact);
+      if (out.allFinite())
+        sweep.blocks[static_cast<std::size_t>(b)].add(out - exact);
+      else
+        ++nonfinite;
+      tick();
+    }
+  }
+  sweep.nonfinite_draws = nonfinite;
+
+  // Groups of k fresh draws for each k ≥ 2, numbered on from N.
+  std::int64_t next_draw = n;
+  for (int k : plan.ks) {
+    sweep.group_mse.emplace_back();
+    if (k == 1) continue;
+    std::vector<double>& group_mse = sweep.group_mse.back();
+    group_mse.resize(static_cast<std::size_t>(plan.groups));
+    const std::int64_t base = next_draw;
+#pragma omp parallel for num_threads(loop_threads) schedule(dynamic, 1)
+    for (int g = 0; g < plan.groups; ++g) {
+      Eigen::MatrixXd sum = Eigen::MatrixXd::Zero(exact.rows(), exact.cols());
+      for (int j = 0; j < k; ++j) {
+        sum += output_of_draw(base + static_cast<std::int64_t>(g) * k + j);
+        tick();
+      }
+      group_mse[static_cast<std::size_t>(g)] = output_mse(sum / k, exact);
+    }
+    next_draw += static_cast<std::int64_t>(k) * plan.groups;
+  }
+  return sweep;
+}
+
+}  // namespace favorlab

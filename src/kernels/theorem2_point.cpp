@@ -1,0 +1,12 @@
+#include "kernels/theorem2_point.hpp"
+
+#include "kernels/orthogonal_mse.hpp"
+
+namespace favorlab {
+
+Theorem2Point theorem2_point(Estimator e, const Geometry& g, int d, int m) {
+  return {iid_mse(e, g, d, m), orthogonal_mse(e, g, d, m), theorem2_claimed_bound(e, g, d, m),
+          theorem2_corrected_bound(e, g, d, m)};
+}
+
+}  // namespace favorlab
