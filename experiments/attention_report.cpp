@@ -21,7 +21,7 @@
 #include "attention/capture_manifest.hpp"
 #include "attention/synthetic_heads.hpp"
 #include "experiments/experiment.hpp"
-#include "experiments/memory_estimate.hpp"
+#include "perf/memory_estimate.hpp"
 #include "experiments/softmax_estimator_options.hpp"
 #include "io/format_number.hpp"
 #include "io/input_layers.hpp"

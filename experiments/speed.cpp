@@ -58,7 +58,7 @@
 #include "experiments/backend_option.hpp"
 #include "experiments/estimator_grid.hpp"
 #include "experiments/experiment.hpp"
-#include "experiments/memory_estimate.hpp"
+#include "perf/memory_estimate.hpp"
 #include "io/format_number.hpp"
 #include "perf/favor_products.hpp"
 #include "perf/fma_peak.hpp"
