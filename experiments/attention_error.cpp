@@ -20,7 +20,7 @@
 #include "io/npy_heads.hpp"
 #include "experiments/backend_option.hpp"
 #include "experiments/experiment.hpp"
-#include "experiments/memory_estimate.hpp"
+#include "perf/memory_estimate.hpp"
 #include "experiments/softmax_estimator_options.hpp"
 #include "stats/paired_check.hpp"
 

@@ -19,30 +19,18 @@
 #include "attention/attention_recommendation.hpp"
 #include "attention/attention_report_summary.hpp"
 #include "attention/capture_manifest.hpp"
+#include "attention/report_layers.hpp"
 #include "attention/synthetic_heads.hpp"
 #include "experiments/experiment.hpp"
-#include "experiments/memory_estimate.hpp"
+#include "perf/memory_estimate.hpp"
 #include "experiments/softmax_estimator_options.hpp"
 #include "io/format_number.hpp"
 #include "io/input_layers.hpp"
-#include "io/npy.hpp"
-#include "io/npy_heads.hpp"
 #include "runtime/peak_memory.hpp"
 
 namespace favorlab {
 
 namespace {
-
-struct Layer {
-  std::string name;
-  std::string source;  // "synthetic" or the three paths
-  std::vector<AttentionInput> heads;
-};
-
-struct LayerShape {
-  std::string name, source;
-  int heads = 0, L = 0, d = 0, dv = 0;
-};
 
 class AttentionReportExperiment final : public Experiment {
  public:
@@ -181,19 +169,13 @@ class AttentionReportExperiment final : public Experiment {
   }
 
   Result run(const RunContext& ctx) override {
-    validate_options();
+    const std::vector<int> ms = resolved_ms(ctx.quick);
+    validate_options(ms, ctx.trials);
     // A capture's manifest decides the mode before the arms are made; an explicit --modes still wins.
     const std::optional<CaptureManifest> manifest =
         input_dir_.empty() ? std::nullopt : read_capture_manifest(input_dir_);
     std::vector<std::string> modes = modes_;
     if (manifest && modes_option_->count() == 0) modes = {manifest->causal ? "causal" : "bidirectional"};
-    const std::vector<int> ms = resolved_ms(ctx.quick);
-    for (int m : ms)
-      if (m < 1 || m > 1 << 20)
-        throw std::invalid_argument("--m-values must lie in [1, 1048576], got " + std::to_string(m));
-    if (ctx.trials > kMaxReportDraws)
-      throw std::invalid_argument("--trials (projection draws per head) must be at most " +
-                                  std::to_string(kMaxReportDraws));
     ReportSettings settings;
     settings.ms = ms;
     settings.draws = static_cast<int>(ctx.trials);
@@ -203,16 +185,13 @@ class AttentionReportExperiment final : public Experiment {
     const auto features = chosen_features();
     std::vector<Coupling> couplings;
     for (const auto& c : couplings_) couplings.push_back(parse_dense_coupling(c, "--couplings", name()));
-    for (const auto& mode : modes)
+    std::vector<bool> causal_modes;
+    for (const auto& mode : modes) {
       if (mode != "bidirectional" && mode != "causal")
         throw std::invalid_argument("--modes: unknown mode " + mode + " (bidirectional, causal)");
-    for (const auto& mode : modes)
-      for (Coupling c : couplings)
-        for (FeatureKind f : features) {
-          // oprf and sderf take their parameters from every key: no causal arm (validate_attention_config).
-          if (mode == "causal" && family_info(f).data_dependent) continue;
-          settings.arms.push_back({f, c, mode == "causal"});
-        }
+      causal_modes.push_back(mode == "causal");
+    }
+    settings.arms = report_arms(features, couplings, causal_modes);
     const int heatmap_m = heatmap_m_ > 0 ? heatmap_m_
                           : std::find(ms.begin(), ms.end(), 256) != ms.end() ? 256
                                                                               : ms[ms.size() / 2];
@@ -221,44 +200,21 @@ class AttentionReportExperiment final : public Experiment {
 
     // Layers: validated in full (every file read and checked) before any work, then read again one at a time.
     const bool from_files = !inputs_.empty() || !input_dir_.empty();
-    std::vector<LayerFiles> files;
     if (!inputs_.empty() && !input_dir_.empty())
       throw std::invalid_argument("--inputs and --input-dir: give one or the other");
-    if (!inputs_.empty()) files = layers_from_triples(inputs_, "--inputs");
-    if (!input_dir_.empty()) files = layers_from_directory(input_dir_, "--input-dir");
     const int L_synth = L_, H_synth = resolved_heads(ctx.quick);
     if (!from_files) check_synthetic(L_synth, H_synth);
-    const std::size_t n_layers = from_files ? files.size() : all_synthetic_heads().size();
-    auto load = [&](std::size_t i) {
-      if (!from_files) {
-        const SyntheticHeads kind = all_synthetic_heads()[i];
-        return Layer{std::string(synthetic_heads_name(kind)), "synthetic",
-                     synthetic_heads(kind, H_synth, L_synth, d_, d_, ctx.seed, i)};
-      }
-      return read_layer(files[i], settings, manifest ? &*manifest : nullptr);
-    };
-    std::vector<LayerShape> shapes;
-    std::int64_t total = 0;
-    for (std::size_t i = 0; i < n_layers; ++i) {
-      const Layer layer = load(i);
-      for (const auto& h : layer.heads) total += report_head_tasks(settings, static_cast<int>(h.k.rows()));
-      const AttentionInput& first = layer.heads.front();
-      shapes.push_back({layer.name, layer.source, static_cast<int>(layer.heads.size()), static_cast<int>(first.k.rows()),
-                        static_cast<int>(first.q.cols()), static_cast<int>(first.v.cols())});
-    }
-
-    std::vector<ReportedHead> heads;
+    const ReportLayers layers =
+        !from_files ? ReportLayers(H_synth, L_synth, d_, ctx.seed)
+                    : ReportLayers(!inputs_.empty() ? layers_from_triples(inputs_, "--inputs")
+                                                    : layers_from_directory(input_dir_, "--input-dir"),
+                                   manifest);
+    const CheckedReportLayers checked = check_report_layers(layers, settings);
+    const std::vector<ReportLayerShape>& shapes = checked.shapes;
     std::int64_t done = 0;
-    std::uint64_t head_index = 0;
-    for (std::size_t i = 0; i < n_layers; ++i) {
-      const Layer layer = load(i);
-      for (std::size_t h = 0; h < layer.heads.size(); ++h) {
-        heads.push_back({layer.name, i, static_cast<int>(h),
-                         report_head(layer.heads[h], settings, head_index++, [&] {
-                           if (ctx.progress) ctx.progress(++done, total);
-                         })});
-      }
-    }
+    const std::vector<ReportedHead> heads = report_layers(layers, settings, [&] {
+      if (ctx.progress) ctx.progress(++done, checked.tasks);
+    });
 
     Result result;
     result.experiment = name();
@@ -319,7 +275,7 @@ class AttentionReportExperiment final : public Experiment {
   }
 
  private:
-  void validate_options() const {
+  void validate_options(const std::vector<int>& ms, std::int64_t trials) const {
     if (d_ < 1 || d_ > 4096) throw std::invalid_argument("--d must lie in [1, 4096], got " + std::to_string(d_));
     if (matrix_max_L_ < 0) throw std::invalid_argument("--matrix-max-L must be at least 0");
     if (!(floor_factor_ >= 1) || !std::isfinite(floor_factor_))
@@ -329,6 +285,12 @@ class AttentionReportExperiment final : public Experiment {
     if (modes_.empty()) throw std::invalid_argument("--modes needs at least one mode");
     if (!(target_ > 0) || !std::isfinite(target_))
       throw std::invalid_argument("--target must be a positive relative error, got " + format_number(target_));
+    for (int m : ms)
+      if (m < 1 || m > 1 << 20)
+        throw std::invalid_argument("--m-values must lie in [1, 1048576], got " + std::to_string(m));
+    if (trials > kMaxReportDraws)
+      throw std::invalid_argument("--trials (projection draws per head) must be at most " +
+                                  std::to_string(kMaxReportDraws));
   }
 
   static std::string model_line(const CaptureManifest& m) {
@@ -362,37 +324,6 @@ class AttentionReportExperiment final : public Experiment {
         f.push_back(info.family);
     return f;
   }
-
-  static Layer read_layer(const LayerFiles& files, const ReportSettings& settings, const CaptureManifest* manifest) {
-    const std::string where = "layer " + files.name + ": ";
-    auto heads_of = [&](const std::filesystem::path& p, const char* what) {
-      try {
-        return npy_to_heads<double>(read_npy(p), std::string(what) + " " + p.string());
-      } catch (const std::invalid_argument& e) {
-        throw std::invalid_argument(where + e.what());
-      }
-    };
-    auto q = heads_of(files.q, "Q");
-    const auto k = heads_of(files.k, "K"), v = heads_of(files.v, "V");
-    // favorlab's softmax uses 1/√d: a model scale not folded into Q yet is applied to Q here.
-    if (manifest && !q.empty())
-      if (const double factor = q_scale_factor(*manifest, files.name, static_cast<int>(q.front().cols())); factor != 1)
-        for (auto& head : q) head *= factor;
-    try {
-      AttentionConfig exact;
-      exact.mechanism = Mechanism::exact;
-      check_attention_inputs<double>(q, k, v, Eigen::MatrixXd(0, q.empty() ? 0 : q.front().cols()), exact);
-      for (const auto& arm : settings.arms)
-        if (arm.causal && q.front().rows() != k.front().rows())
-          throw std::invalid_argument("causal attention needs as many queries as keys (drop causal from --modes)");
-    } catch (const std::invalid_argument& e) {
-      throw std::invalid_argument(where + e.what());
-    }
-    Layer layer{files.name, files.q.string() + "," + files.k.string() + "," + files.v.string(), {}};
-    for (std::size_t h = 0; h < q.size(); ++h) layer.heads.push_back({q[h], k[h], v[h]});
-    return layer;
-  }
-
 
   std::vector<std::string> inputs_;
   std::string input_dir_;

@@ -4,7 +4,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "experiments/memory_estimate.hpp"
+#include "perf/memory_estimate.hpp"
 
 namespace favorlab {
 

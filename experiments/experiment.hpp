@@ -11,6 +11,7 @@
 
 #include "results/result.hpp"
 #include "mc/parallel_trials.hpp"
+#include "perf/memory_estimate.hpp"
 
 namespace favorlab {
 
@@ -29,14 +30,6 @@ struct RunContext {
 //   refused       it measures time, which other ranks on the same machine would distort: exit 2 under N > 1.
 enum class Distribution { trial_blocks, rank0, refused };
 
-// The peak memory run(ctx) will need, predicted from the options alone before anything is allocated
-// (runtime/memory_budget.hpp refuses a run whose prediction exceeds the memory available or --max-memory).
-struct MemoryEstimate {
-  double bytes = 0;    // working set beyond the process's baseline; a double, so absurd options give a huge number,
-                       // never an overflow (options that are invalid anyway may give any non-negative value)
-  std::string lower;   // the options that drive it, for the refusal message: "--m or --L"
-};
-
 class Experiment {
  public:
   virtual ~Experiment() = default;
@@ -46,8 +39,9 @@ class Experiment {
   virtual void add_options(CLI::App& app) = 0;
   virtual Result run(const RunContext& ctx) = 0;
   virtual Distribution distribution() const { return Distribution::rank0; }
-  // Called after the options are parsed and before run(); the default is for experiments whose memory no option
-  // can make large.
+  // The peak memory run(ctx) will need, from the options alone (the memory model: perf/memory_estimate.hpp); called
+  // after the options are parsed and before run(). The default is for experiments whose memory no option can make
+  // large.
   virtual MemoryEstimate memory_estimate(const RunContext& ctx) const {
     (void)ctx;
     return {};

@@ -22,7 +22,7 @@
 #include "attention/random_inputs.hpp"
 #include "experiments/backend_option.hpp"
 #include "experiments/experiment.hpp"
-#include "experiments/memory_estimate.hpp"
+#include "perf/memory_estimate.hpp"
 #include "io/format_number.hpp"
 #include "io/join_list.hpp"
 

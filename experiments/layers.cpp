@@ -22,7 +22,7 @@
 #include "attention/transformer_layer.hpp"
 #include "experiments/backend_option.hpp"
 #include "experiments/experiment.hpp"
-#include "experiments/memory_estimate.hpp"
+#include "perf/memory_estimate.hpp"
 #include "mc/indexed_trials.hpp"
 #include "stats/paired_check.hpp"
 #include "stats/running_moments.hpp"

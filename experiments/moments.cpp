@@ -15,7 +15,7 @@
 #include <string>
 
 #include "experiments/experiment.hpp"
-#include "experiments/memory_estimate.hpp"
+#include "perf/memory_estimate.hpp"
 #include "kernels/chi_moments.hpp"
 #include "kernels/sphere_moments.hpp"
 #include "kernels/tau_maximum.hpp"

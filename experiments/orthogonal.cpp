@@ -20,7 +20,7 @@
 
 #include "experiments/estimator_grid.hpp"
 #include "experiments/experiment.hpp"
-#include "experiments/memory_estimate.hpp"
+#include "perf/memory_estimate.hpp"
 #include "io/join_list.hpp"
 #include "kernels/error_moments.hpp"
 #include "kernels/simplex_moments.hpp"

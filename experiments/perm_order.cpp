@@ -22,7 +22,7 @@
 #include <string>
 
 #include "experiments/experiment.hpp"
-#include "experiments/memory_estimate.hpp"
+#include "perf/memory_estimate.hpp"
 #include "perm/distinct_orders.hpp"
 #include "perm/heads_lcm.hpp"
 #include "perm/landau.hpp"

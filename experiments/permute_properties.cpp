@@ -41,7 +41,7 @@
 #include "attention/permute_similarity.hpp"
 #include "attention/random_inputs.hpp"
 #include "experiments/experiment.hpp"
-#include "experiments/memory_estimate.hpp"
+#include "perf/memory_estimate.hpp"
 #include "io/format_number.hpp"
 #include "io/npy.hpp"
 #include "io/npy_heads.hpp"

@@ -19,7 +19,7 @@
 
 #include "experiments/estimator_grid.hpp"
 #include "experiments/experiment.hpp"
-#include "experiments/memory_estimate.hpp"
+#include "perf/memory_estimate.hpp"
 #include "io/format_number.hpp"
 #include "kernels/error_moments.hpp"
 #include "kernels/smreg_ratio.hpp"

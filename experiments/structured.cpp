@@ -23,7 +23,7 @@
 
 #include "experiments/estimator_grid.hpp"
 #include "experiments/experiment.hpp"
-#include "experiments/memory_estimate.hpp"
+#include "perf/memory_estimate.hpp"
 #include "io/join_list.hpp"
 #include "features/structured_projection.hpp"
 #include "features/walsh_hadamard.hpp"

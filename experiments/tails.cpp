@@ -12,7 +12,7 @@
 #include <stdexcept>
 
 #include "experiments/experiment.hpp"
-#include "experiments/memory_estimate.hpp"
+#include "perf/memory_estimate.hpp"
 #include "io/format_number.hpp"
 #include "io/join_list.hpp"
 #include "kernels/regularized_tail_bound.hpp"

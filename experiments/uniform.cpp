@@ -21,11 +21,14 @@
 #include "attention/attention_projection.hpp"
 #include "attention/random_inputs.hpp"
 #include "experiments/experiment.hpp"
-#include "experiments/memory_estimate.hpp"
+#include "perf/memory_estimate.hpp"
 #include "io/format_number.hpp"
 #include "io/join_list.hpp"
 #include "mc/indexed_trials.hpp"
+#include "stats/clopper_pearson.hpp"
+#include "stats/loglog_slope.hpp"
 #include "stats/normal_quantiles.hpp"
+#include "stats/sample_quantile.hpp"
 #include "stats/sufficient_size.hpp"
 
 namespace favorlab {
@@ -34,26 +37,10 @@ namespace {
 
 constexpr std::uint64_t kQueryStream = 0x0F17'0000ULL, kKeyStream = 0x0F17'1000ULL;
 
-// Rows of a standard Gaussian matrix rescaled to norm `radius`.
-Eigen::MatrixXd sphere_rows(int rows, int d, double radius, std::uint64_t seed, std::uint64_t stream) {
-  Eigen::MatrixXd x = gaussian_input(rows, d, 1.0, seed, stream, 0);
-  for (int i = 0; i < rows; ++i) x.row(i) *= radius / x.row(i).norm();
-  return x;
-}
-
 // Errors of every draw in trial order: per draw, for each (L, m), the unnormalized and the normalized maximum.
 struct DrawErrors {
   std::vector<std::vector<AttentionMaxError>> draws;
 };
-
-double quantile(std::vector<double> v, double p) {
-  std::sort(v.begin(), v.end());
-  const double pos = p * static_cast<double>(v.size() - 1);
-  const auto i = static_cast<std::size_t>(pos);
-  if (i + 1 >= v.size()) return v.back();
-  return v[i] + (pos - static_cast<double>(i)) * (v[i + 1] - v[i]);
-}
-
 
 class UniformExperiment final : public Experiment {
  public:
@@ -126,20 +113,15 @@ class UniformExperiment final : public Experiment {
     std::vector<std::vector<SufficientSize>> by_l(ls.size());  // [L][d]
     for (std::size_t di = 0; di < ds.size(); ++di) {
       const int d = ds[di];
-      const Eigen::MatrixXd q = sphere_rows(l_max, d, radius_, ctx.seed, kQueryStream + std::uint64_t(d));
-      const Eigen::MatrixXd k = sphere_rows(l_max, d, radius_, ctx.seed, kKeyStream + std::uint64_t(d));
+      const Eigen::MatrixXd q = sphere_input(l_max, d, radius_, ctx.seed, kQueryStream + std::uint64_t(d), 0);
+      const Eigen::MatrixXd k = sphere_input(l_max, d, radius_, ctx.seed, kKeyStream + std::uint64_t(d), 0);
       // Few expensive draws: one task per draw (run_parallel_trials' blocks of 32 would leave a thread idle).
       const DrawErrors errors{run_indexed_trials<std::vector<AttentionMaxError>>(
           ctx.trials, ctx.threads,
           [&](std::int64_t t) {
-            const Eigen::MatrixXd w =
-                draw_attention_projection(config, d, ctx.seed, (std::uint64_t(d) << 32) + std::uint64_t(t));
-            std::vector<AttentionMaxError> all;
-            for (int len : ls) {
-              const auto e = attention_max_errors(q.topRows(len), k.topRows(len), w, config, ms);
-              all.insert(all.end(), e.begin(), e.end());
-            }
-            return all;
+            return prefix_max_errors(
+                q, k, draw_attention_projection(config, d, ctx.seed, (std::uint64_t(d) << 32) + std::uint64_t(t)),
+                config, ls, ms);
           },
           part_progress(ctx.progress, di, ds.size()))};
 
@@ -147,15 +129,8 @@ class UniformExperiment final : public Experiment {
       for (std::size_t li = 0; li < ls.size(); ++li) {
         std::vector<std::int64_t> successes, unjudged;
         for (std::size_t mi = 0; mi < ms.size(); ++mi) {
-          std::vector<double> err, nerr;
-          std::int64_t ok = 0, nonfinite = 0;
-          for (const auto& draw : errors.draws) {
-            const AttentionMaxError& e = draw[li * ms.size() + mi];
-            err.push_back(e.unnormalized);
-            nerr.push_back(e.normalized);
-            ok += e.unnormalized <= epsilon_;
-            nonfinite += !std::isfinite(e.unnormalized);
-          }
+          const auto [err, nerr] = max_error_samples(errors.draws, li * ms.size() + mi);  // sorted
+          const auto [ok, nonfinite] = threshold_counts(err, epsilon_);
           successes.push_back(ok);
           unjudged.push_back(nonfinite);  // a NaN/Inf error is neither a success nor a failure
           const ProportionInterval ci = clopper_pearson(ok, ctx.trials, point_alpha);
@@ -167,11 +142,11 @@ class UniformExperiment final : public Experiment {
           row["p_hat"] = static_cast<double>(ok) / static_cast<double>(ctx.trials);
           row["p_lower"] = ci.lower;
           row["p_upper"] = ci.upper;
-          row["error_median"] = quantile(err, 0.5);
-          row["error_q90"] = quantile(err, 0.9);
-          row["error_max"] = *std::max_element(err.begin(), err.end());
-          row["normalized_error_median"] = quantile(nerr, 0.5);
-          row["normalized_error_q90"] = quantile(nerr, 0.9);
+          row["error_median"] = sample_quantile(err, 0.5);
+          row["error_q90"] = sample_quantile(err, 0.9);
+          row["error_max"] = err.back();
+          row["normalized_error_median"] = sample_quantile(nerr, 0.5);
+          row["normalized_error_q90"] = sample_quantile(nerr, 0.9);
           row["nonfinite"] = nonfinite;
           result.rows.push_back(row);
         }
@@ -200,15 +175,11 @@ class UniformExperiment final : public Experiment {
       }
     // Fitted exponent of m_needed in d (log-log least squares) at each L, where every d has a point estimate.
     for (std::size_t li = 0; li < ls.size(); ++li) {
-      double sx = 0, sy = 0, sxx = 0, sxy = 0;
-      int n = 0;
+      std::vector<double> x, y;
       for (std::size_t di = 0; di < ds.size(); ++di)
-        if (by_l[li][di].point) {
-          const double x = std::log(double(ds[di])), y = std::log(double(by_l[li][di].point));
-          sx += x, sy += y, sxx += x * x, sxy += x * y, ++n;
-        }
-      if (n >= 2 && n * sxx - sx * sx > 0)
-        result.measurements["d_exponent_of_m_needed_L" + std::to_string(ls[li])] = (n * sxy - sx * sy) / (n * sxx - sx * sx);
+        if (by_l[li][di].point) x.push_back(ds[di]), y.push_back(by_l[li][di].point);
+      const double exponent = loglog_slope(x, y);
+      if (std::isfinite(exponent)) result.measurements["d_exponent_of_m_needed_L" + std::to_string(ls[li])] = exponent;
     }
 
     const std::string where = "trig features, orthogonal W, eps=" + format_number(epsilon_) + ", R=" + format_number(radius_) +
@@ -216,7 +187,7 @@ class UniformExperiment final : public Experiment {
                               "}, m grid {" + join_list(ms) + "}, " + std::to_string(ctx.trials) +
                               " draws, Clopper-Pearson at family alpha " + format_number(alpha_) + " (Bonferroni over " +
                               std::to_string(points) + " points); a bracket can close only with at least " +
-                              std::to_string(static_cast<long long>(std::ceil(std::log(point_alpha / 2) / std::log(target_)))) +
+                              std::to_string(clopper_pearson_trials_to_reach(target_, point_alpha)) +
                               " draws";
     result.checks.push_back(size_independence_check(
         "Theorem 4: the m needed for max|A_hat - A| <= eps (unnormalized A) does not grow with L", where, by_d));

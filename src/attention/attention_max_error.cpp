@@ -87,4 +87,32 @@ std::vector<AttentionMaxError> attention_max_errors(const Eigen::MatrixXd& q, co
   return out;
 }
 
+std::vector<AttentionMaxError> prefix_max_errors(const Eigen::MatrixXd& q, const Eigen::MatrixXd& k,
+                                                 const Eigen::MatrixXd& w, const AttentionConfig& config,
+                                                 const std::vector<int>& ls, const std::vector<int>& ms) {
+  std::vector<AttentionMaxError> all;
+  for (int len : ls) {
+    if (len < 1 || len > q.rows() || len > k.rows())
+      throw std::invalid_argument("prefix max errors: length " + std::to_string(len) + " outside [1, " +
+                                  std::to_string(std::min(q.rows(), k.rows())) + "]");
+    const auto e = attention_max_errors(q.topRows(len), k.topRows(len), w, config, ms);
+    all.insert(all.end(), e.begin(), e.end());
+  }
+  return all;
+}
+
+MaxErrorSamples max_error_samples(const std::vector<std::vector<AttentionMaxError>>& draws, std::size_t entry) {
+  MaxErrorSamples samples;
+  for (const auto& draw : draws) {
+    if (entry >= draw.size())
+      throw std::invalid_argument("max error samples: entry " + std::to_string(entry) + " of a draw with " +
+                                  std::to_string(draw.size()));
+    samples.unnormalized.push_back(draw[entry].unnormalized);
+    samples.normalized.push_back(draw[entry].normalized);
+  }
+  std::sort(samples.unnormalized.begin(), samples.unnormalized.end());
+  std::sort(samples.normalized.begin(), samples.normalized.end());
+  return samples;
+}
+
 }  // namespace favorlab

@@ -28,4 +28,19 @@ std::vector<AttentionMaxError> attention_max_errors(const Eigen::MatrixXd& q, co
                                                     const Eigen::MatrixXd& w, const AttentionConfig& config,
                                                     const std::vector<int>& ms, int block_rows = 128);
 
+// The same at several lengths of one pair of inputs, with one W: for each L of `ls` in turn, attention_max_errors on
+// the first L rows of q and k; entry li·|ms| + mi is (ls[li], ms[mi]). Throws std::invalid_argument when an L is
+// outside [1, rows of q and of k], and whatever attention_max_errors throws.
+std::vector<AttentionMaxError> prefix_max_errors(const Eigen::MatrixXd& q, const Eigen::MatrixXd& k,
+                                                 const Eigen::MatrixXd& w, const AttentionConfig& config,
+                                                 const std::vector<int>& ls, const std::vector<int>& ms);
+
+// One grid entry across draws: entry `entry` of every draw's errors (e.g. prefix_max_errors of each W), the
+// unnormalized and the normalized maxima each sorted ascending (+∞ last), ready for sample quantiles. Throws
+// std::invalid_argument when a draw has no such entry.
+struct MaxErrorSamples {
+  std::vector<double> unnormalized, normalized;
+};
+MaxErrorSamples max_error_samples(const std::vector<std::vector<AttentionMaxError>>& draws, std::size_t entry);
+
 }  // namespace favorlab

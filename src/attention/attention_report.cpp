@@ -65,6 +65,16 @@ std::uint64_t report_draw_index(std::uint64_t head_index, int draw) {
   return (head_index << 20) + static_cast<std::uint64_t>(draw);
 }
 
+std::vector<ReportArm> report_arms(const std::vector<FeatureKind>& features, const std::vector<Coupling>& couplings,
+                                   const std::vector<bool>& causal_modes) {
+  std::vector<ReportArm> arms;
+  for (const bool causal : causal_modes)
+    for (Coupling c : couplings)
+      for (FeatureKind f : features)
+        if (!(causal && family_info(f).data_dependent)) arms.push_back({f, c, causal});
+  return arms;
+}
+
 std::int64_t report_head_tasks(const ReportSettings& s, int L) {
   std::int64_t tasks = static_cast<std::int64_t>(s.arms.size() * s.ms.size()) * s.draws;
   return tasks + 2 + (uses_matrix(s, L) ? 1 : 0);  // + exact outputs (2 modes) + matrix and SVD

@@ -37,6 +37,11 @@ struct ReportSettings {
   int threads = 1;
 };
 
+// Every mode × coupling × feature family, in that order (the modes outermost); a data-dependent family (oprf, sderf:
+// its parameters come from every key) has no causal arm.
+std::vector<ReportArm> report_arms(const std::vector<FeatureKind>& features, const std::vector<Coupling>& couplings,
+                                   const std::vector<bool>& causal_modes);
+
 inline constexpr int kMaxReportDraws = 1 << 20;
 std::uint64_t report_draw_index(std::uint64_t head_index, int draw);
 

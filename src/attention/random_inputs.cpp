@@ -17,4 +17,11 @@ Eigen::MatrixXd gaussian_input(int rows, int cols, double scale, std::uint64_t s
   return x;
 }
 
+Eigen::MatrixXd sphere_input(int rows, int cols, double radius, std::uint64_t seed, std::uint64_t stream,
+                             std::uint64_t index) {
+  Eigen::MatrixXd x = gaussian_input(rows, cols, 1.0, seed, stream, index);
+  for (int i = 0; i < rows; ++i) x.row(i) *= radius / x.row(i).norm();
+  return x;
+}
+
 }  // namespace favorlab

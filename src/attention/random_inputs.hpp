@@ -10,4 +10,9 @@ namespace favorlab {
 Eigen::MatrixXd gaussian_input(int rows, int cols, double scale, std::uint64_t seed, std::uint64_t stream,
                                std::uint64_t index);
 
+// Rows uniform on the sphere of radius `radius`: the rows of gaussian_input(rows, cols, 1, …) rescaled to that norm
+// (a Gaussian row's direction is uniform). A prefix of rows is again the same matrix at any row count.
+Eigen::MatrixXd sphere_input(int rows, int cols, double radius, std::uint64_t seed, std::uint64_t stream,
+                             std::uint64_t index);
+
 }  // namespace favorlab

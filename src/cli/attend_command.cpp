@@ -12,7 +12,7 @@
 #include "attention/backend.hpp"
 #include "attention/half_inputs.hpp"
 #include "cli/run_experiment.hpp"
-#include "experiments/memory_estimate.hpp"
+#include "perf/memory_estimate.hpp"
 #include "io/atomic_file.hpp"
 #include "io/input_file.hpp"
 #include "io/npy.hpp"
@@ -271,7 +271,7 @@ void run_attend(const AttendOptions& o) {
 
   // Memory (bytes per value): the inputs as read (raw ≤ 8, float64 values, converted heads); the outputs kept, as
   // float64 for the writer and encoded (scalar each); per head in turn, an attention matrix's one-hot values and
-  // output; the engine and the projection (experiments/memory_estimate.hpp, the model the experiments use).
+  // output; the engine and the projection (perf/memory_estimate.hpp, the model the experiments use).
   const double scalar = dtype == NpyDtype::float32 ? memory::kFloat : memory::kDouble;
   const double in_values = q.heads * (q.rows * q.cols + k.rows * k.cols + v.rows * v.cols);
   const double out_values = q.heads * q.rows * v.cols;

@@ -78,4 +78,8 @@ FmaPeak measure_fma_peak(double seconds_per_run, int runs) {
   return peak;
 }
 
+double fraction_of_fma_peak(double flops, double seconds, int threads, const FmaPeak& peak) {
+  return flops / seconds / (threads * peak.flops_per_second);
+}
+
 }  // namespace favorlab

@@ -33,4 +33,8 @@ struct FmaPeak {
 // Throws std::invalid_argument when seconds_per_run is not positive and finite or runs < 1.
 FmaPeak measure_fma_peak(double seconds_per_run = 0.1, int runs = 3);
 
+// The FLOP/s of a piece of work (flops in `seconds`) as a fraction of `threads` cores at the peak: flops / seconds /
+// (threads · peak.flops_per_second). A core shared with other work lowers it (see the load recorded beside it).
+double fraction_of_fma_peak(double flops, double seconds, int threads, const FmaPeak& peak);
+
 }  // namespace favorlab

@@ -1,6 +1,7 @@
 #include "stats/clopper_pearson.hpp"
 
 #include <boost/math/special_functions/beta.hpp>
+#include <cmath>
 #include <stdexcept>
 #include <string>
 
@@ -20,6 +21,12 @@ ProportionInterval clopper_pearson(std::int64_t k, std::int64_t n, double alpha)
   ci.lower = k == 0 ? 0.0 : boost::math::ibeta_inv(kd, nd - kd + 1, alpha / 2);
   ci.upper = k == n ? 1.0 : boost::math::ibetac_inv(kd + 1, nd - kd, alpha / 2);
   return ci;
+}
+
+std::int64_t clopper_pearson_trials_to_reach(double target, double alpha) {
+  if (!(target > 0 && target < 1)) throw std::invalid_argument("Clopper-Pearson trials: target must lie in (0, 1)");
+  if (!(alpha > 0 && alpha < 1)) throw std::invalid_argument("Clopper-Pearson trials: alpha must lie in (0, 1)");
+  return static_cast<std::int64_t>(std::ceil(std::log(alpha / 2) / std::log(target)));
 }
 
 }  // namespace favorlab

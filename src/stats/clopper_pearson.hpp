@@ -16,4 +16,9 @@ struct ProportionInterval {
 // Throws std::invalid_argument unless 0 ≤ k ≤ n, n ≥ 1 and 0 < α < 1.
 ProportionInterval clopper_pearson(std::int64_t k, std::int64_t n, double alpha);
 
+// The fewest trials at which the interval can establish p ≥ target: with n successes in n trials the lower end is
+// (α/2)^{1/n}, so n = ⌈ln(α/2) / ln target⌉; fewer trials leave p ≥ target unestablished whatever the outcome.
+// Throws std::invalid_argument unless 0 < target < 1 and 0 < α < 1.
+std::int64_t clopper_pearson_trials_to_reach(double target, double alpha);
+
 }  // namespace favorlab

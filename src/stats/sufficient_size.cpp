@@ -21,6 +21,16 @@ std::string bracket_text(const SufficientSize& s) {
 
 }  // namespace
 
+ThresholdCounts threshold_counts(const std::vector<double>& values, double threshold) {
+  ThresholdCounts c;
+  for (double v : values) {
+    const bool finite = std::isfinite(v);
+    c.successes += finite && v <= threshold;
+    c.unjudged += !finite;
+  }
+  return c;
+}
+
 SufficientSize sufficient_size(const std::vector<int>& sizes, const std::vector<std::int64_t>& successes,
                                std::int64_t trials, double target, double point_alpha,
                                const std::vector<std::int64_t>& unknown) {

@@ -43,6 +43,13 @@ SufficientSize sufficient_size(const std::vector<int>& sizes, const std::vector<
                                std::int64_t trials, double target, double point_alpha,
                                const std::vector<std::int64_t>& unknown = {});
 
+// The counts sufficient_size takes, from one grid point's values over the trials: successes are the finite values
+// ≤ threshold, unjudged ones the values that are not finite (NaN or ±∞: neither a success nor a failure).
+struct ThresholdCounts {
+  std::int64_t successes = 0, unjudged = 0;
+};
+ThresholdCounts threshold_counts(const std::vector<double>& values, double threshold);
+
 Check size_independence_check(std::string claim, std::string where,
                               const std::vector<std::vector<SufficientSize>>& groups);
 

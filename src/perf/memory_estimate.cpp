@@ -1,0 +1,101 @@
+#include "perf/memory_estimate.hpp"
+
+#include <exception>
+
+#include "io/npy.hpp"
+
+namespace favorlab::memory {
+
+double feature_columns_of(Family f, double m, double d, bool project) {
+  if (!estimates_softmax(f)) return project ? m : d;
+  return family_info(f).columns_per_row * m;
+}
+
+double widest_columns_per_row(const std::vector<std::string>& names) {
+  double widest = 1;
+  for (const std::string& name : names) {
+    try {
+      widest = std::max<double>(widest, family_info(parse_family(name, "feature map", [](Family) { return true; },
+                                                                 true)).columns_per_row);
+    } catch (const std::exception&) {
+      widest = 2;
+    }
+  }
+  return widest;
+}
+
+bool any_generalized(const std::vector<std::string>& names) {
+  for (const std::string& name : names) {
+    try {
+      if (!estimates_softmax(parse_family(name, "feature map", [](Family) { return true; }, true))) return true;
+    } catch (const std::exception&) {
+    }
+  }
+  return false;
+}
+
+double projection_bytes(Coupling coupling, double m, double d) {
+  const double w = m * d * kDouble, blocks = std::ceil(m / std::max(d, 1.0)), rows = std::max(m, d);
+  switch (coupling) {
+    case Coupling::iid: return w;
+    case Coupling::orthogonal: return (rows * d + 2 * d * d) * kDouble;
+    case Coupling::simplex: return (rows * d + 4 * d * d) * kDouble;
+    case Coupling::hadamard: return w + (3 * blocks * d + m + d) * kDouble;
+    case Coupling::givens:
+      return w + (d * d + m + d) * kDouble + blocks * d * std::ceil(std::log2(std::max(d, 2.0))) * 24;
+  }
+  return (rows * d + 4 * d * d) * kDouble;
+}
+
+double widest_projection_bytes(const std::vector<std::string>& couplings, double m, double d) {
+  double widest = 0;
+  for (const std::string& name : couplings) {
+    Coupling c = Coupling::simplex;
+    try {
+      c = parse_coupling(name);
+    } catch (const std::exception&) {
+    }
+    widest = std::max(widest, projection_bytes(c, m, d));
+  }
+  return widest;
+}
+
+std::optional<NpyHeads> npy_heads(const std::string& path) {
+  try {
+    const NpyHeader h = read_npy_header(path);
+    if (h.shape.size() == 2) return NpyHeads{1, static_cast<double>(h.shape[0]), static_cast<double>(h.shape[1])};
+    if (h.shape.size() == 3)
+      return NpyHeads{static_cast<double>(h.shape[0]), static_cast<double>(h.shape[1]),
+                      static_cast<double>(h.shape[2])};
+  } catch (const std::exception&) {
+  }
+  return std::nullopt;
+}
+
+double attend_head_working_bytes(const AttendShape& a, double workers) {
+  const double c = a.columns, dv1 = a.dv + 1, block_features = (a.generalized ? 3 : 1.5) * c;
+  double entries = 0;
+  if (a.exact) {
+    entries = workers * 128 * (std::min(a.lk, 256.0) + a.d + 2 * a.dv + 8);
+  } else if (!a.causal) {
+    entries = (std::ceil(a.lk / 512) + 1) * c * dv1 +
+              workers * 512 * (a.d + block_features + 2 * dv1 + (a.permute ? 2 * c : 0));
+  } else {
+    const double chunk = std::max(1.0, a.chunk), block = chunk * std::max(1.0, std::floor(256 / chunk));
+    const double window = std::min(block * std::max(1.0, std::floor(512 / block)), std::ceil(a.lk / chunk) * chunk);
+    entries = (std::ceil(window / chunk) + 1) * c * dv1 + window * (c + dv1 + 2) +
+              workers * (block * (a.d + (a.generalized ? 5 : 3) * c + 2 * dv1) +
+                         chunk * (chunk + 2 * dv1 + (a.permute ? 2 * c : 0)));
+  }
+  return entries * a.scalar;
+}
+
+double attend_bytes(const AttendShape& a, double threads) {
+  const double outputs = a.heads * a.lq * a.dv * a.scalar;
+  const double projection = a.exact ? 0 : a.m * (a.d + 1) * (a.scalar + kDouble);
+  const double working = a.heads >= threads ? std::min(threads, a.heads) * attend_head_working_bytes(a, 1)
+                                            : attend_head_working_bytes(a, threads);
+  return outputs + projection + working;
+}
+
+}  // namespace favorlab::memory
