@@ -1,6 +1,6 @@
 // `favorlab estimators` — which random-feature estimator of SM(x, y) = exp(xᵀy) is best, and does its theory hold.
 // At every point of a grid of ‖x‖, ‖y‖, cos and d (m = d), every family × coupling (positive, hyperbolic, trig, oprf,
-// sderf; iid, orthogonal, simplex) gets its exact MSE where a closed form exists (kernels/coupled_mse.hpp) and its
+// sderf; iid, orthogonal, simplex) gets its exact MSE where a closed form exists (features/family_theory.hpp) and its
 // Monte Carlo MSE, both relative to the exact MSE of positive features with iid rows. Checks:
 //   1. each closed form = Monte Carlo (equality within the stated margin; heavy-tailed points inconclusive);
 //   2. OPRF ≤ positive, on the exact values, for each coupling with closed forms (oprf minimises the variance over
@@ -13,8 +13,7 @@
 
 #include "experiments/estimator_grid.hpp"
 #include "experiments/experiment.hpp"
-#include "kernels/coupled_mse.hpp"
-#include "kernels/error_moments.hpp"
+#include "features/family_theory.hpp"
 #include "mc/estimator_sweep.hpp"
 #include "stats/exact_inequality.hpp"
 

@@ -18,8 +18,7 @@
 
 #include "experiments/estimator_grid.hpp"
 #include "experiments/experiment.hpp"
-#include "kernels/error_moments.hpp"
-#include "kernels/lemma2.hpp"
+#include "features/family_theory.hpp"
 #include "mc/estimator_sweep.hpp"
 #include "mc/importance_gerf.hpp"
 #include "mc/importance_mse.hpp"
@@ -139,7 +138,7 @@ class MseExperiment final : public EstimatorGridExperiment {
         // mc/importance_gerf.hpp): light-tailed where the plain Monte Carlo above is not, so its verdicts are
         // conclusive where plain MC cannot be (iid, at the grid's m; the rows of those points get the is_* fields).
         if (iid && ms == m && importance_trials_ > 0 &&
-            (e == Estimator::positive || e == Estimator::hyperbolic || has_gerf_importance(e)))
+            (is_importance_estimator(e) || has_gerf_importance(e)))
           importance_checks(result, e, points, ctx, s * points.size(), result.rows.size() - points.size());
       }
       if (!iid) continue;
@@ -164,7 +163,7 @@ class MseExperiment final : public EstimatorGridExperiment {
     const FamilyInfo& family = family_info(e);
     // positive and hyperbolic: the proposal along x + y of mc/importance_mse.hpp (Lemma 1 and 2 of the paper);
     // gerf, oprf, sderf: mc/importance_gerf.hpp, which also scales ω across x + y (their features see ‖ω‖²).
-    const bool lemma = e == Estimator::positive || e == Estimator::hyperbolic;
+    const bool lemma = is_importance_estimator(e);
     const std::string where = "iid projections, d=" + std::to_string(d) + ", m=" + std::to_string(m) + ", " +
                               std::to_string(points.size()) + " points, tilted Gaussian proposal along x+y" +
                               (lemma ? "" : ", scaled across it");

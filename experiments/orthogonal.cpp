@@ -22,7 +22,7 @@
 #include "experiments/experiment.hpp"
 #include "experiments/memory_estimate.hpp"
 #include "io/join_list.hpp"
-#include "kernels/error_moments.hpp"
+#include "features/family_theory.hpp"
 #include "kernels/orthogonal_mse.hpp"
 #include "kernels/simplex_moments.hpp"
 #include "mc/estimator_sweep.hpp"

@@ -21,7 +21,7 @@
 #include "experiments/experiment.hpp"
 #include "experiments/memory_estimate.hpp"
 #include "io/format_number.hpp"
-#include "kernels/error_moments.hpp"
+#include "features/family_theory.hpp"
 #include "kernels/smreg_ratio.hpp"
 #include "kernels/theorem1_bound.hpp"
 #include "mc/estimator_sweep.hpp"

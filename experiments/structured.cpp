@@ -27,7 +27,7 @@
 #include "io/join_list.hpp"
 #include "features/structured_projection.hpp"
 #include "features/walsh_hadamard.hpp"
-#include "kernels/error_moments.hpp"
+#include "features/family_theory.hpp"
 #include "mc/estimator_sweep.hpp"
 #include "stats/absolute_comparison.hpp"
 #include "stats/sample_quantile.hpp"
@@ -314,8 +314,8 @@ class StructuredExperiment final : public Experiment {
     if (!(alpha_ > 0 && alpha_ < 1)) throw std::invalid_argument("--alpha must lie in (0, 1)");
     if (estimators_.empty()) throw std::invalid_argument("--estimators needs at least one estimator");
     for (const auto& n : estimators_)
-      if (parse_estimator(n) == Estimator::smreg)
-        throw std::invalid_argument("--estimators: smreg estimates SMREG, not SM; use positive, trig or hyperbolic");
+      if (family_info(parse_estimator(n)).target != KernelTarget::softmax)
+        throw std::invalid_argument("--estimators: " + n + " does not estimate SM; use positive, trig or hyperbolic");
     if (x_norms_.empty() || y_norms_.empty() || cosines_.empty())
       throw std::invalid_argument("--x-norm, --y-norm and --cos each need at least one value");
   }

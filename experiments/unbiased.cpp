@@ -7,7 +7,7 @@
 
 #include "experiments/estimator_grid.hpp"
 #include "experiments/experiment.hpp"
-#include "kernels/error_moments.hpp"
+#include "features/family_theory.hpp"
 #include "mc/estimator_sweep.hpp"
 
 namespace favorlab {
@@ -57,7 +57,7 @@ class UnbiasedExperiment final : public EstimatorGridExperiment {
 
       for (std::size_t s = 0; s < specs.size(); ++s) {
         const Estimator e = specs[s].estimator;
-        const std::string target = e == Estimator::smreg ? "SMREG" : "SM";
+        const std::string target = family_info(e).target == KernelTarget::regularized_softmax ? "SMREG" : "SM";
         ClaimCheck check("Lemma 1: E[" + std::string(estimator_name(e)) + " estimate] = " + target,
                          std::string(coupling_name(coupling)) + " projections, d=" + std::to_string(grid_.d) +
                              ", m=" + std::to_string(grid_.m) + ", " + std::to_string(points.size()) + " points",

@@ -71,7 +71,7 @@ Eigen::MatrixXd naive_dense_exponential_features(const Eigen::MatrixXd& x, const
 // D⁻¹ A V with A = Q'K'ᵀ (optionally lower-triangular): the quadratic reference of FAVOR.
 Eigen::MatrixXd explicit_favor(const Eigen::MatrixXd& q, const Eigen::MatrixXd& k, const Eigen::MatrixXd& v,
                                const Eigen::MatrixXd& w, const AttentionConfig& config) {
-  const bool dense = family_info(config.features).map == FeatureMapCode::shifted_positive;
+  const bool dense = family_info(config.features).map->prepared_projection;
   const Eigen::MatrixXd dense_a = dense ? naive_dense_a(q, k, config) : Eigen::MatrixXd();
   Eigen::MatrixXd a = dense ? Eigen::MatrixXd(naive_dense_exponential_features(q, w, dense_a) *
                                               naive_dense_exponential_features(k, w, dense_a).transpose())

@@ -16,6 +16,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "features/family_theory.hpp"
 #include "kernels/gerf_moments.hpp"
 #include "kernels/lemma2.hpp"
 #include "kernels/orthogonal_mse.hpp"

@@ -27,7 +27,7 @@
 #include <vector>
 
 #include "features/estimator.hpp"
-#include "kernels/error_moments.hpp"
+#include "features/family_theory.hpp"
 #include "kernels/softmax_kernel.hpp"
 #include "mc/importance_gerf.hpp"
 #include "mc/importance_mse.hpp"

@@ -28,8 +28,7 @@
 #include <string>
 
 #include "cli_runner.hpp"
-#include "kernels/error_moments.hpp"
-#include "kernels/lemma2.hpp"
+#include "features/family_theory.hpp"
 #include "kernels/softmax_kernel.hpp"
 #include "mc/importance_mse.hpp"
 #include "stats/claim_check.hpp"
@@ -52,7 +51,7 @@ const std::vector<Geometry> kLight{{0.3, 0.5, -0.5}, {0.5, 0.5, 0.3}, {1.0, 1.0,
 const std::vector<Geometry> kHeavy{{2.0, 2.0, 0.0}, {1.5, 1.5, 1.0}, {2.0, 2.0, 1.0}};   // ‖z‖² 8, 9, 16
 
 double lemma2_scaled_mean(Estimator e, const Geometry& g) {  // E_q[y/SM²] = Var_p(g)/SM², any q
-  return lemma2_mse(e, g, 1) / std::pow(softmax_kernel(g), 2);
+  return family_info(e).iid_mse(g, kD, 1, {}) / std::pow(softmax_kernel(g), 2);
 }
 
 // One run per (estimator, point), shared by the test cases below (the runs are deterministic).
@@ -224,7 +223,7 @@ TEST_CASE("IS MSE is unbiased for Lemma 2 at light and heavy points, with reliab
   for (Estimator e : {Estimator::positive, Estimator::hyperbolic})
     for (const Geometry& g : points) {
       const ImportanceSampledMse& r = run(e, g);
-      const double theory = lemma2_mse(e, g, kM);
+      const double theory = family_info(e).iid_mse(g, kD, kM, {});
       INFO(estimator_name(e) << " |z|^2=" << g.z_sq() << " mse=" << r.mse << " +- " << r.mse_stderr << " theory "
                              << theory << " skew " << r.mse_skewness);
       CHECK(r.nonfinite == 0);
@@ -252,7 +251,7 @@ TEST_CASE("IS MSE has power where plain Monte Carlo is out of reach", "[importan
   for (Estimator e : {Estimator::positive, Estimator::hyperbolic})
     for (const Geometry& g : kHeavy) {
       const ImportanceSampledMse& r = run(e, g);
-      const double theory = 1.05 * lemma2_mse(e, g, kM);
+      const double theory = 1.05 * family_info(e).iid_mse(g, kD, kM, {});
       const PointVerdict v = wrong.judge({r.mse, theory, r.mse_stderr, 0, r.mse_skewness, r.trials, r.nonfinite, "p"});
       INFO(estimator_name(e) << " |z|^2=" << g.z_sq() << " z=" << v.z);
       CHECK(v.reliable);

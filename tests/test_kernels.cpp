@@ -1,7 +1,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
-#include "kernels/error_moments.hpp"
+#include "features/family_theory.hpp"
 #include "kernels/lemma2.hpp"
 #include "kernels/smreg.hpp"
 #include "kernels/softmax_kernel.hpp"

@@ -8,8 +8,7 @@
 #include <cmath>
 #include <vector>
 
-#include "kernels/error_moments.hpp"
-#include "kernels/lemma2.hpp"
+#include "features/family_theory.hpp"
 #include "kernels/smreg.hpp"
 #include "kernels/softmax_kernel.hpp"
 #include "mc/estimator_sweep.hpp"
@@ -83,7 +82,8 @@ TEST_CASE("Lemma 2: empirical MSE matches the closed forms (iid)", "[statistical
       for (std::size_t p = 0; p < kMsePoints.size(); ++p) {
         const auto& cell = r.cell(s, p);
         const double sm = softmax_kernel(kMsePoints[p]);
-        const PointVerdict v = check.judge({cell.error.mean_square(), scale * lemma2_mse(e, kMsePoints[p], kM),
+        const double theory = family_info(e).iid_mse(kMsePoints[p], kD, kM, {});
+        const PointVerdict v = check.judge({cell.error.mean_square(), scale * theory,
                                             cell.error.mean_square_stderr(), std::pow(1e-12 * sm, 2),
                                             error_moments(e, kMsePoints[p], kD, kM).squared_error_skewness,
                                             cell.error.count(), cell.nonfinite, "p"});

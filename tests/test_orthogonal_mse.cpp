@@ -11,7 +11,7 @@
 
 #include "cli_runner.hpp"
 #include "features/projection.hpp"
-#include "kernels/error_moments.hpp"
+#include "features/family_theory.hpp"
 #include "kernels/lemma2.hpp"
 #include "kernels/orthogonal_mse.hpp"
 #include "kernels/smreg.hpp"

@@ -7,7 +7,7 @@
 #include <cmath>
 
 #include "cli_runner.hpp"
-#include "kernels/error_moments.hpp"
+#include "features/family_theory.hpp"
 #include "kernels/smreg_ratio.hpp"
 #include "kernels/theorem1_bound.hpp"
 #include "mc/estimator_sweep.hpp"

@@ -12,7 +12,7 @@
 #include "features/projection.hpp"
 #include "features/structured_projection.hpp"
 #include "features/walsh_hadamard.hpp"
-#include "kernels/error_moments.hpp"
+#include "features/family_theory.hpp"
 #include "mc/estimator_sweep.hpp"
 #include "rng/philox_stream.hpp"
 #include "stats/absolute_comparison.hpp"

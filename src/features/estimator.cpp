@@ -3,7 +3,7 @@
 #include <stdexcept>
 #include <utility>
 
-#include "features/feature_maps.hpp"
+#include "features/feature_map.hpp"
 #include "features/gerf_projection.hpp"
 
 namespace favorlab {
@@ -21,14 +21,11 @@ void features_into(Estimator e, const Eigen::MatrixXd& u, const Eigen::MatrixXd&
   const FamilyInfo& info = family_info(e);
   if (info.data_dependent)
     throw std::invalid_argument("the features of '" + std::string(info.name) + "' depend on the pair; use estimate_kernel");
-  switch (info.map) {
-    case FeatureMapCode::trig: return trig_features<double>(u, w, out);
-    case FeatureMapCode::hyperbolic: return hyperbolic_features<double>(u, w, out);
-    case FeatureMapCode::positive: return positive_features<double>(u, w, out);
-    case FeatureMapCode::shifted_positive:
-      return shifted_positive_features<double>(u, packed(info.prepare(w, {}, params)), out);
-    default: throw std::invalid_argument("'" + std::string(info.name) + "' is not a softmax-kernel estimator");
-  }
+  if (!estimates_softmax(e))
+    throw std::invalid_argument("'" + std::string(info.name) + "' is not a softmax-kernel estimator");
+  const auto features = info.map->f64.features;
+  if (info.prepare == nullptr) return features(u, w, out);
+  features(u, packed(info.prepare(w, {}, params)), out);
 }
 
 }  // namespace

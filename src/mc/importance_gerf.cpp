@@ -53,9 +53,8 @@ constexpr double kRoundingVariance = 1e-26;
 
 void require_estimator(Estimator e) {
   if (!has_gerf_importance(e))
-    throw std::invalid_argument(
-        "estimator must be positive, gerf, oprf or sderf for gerf importance sampling, got '" +
-        std::string(estimator_name(e)) + "'");
+    throw std::invalid_argument("estimator must be " + family_list(has_gerf_importance, true) +
+                                " for gerf importance sampling, got '" + std::string(estimator_name(e)) + "'");
 }
 
 void require_d(int d) {
@@ -375,7 +374,8 @@ Objective evaluate(const Pair& p, const Natural& x) {
 }  // namespace
 
 bool has_gerf_importance(Estimator e) {
-  return e == Estimator::positive || e == Estimator::gerf || e == Estimator::oprf || e == Estimator::sderf;
+  const FamilyInfo& info = family_info(e);
+  return info.pair_gerf != nullptr && info.iid_mse != nullptr;
 }
 
 PairGerf gerf_importance_pair(Estimator e, const Geometry& g, int d, const FeatureParameters& params) {

@@ -9,8 +9,8 @@
 #include <cstdint>
 
 #include "features/estimator.hpp"
-#include "features/shifted_projection.hpp"
 #include "kernels/geometry.hpp"
+#include "kernels/pair_gerf.hpp"
 #include "mc/importance_mse.hpp"
 #include "mc/parallel_trials.hpp"
 

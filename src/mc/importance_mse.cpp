@@ -46,8 +46,6 @@ constexpr unsigned kMaxDepth = 10;  // pieces are one Gaussian width already; sm
 // is noise, and a skewness divided by its 3/2 power would be meaningless.
 constexpr double kRoundingVariance = 1e-26;
 
-bool is_importance_estimator(Estimator e) { return e == Estimator::positive || e == Estimator::hyperbolic; }
-
 void require_estimator(Estimator e) {
   if (!is_importance_estimator(e))
     throw std::invalid_argument("estimator must be positive or hyperbolic for importance sampling, got '" +
@@ -308,6 +306,8 @@ std::pair<double, double> scan_then_brent(const F& f, double lo, double hi, int 
 }
 
 }  // namespace
+
+bool is_importance_estimator(Estimator e) { return e == Estimator::positive || e == Estimator::hyperbolic; }
 
 WeightedMoments weighted_squared_error_moments(Estimator e, const Geometry& g, const ImportanceProposal& q) {
   return weighted_moments(e, g, q, true);

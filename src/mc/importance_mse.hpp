@@ -15,6 +15,9 @@
 
 namespace favorlab {
 
+// positive and hyperbolic: the estimators this sampler's proposals are derived for.
+bool is_importance_estimator(Estimator e);
+
 // The law of s = ωᵀẑ under the proposal: N(mean, sd²), or ½N(mean, sd²) + ½N(−mean, sd²) when symmetric.
 struct ImportanceProposal {
   double mean = 0;

@@ -97,7 +97,7 @@ float exact_logit_scale(int d) { return float(1 / std::sqrt(double(d))); }  // e
 
 cuda_detail::FavorOptions favor_options(const AttentionConfig& config, int d) {
   cuda_detail::FavorOptions options;
-  options.feature = family_info(config.features).map;
+  options.feature = family_info(config.features).map->code;
   options.softmax = estimates_softmax(config.features);
   options.m = projection_rows(config);
   options.columns = feature_columns(config, d);
