@@ -46,10 +46,10 @@ void set_flops(benchmark::State& state, double flops_per_iteration) {
       benchmark::Counter(flops_per_iteration * double(state.iterations()), benchmark::Counter::kIsRate);
 }
 
-// Feature maps: state.range(0) = FeatureKind.
+// Feature maps: state.range(0) = Family.
 void BM_FeatureMap(benchmark::State& state) {
   AttentionConfig c;
-  c.features = static_cast<FeatureKind>(state.range(0));
+  c.features = static_cast<Family>(state.range(0));
   c.m = kM;
   const Matrix<float> u = input(kBlock, kD, 1) * 0.35f, w = projection();
   for (auto _ : state) benchmark::DoNotOptimize(attention_features<float>(u, w, c).values.data());
@@ -57,10 +57,10 @@ void BM_FeatureMap(benchmark::State& state) {
   state.SetLabel(std::string(feature_kind_name(c.features)));
 }
 BENCHMARK(BM_FeatureMap)
-    ->Arg(int(FeatureKind::positive))
-    ->Arg(int(FeatureKind::trig))
-    ->Arg(int(FeatureKind::hyperbolic))
-    ->Arg(int(FeatureKind::relu));
+    ->Arg(int(Family::positive))
+    ->Arg(int(Family::trig))
+    ->Arg(int(Family::hyperbolic))
+    ->Arg(int(Family::relu));
 
 // The GEMM alone of the feature map's shape: U Wᵀ, 512×64 · 64×256.
 void BM_GemmProjection(benchmark::State& state) {
@@ -198,8 +198,8 @@ void BM_MseSweep(benchmark::State& state) {
         points.push_back({xn, yn, c});
   SweepConfig config;
   config.d = 16;
-  config.specs = {{Estimator::trig, 16}, {Estimator::positive, 16}, {Estimator::hyperbolic, 16},
-                  {Estimator::positive, 32}};
+  config.specs = {{Family::trig, 16}, {Family::positive, 16}, {Family::hyperbolic, 16},
+                  {Family::positive, 32}};
   config.points = points;
   config.trials = state.range(0);
   std::int64_t evaluations = 0;

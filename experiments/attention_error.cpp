@@ -104,7 +104,7 @@ class AttentionErrorExperiment final : public Experiment {
     const std::vector<int> ms = resolved_ms(ctx.quick);
     validate(L, ms);
     const Backend backend = backend_.checked();
-    const std::vector<FeatureKind> features = parse_softmax_features(features_, name());
+    const std::vector<Family> features = parse_softmax_features(features_, name());
     std::vector<Coupling> couplings;
     for (const auto& c : couplings_) couplings.push_back(parse_dense_coupling(c, "--couplings", name()));
     std::vector<bool> causal_modes;
@@ -116,7 +116,7 @@ class AttentionErrorExperiment final : public Experiment {
     // Refused, as attend refuses it (validate_attention_config): every check pairs arms across features and modes,
     // so a (feature, mode) arm that cannot run would leave a hole that the checks read.
     if (std::find(modes_.begin(), modes_.end(), "causal") != modes_.end())
-      for (FeatureKind f : features)
+      for (Family f : features)
         if (family_info(f).data_dependent)
           throw std::invalid_argument("--features " + std::string(feature_kind_name(f)) +
                                       " cannot run --modes causal: its projection is prepared from all keys, which "
@@ -156,18 +156,18 @@ class AttentionErrorExperiment final : public Experiment {
     // Check 1: orthogonal below iid, per (mode, features).
     if (find_coupling(couplings, Coupling::iid) && find_coupling(couplings, Coupling::orthogonal))
       for (const auto& mode : modes_)
-        for (FeatureKind f : features)
+        for (Family f : features)
           paired_check(result, rows, arms, mse, "Fig. 4: orthogonal features give lower output MSE than iid",
                        std::string(feature_kind_name(f)) + " features, " + mode, shape, ms, "vs_iid",
                        {mode == "causal", Coupling::orthogonal, f, 0}, {mode == "causal", Coupling::iid, f, 0});
     // Check 2: positive below trig, per (mode, coupling).
-    if (std::find(features.begin(), features.end(), FeatureKind::trig) != features.end() &&
-        std::find(features.begin(), features.end(), FeatureKind::positive) != features.end())
+    if (std::find(features.begin(), features.end(), Family::trig) != features.end() &&
+        std::find(features.begin(), features.end(), Family::positive) != features.end())
       for (const auto& mode : modes_)
         for (Coupling c : couplings)
           paired_check(result, rows, arms, mse, "Fig. 4: positive features give lower output MSE than trig",
                        std::string(coupling_name(c)) + " projections, " + mode, shape, ms, "vs_trig",
-                       {mode == "causal", c, FeatureKind::positive, 0}, {mode == "causal", c, FeatureKind::trig, 0});
+                       {mode == "causal", c, Family::positive, 0}, {mode == "causal", c, Family::trig, 0});
     for (auto& row : rows) result.rows.push_back(std::move(row));
     return result;
   }

@@ -110,7 +110,7 @@ class AttentionMatrixExperiment final : public Experiment {
 
   Result run(const RunContext& ctx) override {
     validate();
-    const std::vector<FeatureKind> features = parse_softmax_features(features_, name());
+    const std::vector<Family> features = parse_softmax_features(features_, name());
     std::vector<Coupling> couplings;
     for (const auto& c : couplings_) couplings.push_back(parse_dense_coupling(c, "--couplings", name()));
     Result result;
@@ -139,7 +139,7 @@ class AttentionMatrixExperiment final : public Experiment {
     result.rows.push_back(row("exact", "none", exact, es));
     const std::size_t total = features.size() * couplings.size();
     std::size_t done = 0;
-    for (FeatureKind f : features)
+    for (Family f : features)
       for (Coupling c : couplings) {
         AttentionConfig config;
         config.features = f;
@@ -157,7 +157,7 @@ class AttentionMatrixExperiment final : public Experiment {
           worst_row_sum = s.row_sum_deviation;
           worst_row_label = label;
         }
-        if (f == FeatureKind::trig) {
+        if (f == Family::trig) {
           ++trig_matrices;
           trig_negative += s.negative;
           trig_min = std::min(trig_min, s.min_entry);

@@ -229,7 +229,7 @@ class AttentionReportExperiment final : public Experiment {
       heads_differ = heads_differ || shape.heads != shapes.front().heads;
     }
     std::vector<std::string> feature_names;
-    for (FeatureKind f : features) feature_names.emplace_back(feature_kind_name(f));
+    for (Family f : features) feature_names.emplace_back(feature_kind_name(f));
     result.params = Json{{"input_kind", from_files ? "npy" : "synthetic"},
                          {"layers", layer_names},
                          {"heads_per_layer", heads_per_layer},
@@ -316,9 +316,9 @@ class AttentionReportExperiment final : public Experiment {
   }
   int resolved_heads(bool quick) const { return heads_ > 0 ? heads_ : (quick ? 2 : 4); }
 
-  std::vector<FeatureKind> chosen_features() const {
+  std::vector<Family> chosen_features() const {
     if (!features_.empty()) return parse_softmax_features(features_, name());
-    std::vector<FeatureKind> f{FeatureKind::positive, FeatureKind::trig};
+    std::vector<Family> f{Family::positive, Family::trig};
     for (const auto& info : families())
       if (estimates_softmax(info.family) && std::find(f.begin(), f.end(), info.family) == f.end())
         f.push_back(info.family);

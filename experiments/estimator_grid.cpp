@@ -55,8 +55,8 @@ std::vector<Geometry> EstimatorGridOptions::points() const {
   return grid;
 }
 
-std::vector<Estimator> EstimatorGridOptions::parsed_estimators() const {
-  std::vector<Estimator> out;
+std::vector<Family> EstimatorGridOptions::parsed_estimators() const {
+  std::vector<Family> out;
   for (const auto& name : estimators) out.push_back(parse_estimator(name));
   if (out.empty()) throw std::invalid_argument("--estimators needs at least one estimator");
   return out;
@@ -81,7 +81,7 @@ Json EstimatorGridOptions::params() const {
   return out;
 }
 
-Json estimator_row(Estimator e, Coupling c, int d, int m, const Geometry& g) {
+Json estimator_row(Family e, Coupling c, int d, int m, const Geometry& g) {
   return Json{{"estimator", estimator_name(e)}, {"coupling", coupling_name(c)}, {"d", d}, {"m", m},
               {"x_norm", g.x_norm}, {"y_norm", g.y_norm}, {"cos_angle", g.cos_angle}};
 }
@@ -125,7 +125,7 @@ double estimator_sweep_bytes(const SweepSize& s, std::int64_t trials, int thread
 }
 
 MemoryEstimate EstimatorGridExperiment::memory_estimate(const RunContext& ctx) const {
-  std::vector<Estimator> estimators;
+  std::vector<Family> estimators;
   std::vector<Coupling> couplings;
   try {
     estimators = grid_.parsed_estimators();
@@ -141,7 +141,7 @@ MemoryEstimate EstimatorGridExperiment::memory_estimate(const RunContext& ctx) c
   for (int d : dims) {
     const double m = grid_.dims.empty() ? grid_.m : d;
     SweepSize size{static_cast<double>(d), m, 0, static_cast<double>(estimators.size()) + (double_m ? 1 : 0), points};
-    for (Estimator e : estimators)
+    for (Family e : estimators)
       size.max_columns = std::max(size.max_columns, memory::feature_columns_of(e, m, d));
     if (double_m) {
       size.max_m = 2 * m;

@@ -29,7 +29,7 @@ struct EstimatorGridOptions {
 
   void add_to(CLI::App& app);
   std::vector<Geometry> points() const;           // validated; throws std::invalid_argument
-  std::vector<Estimator> parsed_estimators() const;
+  std::vector<Family> parsed_estimators() const;
   std::vector<Coupling> parsed_couplings() const;
   Json params() const;
 };
@@ -64,7 +64,7 @@ class EstimatorGridExperiment : public Experiment {
   }
   // Whether the sweep adds positive features at 2m to the estimators at m (mse: hyperbolic with m against positive
   // with 2m).
-  virtual bool adds_positive_at_double_m(const std::vector<Estimator>& estimators) const {
+  virtual bool adds_positive_at_double_m(const std::vector<Family>& estimators) const {
     (void)estimators;
     return false;
   }
@@ -72,7 +72,7 @@ class EstimatorGridExperiment : public Experiment {
 };
 
 // Row fields every estimator row shares: estimator, coupling, d, m, x_norm, y_norm, cos_angle.
-Json estimator_row(Estimator e, Coupling c, int d, int m, const Geometry& g);
+Json estimator_row(Family e, Coupling c, int d, int m, const Geometry& g);
 
 // params.row_schema of the estimator experiments (results/result_compare.hpp: what `favorlab compare` pairs and tests):
 // key = the fields of estimator_row; statistics mean ± stderr (skewness mean_skewness, variance of one draw

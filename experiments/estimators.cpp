@@ -1,6 +1,6 @@
 // `favorlab estimators` — which random-feature estimator of SM(x, y) = exp(xᵀy) is best, and does its theory hold.
 // At every point of a grid of ‖x‖, ‖y‖, cos and d (m = d), every family × coupling (positive, hyperbolic, trig, oprf,
-// sderf; iid, orthogonal, simplex) gets its exact MSE where a closed form exists (kernels/coupled_mse.hpp) and its
+// sderf; iid, orthogonal, simplex) gets its exact MSE where a closed form exists (features/family_theory.hpp) and its
 // Monte Carlo MSE, both relative to the exact MSE of positive features with iid rows. Checks:
 //   1. each closed form = Monte Carlo (equality within the stated margin; heavy-tailed points inconclusive);
 //   2. OPRF ≤ positive, on the exact values, for each coupling with closed forms (oprf minimises the variance over
@@ -13,8 +13,7 @@
 
 #include "experiments/estimator_grid.hpp"
 #include "experiments/experiment.hpp"
-#include "kernels/coupled_mse.hpp"
-#include "kernels/error_moments.hpp"
+#include "features/family_theory.hpp"
 #include "mc/estimator_sweep.hpp"
 #include "stats/exact_inequality.hpp"
 
@@ -55,8 +54,8 @@ class EstimatorsExperiment final : public EstimatorGridExperiment {
       const std::string where = "d=" + std::to_string(d) + ", m=" + std::to_string(m) + ", " +
                                 std::to_string(points.size()) + " points";
       std::vector<EstimatorSpec> specs;
-      for (Estimator e : estimators) specs.push_back({e, m});
-      const auto exact = [&](Estimator e, Coupling c, const Geometry& g) {
+      for (Family e : estimators) specs.push_back({e, m});
+      const auto exact = [&](Family e, Coupling c, const Geometry& g) {
         return exact_mse(e, c, g, d, m, grid_.parameters);
       };
       for (std::size_t ci = 0; ci < couplings.size(); ++ci) {
@@ -66,7 +65,7 @@ class EstimatorsExperiment final : public EstimatorGridExperiment {
         const SweepResult sweep = run_estimator_sweep(config, part_progress(ctx.progress, di * couplings.size() + ci, parts));
         evaluations += sweep.evaluations;
         for (std::size_t s = 0; s < specs.size(); ++s) {
-          const Estimator e = specs[s].estimator;
+          const Family e = specs[s].estimator;
           const std::string label = std::string(estimator_name(e)) + ", " + std::string(coupling_name(coupling));
           std::vector<PointEvidence> evidence;
           for (std::size_t p = 0; p < points.size(); ++p) {
@@ -107,7 +106,7 @@ class EstimatorsExperiment final : public EstimatorGridExperiment {
             row["mse"] = cell.error.mean_square();
             row["mse_stderr"] = cell.error.mean_square_stderr();
             row["mse_exact"] = theory ? Json(*theory) : Json(nullptr);
-            row["reference_mse"] = *exact(Estimator::positive, Coupling::iid, g);  // positive features, iid rows
+            row["reference_mse"] = *exact(Family::positive, Coupling::iid, g);  // positive features, iid rows
             // For compare: the truth (the MSE's rounding scale), the a-priori skewness of one squared error (iid value,
             // standing in for coupled rows as above) and its closed-form variance (exact for iid rows only).
             const ErrorMoments em = error_moments(e, g, d, m, grid_.parameters);
@@ -146,26 +145,26 @@ class EstimatorsExperiment final : public EstimatorGridExperiment {
 
   // Checks 2–4: a ≤ b on the exact values wherever both closed forms exist and both sides were asked for.
   template <class Exact>
-  static void add_exact_comparisons(Result& result, const std::vector<Estimator>& estimators,
+  static void add_exact_comparisons(Result& result, const std::vector<Family>& estimators,
                                     const std::vector<Coupling>& couplings, const std::vector<Geometry>& points,
                                     const std::string& where, const Exact& exact) {
     const auto has = [](const auto& list, auto x) { return std::find(list.begin(), list.end(), x) != list.end(); };
     struct Claim {
       std::string name;
-      Estimator a;
+      Family a;
       Coupling ca;
-      Estimator b;
+      Family b;
       Coupling cb;
     };
     std::vector<Claim> claims;
     for (Coupling c : couplings)
       claims.push_back({"FAVOR++: MSE(oprf) <= MSE(positive), " + std::string(coupling_name(c)) + " rows",
-                        Estimator::oprf, c, Estimator::positive, c});
-    for (Estimator e : {Estimator::positive, Estimator::oprf})
+                        Family::oprf, c, Family::positive, c});
+    for (Family e : {Family::positive, Family::oprf})
       claims.push_back({"Simplex RFs: MSE(" + std::string(estimator_name(e)) + ", simplex) <= MSE(" +
                             std::string(estimator_name(e)) + ", orthogonal)",
                         e, Coupling::simplex, e, Coupling::orthogonal});
-    claims.push_back({"FAVOR#: MSE(sderf) <= MSE(oprf), iid rows", Estimator::sderf, Coupling::iid, Estimator::oprf,
+    claims.push_back({"FAVOR#: MSE(sderf) <= MSE(oprf), iid rows", Family::sderf, Coupling::iid, Family::oprf,
                       Coupling::iid});
     for (const Claim& c : claims) {
       if (!has(estimators, c.a) || !has(estimators, c.b) || !has(couplings, c.ca) || !has(couplings, c.cb)) continue;

@@ -33,7 +33,7 @@ namespace {
 constexpr std::uint64_t kInputStream = 0x0F17'2000ULL;
 
 struct KernelCase {
-  FeatureKind kind;
+  Family kind;
   bool project;
   std::string label() const {
     return std::string(feature_kind_name(kind)) + (estimates_softmax(kind) || project ? "" : " (no projection)");
@@ -46,12 +46,12 @@ class KernelChecks {
  public:
   // The FAVOR+ claim is about positive random features of the softmax kernel: every family the table marks so
   // (positive, hyperbolic, regularized, and gerf, oprf, sderf when asked for), never a hand-kept list.
-  static bool positive_softmax(FeatureKind k) { return estimates_softmax(k) && family_info(k).positive; }
+  static bool positive_softmax(Family k) { return estimates_softmax(k) && family_info(k).positive; }
 
   KernelChecks(const std::vector<KernelCase>& cases, std::size_t scales) : kernels_(cases.size()) {
     for (const KernelCase& c : cases) {
       softmax_points_ += positive_softmax(c.kind);
-      trig_points_ += c.kind == FeatureKind::trig;
+      trig_points_ += c.kind == Family::trig;
     }
     softmax_points_ *= scales;
   }
@@ -66,7 +66,7 @@ class KernelChecks {
         positive_detail_ << "; " << where << ": " << st.nonpositive << " non-positive, " << st.nonfinite_denominators
                          << " NaN/Inf";
     }
-    if (c.kind == FeatureKind::trig) {
+    if (c.kind == Family::trig) {
       trig_nonpositive_ += st.nonpositive;
       trig_total_ += st.denominators + st.nonfinite_denominators;
       trig_detail_ << (trig_detail_.tellp() > 0 ? "; " : "") << "s=" << s << ": " << st.nonpositive << " of "
@@ -198,7 +198,7 @@ class KernelsExperiment final : public Experiment {
   Result run(const RunContext& ctx) override {
     std::vector<KernelCase> cases;
     for (const std::string& name : kernels_) {
-      const FeatureKind kind = parse_kernel(name);
+      const Family kind = parse_kernel(name);
       cases.push_back({kind, true});
       if (!estimates_softmax(kind)) cases.push_back({kind, false});
     }
@@ -275,7 +275,7 @@ class KernelsExperiment final : public Experiment {
     return row;
   }
 
-  static FeatureKind parse_kernel(const std::string& name) {
+  static Family parse_kernel(const std::string& name) {
     try {
       return parse_feature_kind(name);
     } catch (const std::invalid_argument& e) {

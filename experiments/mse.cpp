@@ -18,8 +18,7 @@
 
 #include "experiments/estimator_grid.hpp"
 #include "experiments/experiment.hpp"
-#include "kernels/error_moments.hpp"
-#include "kernels/lemma2.hpp"
+#include "features/family_theory.hpp"
 #include "mc/estimator_sweep.hpp"
 #include "mc/importance_gerf.hpp"
 #include "mc/importance_mse.hpp"
@@ -44,8 +43,8 @@ class MseExperiment final : public EstimatorGridExperiment {
     return "Lemma 2 and Fig. 2: MSE of trig/positive/hyperbolic estimators against the closed forms";
   }
   std::int64_t default_trials(bool quick) const override { return quick ? 100000 : 1000000; }
-  bool adds_positive_at_double_m(const std::vector<Estimator>& estimators) const override {
-    return std::find(estimators.begin(), estimators.end(), Estimator::hyperbolic) != estimators.end();
+  bool adds_positive_at_double_m(const std::vector<Family>& estimators) const override {
+    return std::find(estimators.begin(), estimators.end(), Family::hyperbolic) != estimators.end();
   }
 
   void add_options(CLI::App& app) override {
@@ -69,8 +68,8 @@ class MseExperiment final : public EstimatorGridExperiment {
     result.params["row_schema"] = estimator_row_schema(true);
 
     std::vector<EstimatorSpec> specs;
-    for (Estimator e : estimators) specs.push_back({e, m});
-    if (adds_positive_at_double_m(estimators)) specs.push_back({Estimator::positive, 2 * m});  // for check 3
+    for (Family e : estimators) specs.push_back({e, m});
+    if (adds_positive_at_double_m(estimators)) specs.push_back({Family::positive, 2 * m});  // for check 3
 
     std::int64_t evaluations = 0;
     double seconds = 0;
@@ -87,7 +86,7 @@ class MseExperiment final : public EstimatorGridExperiment {
       // figures[spec][point]
       std::vector<std::vector<MseFigure>> figures(specs.size(), std::vector<MseFigure>(points.size()));
       for (std::size_t s = 0; s < specs.size(); ++s) {
-        const Estimator e = specs[s].estimator;
+        const Family e = specs[s].estimator;
         const int ms = specs[s].m;
         const FamilyInfo& family = family_info(e);
         const bool has_theory = iid && family.iid_mse != nullptr;
@@ -139,14 +138,14 @@ class MseExperiment final : public EstimatorGridExperiment {
         // mc/importance_gerf.hpp): light-tailed where the plain Monte Carlo above is not, so its verdicts are
         // conclusive where plain MC cannot be (iid, at the grid's m; the rows of those points get the is_* fields).
         if (iid && ms == m && importance_trials_ > 0 &&
-            (e == Estimator::positive || e == Estimator::hyperbolic || has_gerf_importance(e)))
+            (is_importance_estimator(e) || has_gerf_importance(e)))
           importance_checks(result, e, points, ctx, s * points.size(), result.rows.size() - points.size());
       }
       if (!iid) continue;
-      if (const auto t = find_spec(specs, Estimator::trig, m), pos = find_spec(specs, Estimator::positive, m);
+      if (const auto t = find_spec(specs, Family::trig, m), pos = find_spec(specs, Family::positive, m);
           t && pos)
         result.checks.push_back(ratio_check(points, sweep, *t, *pos, figures[*t], figures[*pos]));
-      if (const auto h = find_spec(specs, Estimator::hyperbolic, m), pos2 = find_spec(specs, Estimator::positive, 2 * m);
+      if (const auto h = find_spec(specs, Family::hyperbolic, m), pos2 = find_spec(specs, Family::positive, 2 * m);
           h && pos2)
         result.checks.push_back(hyperbolic_check(points, sweep, *h, *pos2, figures[*h], figures[*pos2]));
     }
@@ -157,14 +156,14 @@ class MseExperiment final : public EstimatorGridExperiment {
 
  private:
   // Lemma 1 and Lemma 2 at every point by importance sampling, as two checks; annotates rows[first_row + p].
-  void importance_checks(Result& result, Estimator e, const std::vector<Geometry>& points, const RunContext& ctx,
+  void importance_checks(Result& result, Family e, const std::vector<Geometry>& points, const RunContext& ctx,
                          std::size_t stream_base, std::size_t first_row) const {
     const int m = grid_.m, d = grid_.d;
     const std::string name(estimator_name(e));
     const FamilyInfo& family = family_info(e);
     // positive and hyperbolic: the proposal along x + y of mc/importance_mse.hpp (Lemma 1 and 2 of the paper);
     // gerf, oprf, sderf: mc/importance_gerf.hpp, which also scales ω across x + y (their features see ‖ω‖²).
-    const bool lemma = e == Estimator::positive || e == Estimator::hyperbolic;
+    const bool lemma = is_importance_estimator(e);
     const std::string where = "iid projections, d=" + std::to_string(d) + ", m=" + std::to_string(m) + ", " +
                               std::to_string(points.size()) + " points, tilted Gaussian proposal along x+y" +
                               (lemma ? "" : ", scaled across it");
@@ -215,7 +214,7 @@ class MseExperiment final : public EstimatorGridExperiment {
     result.checks.push_back(mse_check.result());
   }
 
-  static std::optional<std::size_t> find_spec(const std::vector<EstimatorSpec>& specs, Estimator e, int m) {
+  static std::optional<std::size_t> find_spec(const std::vector<EstimatorSpec>& specs, Family e, int m) {
     for (std::size_t i = 0; i < specs.size(); ++i)
       if (specs[i].estimator == e && specs[i].m == m) return i;
     return std::nullopt;
@@ -241,13 +240,13 @@ class MseExperiment final : public EstimatorGridExperiment {
                                                                          int m, const std::vector<Geometry>& points) {
     CellPairs pairs;
     const std::size_t n = points.size();
-    if (const auto t = find_spec(specs, Estimator::trig, m), pos = find_spec(specs, Estimator::positive, m); t && pos)
+    if (const auto t = find_spec(specs, Family::trig, m), pos = find_spec(specs, Family::positive, m); t && pos)
       for (auto [a, b] : ratio_steps(points)) {
         const std::size_t cells[] = {*t * n + a, *pos * n + a, *t * n + b, *pos * n + b};
         for (std::size_t i = 0; i < 4; ++i)
           for (std::size_t j = i + 1; j < 4; ++j) pairs.emplace_back(cells[i], cells[j]);
       }
-    if (const auto h = find_spec(specs, Estimator::hyperbolic, m), pos2 = find_spec(specs, Estimator::positive, 2 * m);
+    if (const auto h = find_spec(specs, Family::hyperbolic, m), pos2 = find_spec(specs, Family::positive, 2 * m);
         h && pos2)
       for (std::size_t p = 0; p < n; ++p) pairs.emplace_back(*h * n + p, *pos2 * n + p);
     return pairs;

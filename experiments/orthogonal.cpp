@@ -22,9 +22,9 @@
 #include "experiments/experiment.hpp"
 #include "perf/memory_estimate.hpp"
 #include "io/join_list.hpp"
-#include "kernels/error_moments.hpp"
+#include "features/family_theory.hpp"
 #include "kernels/simplex_moments.hpp"
-#include "kernels/theorem2_point.hpp"
+#include "features/theorem2_point.hpp"
 #include "mc/estimator_sweep.hpp"
 #include "mc/sweep_figures.hpp"
 
@@ -45,7 +45,7 @@ struct Cells {
            " geometries";
   }
   // Points of the specs of estimator e.
-  std::size_t count(Estimator e) const {
+  std::size_t count(Family e) const {
     std::size_t n = 0;
     for (const auto& spec : specs) n += spec.estimator == e ? points.size() : 0;
     return n;
@@ -114,7 +114,7 @@ class OrthogonalExperiment final : public Experiment {
 
   Result run(const RunContext& ctx) override {
     validate();
-    std::vector<Estimator> estimators;
+    std::vector<Family> estimators;
     for (const auto& n : estimators_) estimators.push_back(parse_estimator(n));
     Result result;
     result.experiment = name();
@@ -126,12 +126,12 @@ class OrthogonalExperiment final : public Experiment {
     for (const auto& n : structured_) structured.push_back(parse_coupling(n));
 
     SweepTally tally;
-    const bool simplex = !no_simplex_ && std::find(estimators.begin(), estimators.end(), Estimator::positive) !=
+    const bool simplex = !no_simplex_ && std::find(estimators.begin(), estimators.end(), Family::positive) !=
                                               estimators.end();
     const std::size_t runs_per_d = 2 + structured.size() + (simplex ? 1 : 0), parts = runs_per_d * dims_.size();
     for (std::size_t di = 0; di < dims_.size(); ++di) {
       Cells cells{dims_[di], features_for(dims_[di]), {}, grid()};
-      for (Estimator e : estimators)
+      for (Family e : estimators)
         for (int m : cells.ms) cells.specs.push_back({e, m});
       for (const auto& g : cells.points) validate_geometry(g, cells.d);
       auto sweep = [&](Coupling coupling, const std::vector<EstimatorSpec>& specs, std::uint64_t stream,
@@ -146,16 +146,16 @@ class OrthogonalExperiment final : public Experiment {
       // Independent streams per (d, coupling): iid and orthogonal, then the structured couplings and simplex.
       const std::vector<CellFigures> iid = sweep(Coupling::iid, cells.specs, 2 * di, 0);
       const std::vector<CellFigures> ort = sweep(Coupling::orthogonal, cells.specs, 2 * di + 1, 1);
-      for (Estimator e : estimators) theorem2_checks(result, cells, e, iid, ort);
+      for (Family e : estimators) theorem2_checks(result, cells, e, iid, ort);
       // Structured couplings: Monte Carlo only (no exact theory); the claimed bound is tested against their MSE.
       for (std::size_t si = 0; si < structured.size(); ++si) {
         const std::vector<CellFigures> figures = sweep(structured[si], cells.specs, 1000 + 10 * di + si, 2 + si);
-        for (Estimator e : estimators) structured_check(result, cells, e, structured[si], figures, iid);
+        for (Family e : estimators) structured_check(result, cells, e, structured[si], figures, iid);
       }
       if (simplex) {
         // Simplex rows (Reid et al. 2023) for positive features, on their own stream: the sweep for m ∈ ms.
         std::vector<EstimatorSpec> specs;
-        for (int m : cells.ms) specs.push_back({Estimator::positive, m});
+        for (int m : cells.ms) specs.push_back({Family::positive, m});
         simplex_checks(result, cells, sweep(Coupling::simplex, specs, 2000 + di, runs_per_d - 1), ort);
       }
     }
@@ -167,14 +167,14 @@ class OrthogonalExperiment final : public Experiment {
  private:
   // Theorem 2 for estimator e at one d, two rows per cell (iid, orthogonal): the exact MSEs against Monte Carlo, the
   // claimed bound on the exact and on the Monte Carlo values, the corrected bound on the exact values.
-  void theorem2_checks(Result& result, const Cells& cells, Estimator e, const std::vector<CellFigures>& iid,
+  void theorem2_checks(Result& result, const Cells& cells, Family e, const std::vector<CellFigures>& iid,
                        const std::vector<CellFigures>& ort) const {
-    const std::string en(estimator_name(e)), k = e == Estimator::smreg ? "SMREG" : "SM";
+    const std::string en(estimator_name(e)), k = e == Family::smreg ? "SMREG" : "SM";
     const std::string claim = "): MSE(ort) <= MSE(iid) - (1-1/m) 2/(d+2) ", where = cells.where();
     const std::size_t n = cells.count(e);
     ClaimCheck ort_check("Exact orthogonal MSE (" + en + ", from the proof of Theorem 2) = Monte Carlo",
                          "orthogonal projections, " + where, alpha_, n);
-    ClaimCheck iid_check(e == Estimator::smreg ? "Exact iid MSE (smreg, sphere MGF) = Monte Carlo"
+    ClaimCheck iid_check(e == Family::smreg ? "Exact iid MSE (smreg, sphere MGF) = Monte Carlo"
                                                : "Lemma 2: MSE(positive) closed form",
                          "iid projections, " + where, alpha_, n);
     ClaimCheck claim_mc("Theorem 2 (" + en + claim + k + "^2, Monte Carlo",
@@ -232,9 +232,9 @@ class OrthogonalExperiment final : public Experiment {
 
   // Theorem 2's claimed bound with a structured coupling (Monte Carlo only, no exact theory): its MSE against the
   // iid figures of the same cells; a row per cell of estimator e.
-  void structured_check(Result& result, const Cells& cells, Estimator e, Coupling coupling,
+  void structured_check(Result& result, const Cells& cells, Family e, Coupling coupling,
                         const std::vector<CellFigures>& figures, const std::vector<CellFigures>& iid) const {
-    const std::string en(estimator_name(e)), k = e == Estimator::smreg ? "SMREG" : "SM";
+    const std::string en(estimator_name(e)), k = e == Family::smreg ? "SMREG" : "SM";
     ClaimCheck check("Theorem 2 (" + en + ") with " + std::string(coupling_name(coupling)) +
                          " features: MSE <= MSE(iid) - (1-1/m) 2/(d+2) " + k + "^2, Monte Carlo",
                      cells.where(), alpha_, cells.count(e), ClaimCheck::Sides::upper);
@@ -281,21 +281,21 @@ class OrthogonalExperiment final : public Experiment {
     for (std::size_t i = 0; i < cells.ms.size(); ++i) {
       const int m = cells.ms[i];
       std::size_t o = 0;  // the orthogonal figure of positive features at this m
-      while (o < cells.specs.size() && !(cells.specs[o].estimator == Estimator::positive && cells.specs[o].m == m)) ++o;
+      while (o < cells.specs.size() && !(cells.specs[o].estimator == Family::positive && cells.specs[o].m == m)) ++o;
       for (std::size_t p = 0; p < np; ++p) {
         const Geometry& g = cells.points[p];
         const CellFigures &f = simplex[i * np + p], &of = ort[cells.at(o, p)];
         const double k2 = f.truth * f.truth;
         const double simplex_theory = simplex_mse(g, cells.d, 0.0, m);
-        const Theorem2Point th = theorem2_point(Estimator::positive, g, cells.d, m);
+        const Theorem2Point th = theorem2_point(Family::positive, g, cells.d, m);
         // The iid squared-error skewness stands in for coupled rows (same marginals).
-        const ErrorMoments em = error_moments(Estimator::positive, g, cells.d, m);
+        const ErrorMoments em = error_moments(Family::positive, g, cells.d, m);
         const double skew = em.squared_error_skewness, allowance = kRoundingAllowance * kRoundingAllowance * k2;
         const std::string label = "m=" + std::to_string(m) + ", " + point_label(g);
         const PointVerdict v =
             exact_check.judge({f.mse, simplex_theory, f.mse_stderr, allowance, skew, f.trials, f.nonfinite, label});
         const PointVerdict mc = mc_check.judge(mse_difference_evidence(f, of, 0.0, allowance, skew, k2, label));
-        Json row = figure_row(Estimator::positive, Coupling::simplex, cells.d, m, g, f);
+        Json row = figure_row(Family::positive, Coupling::simplex, cells.d, m, g, f);
         row["mse_iid_theory"] = th.iid_mse;
         row["mse_orthogonal_theory"] = th.orthogonal_mse;
         row["mse_simplex_theory"] = simplex_theory;
@@ -315,7 +315,7 @@ class OrthogonalExperiment final : public Experiment {
   }
 
   // A row's cell and its figures: the mean (from the same draws as the MSE, for compare) and the MSE.
-  static Json figure_row(Estimator e, Coupling c, int d, int m, const Geometry& g, const CellFigures& f) {
+  static Json figure_row(Family e, Coupling c, int d, int m, const Geometry& g, const CellFigures& f) {
     Json row = estimator_row(e, c, d, m, g);
     row["z_norm"] = std::sqrt(g.z_sq());
     row["truth"] = f.truth;
@@ -327,7 +327,7 @@ class OrthogonalExperiment final : public Experiment {
   }
 
   // An iid or orthogonal row of Theorem 2: the figures, the closed forms and the verdict of its exact-MSE check.
-  static Json theorem2_row(Estimator e, Coupling c, int d, int m, const Geometry& g, const CellFigures& f,
+  static Json theorem2_row(Family e, Coupling c, int d, int m, const Geometry& g, const CellFigures& f,
                            const Theorem2Point& th, const PointVerdict& v, const ErrorMoments& em) {
     Json row = figure_row(e, c, d, m, g, f);
     row["mse_theory"] = c == Coupling::iid ? th.iid_mse : th.orthogonal_mse;
@@ -376,8 +376,8 @@ class OrthogonalExperiment final : public Experiment {
     if (!(alpha_ > 0 && alpha_ < 1)) throw std::invalid_argument("--alpha must lie in (0, 1)");
     if (estimators_.empty()) throw std::invalid_argument("--estimators needs at least one estimator");
     for (const auto& n : estimators_) {
-      const Estimator e = parse_estimator(n);
-      if (e != Estimator::positive && e != Estimator::smreg)
+      const Family e = parse_estimator(n);
+      if (e != Family::positive && e != Family::smreg)
         throw std::invalid_argument("--estimators: Theorem 2 concerns positive and smreg, not " + n);
     }
     for (const auto& n : structured_) {

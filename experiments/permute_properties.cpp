@@ -234,7 +234,7 @@ class PermutePropertiesExperiment final : public Experiment {
     return gaussian_input(1, d_, scale_, ctx.seed, stream, draw);
   }
 
-  AttentionConfig config_for(FeatureKind kind, bool causal) const {
+  AttentionConfig config_for(Family kind, bool causal) const {
     AttentionConfig c;
     c.features = kind;
     c.m = m_;
@@ -244,7 +244,7 @@ class PermutePropertiesExperiment final : public Experiment {
   }
 
   // Properties 1–3, the period and the 2-D wrap, in double, for one feature map (attention/permute_properties.hpp).
-  void properties(const RunContext& ctx, const Sizes& s, FeatureKind kind, Result& result) const {
+  void properties(const RunContext& ctx, const Sizes& s, Family kind, Result& result) const {
     const std::string fname(feature_kind_name(kind));
     const AttentionConfig config = config_for(kind, false);
     const int columns = feature_columns(config, d_);
@@ -368,7 +368,7 @@ class PermutePropertiesExperiment final : public Experiment {
   }
 
   // Property 2 (b): the float32 causal mechanism at growing L.
-  void long_runs(const RunContext& ctx, const Sizes& s, FeatureKind kind, Result& result) const {
+  void long_runs(const RunContext& ctx, const Sizes& s, Family kind, Result& result) const {
     const std::string fname(feature_kind_name(kind));
     AttentionConfig config = config_for(kind, true);
     config.renormalize = false;

@@ -94,7 +94,7 @@ class RedrawExperiment final : public Experiment {
     L_ = resolved_L(ctx.quick);
     validate(groups, ctx.trials);
     const Backend backend = backend_.checked();
-    const std::vector<FeatureKind> features = parse_softmax_features(features_, name());
+    const std::vector<Family> features = parse_softmax_features(features_, name());
     const Coupling coupling = parse_dense_coupling(coupling_, "--coupling", name());
     const std::int64_t N = ctx.trials;
     Result result;
@@ -133,8 +133,8 @@ class RedrawExperiment final : public Experiment {
       per_draw.push_back(sweep.draw_mse);
     }
 
-    const auto pos = std::find(features.begin(), features.end(), FeatureKind::positive);
-    const auto trig = std::find(features.begin(), features.end(), FeatureKind::trig);
+    const auto pos = std::find(features.begin(), features.end(), Family::positive);
+    const auto trig = std::find(features.begin(), features.end(), Family::trig);
     if (pos != features.end() && trig != features.end()) {
       PairedClaimCheck check("Positive features give lower output MSE than trig (paired over the same draws W)",
                              coupling_ + ", m=" + std::to_string(m_) + ", L=" + std::to_string(L_) + ", " +

@@ -21,7 +21,7 @@
 #include "experiments/experiment.hpp"
 #include "perf/memory_estimate.hpp"
 #include "io/format_number.hpp"
-#include "kernels/error_moments.hpp"
+#include "features/family_theory.hpp"
 #include "kernels/smreg_ratio.hpp"
 #include "kernels/theorem1_bound.hpp"
 #include "mc/estimator_sweep.hpp"
@@ -166,7 +166,7 @@ class SmregExperiment final : public Experiment {
       std::vector<Geometry> geometries;
       for (double z : o_.z_norms) geometries.push_back(smreg_ratio_geometry(z));
       // One Philox stream per dimension: the d = 16 numbers do not change when another d joins the list.
-      const SweepConfig config{d, Coupling::iid, {{Estimator::smreg, o_.m}}, geometries, ctx.seed,
+      const SweepConfig config{d, Coupling::iid, {{Family::smreg, o_.m}}, geometries, ctx.seed,
                                static_cast<std::uint64_t>(d), ctx.trials, ctx.threads, FeatureParameters{}};
       const SweepResult sweep = run_estimator_sweep(config, part_progress(ctx.progress, di, o_.dims.size()));
       evaluations += sweep.evaluations;
@@ -179,14 +179,14 @@ class SmregExperiment final : public Experiment {
 
         const SweepCell& cell = sweep.cell(0, p);
         const double truth = sweep.truth[p], sm = std::exp(g.dot());
-        const ErrorMoments em = error_moments(Estimator::smreg, g, d, o_.m);
+        const ErrorMoments em = error_moments(Family::smreg, g, d, o_.m);
         const double skew = em.error_skewness;
         const PointEvidence ev{truth + cell.error.mean(), truth, cell.error.standard_error(),
                                kRoundingAllowance * truth, skew, cell.error.count(), cell.nonfinite, point_at(d, z)};
         const PointVerdict v = mc.judge(ev);
 
         Json row{{"kind", "ratio"}};
-        const Json common = estimator_row(Estimator::smreg, Coupling::iid, d, o_.m, g);
+        const Json common = estimator_row(Family::smreg, Coupling::iid, d, o_.m, g);
         for (const auto& [key, value] : common.items()) row[key] = value;
         row["z_norm"] = z;
         row["w"] = z * z / 2;

@@ -11,9 +11,9 @@
 
 namespace favorlab {
 
-inline std::vector<FeatureKind> parse_softmax_features(const std::vector<std::string>& names,
+inline std::vector<Family> parse_softmax_features(const std::vector<std::string>& names,
                                                        const std::string& experiment) {
-  std::vector<FeatureKind> kinds;
+  std::vector<Family> kinds;
   for (const auto& name : names) {
     kinds.push_back(parse_feature_kind(name));
     if (!estimates_softmax(kinds.back()))

@@ -126,7 +126,7 @@ class SpeedExperiment final : public Experiment {
     for (const auto& s : shapes_) config.shapes.push_back({s, s == "regular" ? 8 : 1});
     for (int l = min_l_; l <= max_l; l *= 2) config.lengths.push_back(l);
     config.thread_counts = gpu ? std::vector<int>{1} : thread_counts_;
-    config.favor.features = FeatureKind::positive;
+    config.favor.features = Family::positive;
     config.favor.m = m_;
     config.favor.chunk = chunk_;
     config.d = d_;
@@ -193,8 +193,8 @@ class SpeedExperiment final : public Experiment {
     const EstimatorGridOptions grid;
     SweepConfig config;
     config.d = grid.d;
-    config.specs = {{Estimator::trig, grid.m}, {Estimator::positive, grid.m}, {Estimator::hyperbolic, grid.m},
-                    {Estimator::positive, 2 * grid.m}};
+    config.specs = {{Family::trig, grid.m}, {Family::positive, grid.m}, {Family::hyperbolic, grid.m},
+                    {Family::positive, 2 * grid.m}};
     config.points = grid.points();
     config.seed = ctx.seed;
     config.trials = trials;

@@ -27,7 +27,7 @@
 #include "io/join_list.hpp"
 #include "features/structured_projection.hpp"
 #include "features/walsh_hadamard.hpp"
-#include "kernels/error_moments.hpp"
+#include "features/family_theory.hpp"
 #include "mc/estimator_sweep.hpp"
 #include "mc/sweep_figures.hpp"
 #include "stats/absolute_comparison.hpp"
@@ -104,7 +104,7 @@ class StructuredExperiment final : public Experiment {
     for (double xn : x_norms_)
       for (double yn : y_norms_)
         for (double c : cosines_) points.push_back({xn, yn, c});
-    std::vector<Estimator> estimators;
+    std::vector<Family> estimators;
     for (const auto& n : estimators_) estimators.push_back(parse_estimator(n));
     Result result;
     result.experiment = name();
@@ -121,8 +121,8 @@ class StructuredExperiment final : public Experiment {
       const int d = dims_[di];
       for (const auto& g : points) validate_geometry(g, d);
       std::vector<EstimatorSpec> specs;
-      for (Estimator e : estimators) specs.push_back({e, d});
-      for (Estimator e : estimators)
+      for (Family e : estimators) specs.push_back({e, d});
+      for (Family e : estimators)
         for (const Geometry& g : points) moments[di].push_back(error_moments(e, g, d, d));
       for (std::size_t c = 0; c < nc; ++c) {
         // A stream per (coupling, d): adding a dimension does not change the others' numbers.
@@ -152,7 +152,7 @@ class StructuredExperiment final : public Experiment {
 
  private:
   // Check 1 of coupling c and estimator `est` (number e): E[estimate] = SM over every d × geometry; a row per point.
-  void bias_check(Result& result, std::size_t c, Estimator est, std::size_t e, const std::vector<Geometry>& points,
+  void bias_check(Result& result, std::size_t c, Family est, std::size_t e, const std::vector<Geometry>& points,
                   const Figures& figures, const Moments& moments) const {
     const std::string cn(coupling_name(kCouplings[c])), en(estimator_name(est));
     const bool structured = kCouplings[c] == Coupling::hadamard || kCouplings[c] == Coupling::givens;
@@ -178,7 +178,7 @@ class StructuredExperiment final : public Experiment {
 
   // Check 2 of a structured coupling c and estimator `est` (number e): |relative bias| at the largest d ≤ at the
   // smallest, per geometry.
-  void shrink_check(Result& result, std::size_t c, Estimator est, std::size_t e, const std::vector<Geometry>& points,
+  void shrink_check(Result& result, std::size_t c, Family est, std::size_t e, const std::vector<Geometry>& points,
                     const Figures& figures, const Moments& moments) const {
     const std::size_t np = points.size();
     const std::size_t lo = static_cast<std::size_t>(std::min_element(dims_.begin(), dims_.end()) - dims_.begin());
@@ -199,7 +199,7 @@ class StructuredExperiment final : public Experiment {
   }
 
   // A point row: the figures of one cell, the verdict of its bias check and its MSE against the orthogonal one.
-  static Json point_row(Estimator est, std::size_t c, int d, const Geometry& g, const CellFigures& f,
+  static Json point_row(Family est, std::size_t c, int d, const Geometry& g, const CellFigures& f,
                         const PointVerdict& v, const MseRatio& ratio, const ErrorMoments& em) {
     Json row = estimator_row(est, kCouplings[c], d, d, g);
     row["kind"] = "point";
@@ -316,8 +316,8 @@ class StructuredExperiment final : public Experiment {
     if (!(alpha_ > 0 && alpha_ < 1)) throw std::invalid_argument("--alpha must lie in (0, 1)");
     if (estimators_.empty()) throw std::invalid_argument("--estimators needs at least one estimator");
     for (const auto& n : estimators_)
-      if (parse_estimator(n) == Estimator::smreg)
-        throw std::invalid_argument("--estimators: smreg estimates SMREG, not SM; use positive, trig or hyperbolic");
+      if (family_info(parse_estimator(n)).target != KernelTarget::softmax)
+        throw std::invalid_argument("--estimators: " + n + " does not estimate SM; use positive, trig or hyperbolic");
     if (x_norms_.empty() || y_norms_.empty() || cosines_.empty())
       throw std::invalid_argument("--x-norm, --y-norm and --cos each need at least one value");
   }

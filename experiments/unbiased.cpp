@@ -7,7 +7,7 @@
 
 #include "experiments/estimator_grid.hpp"
 #include "experiments/experiment.hpp"
-#include "kernels/error_moments.hpp"
+#include "features/family_theory.hpp"
 #include "mc/estimator_sweep.hpp"
 
 namespace favorlab {
@@ -33,7 +33,7 @@ class UnbiasedExperiment final : public EstimatorGridExperiment {
     result.params["row_schema"] = estimator_row_schema(false);
 
     std::vector<EstimatorSpec> specs;
-    for (Estimator e : estimators) specs.push_back({e, grid_.m});
+    for (Family e : estimators) specs.push_back({e, grid_.m});
     // Skewness of one error draw: exact for iid features; for orthogonal rows (same marginals, coupled) the iid value
     // stands in, since the coupling changes the dependence, not the tail of each feature.
     estimator_truths(specs, points, grid_.d);  // refuses overflowing kernel values before the slower theory below
@@ -56,8 +56,8 @@ class UnbiasedExperiment final : public EstimatorGridExperiment {
       seconds += sweep.seconds;
 
       for (std::size_t s = 0; s < specs.size(); ++s) {
-        const Estimator e = specs[s].estimator;
-        const std::string target = e == Estimator::smreg ? "SMREG" : "SM";
+        const Family e = specs[s].estimator;
+        const std::string target = family_info(e).target == KernelTarget::regularized_softmax ? "SMREG" : "SM";
         ClaimCheck check("Lemma 1: E[" + std::string(estimator_name(e)) + " estimate] = " + target,
                          std::string(coupling_name(coupling)) + " projections, d=" + std::to_string(grid_.d) +
                              ", m=" + std::to_string(grid_.m) + ", " + std::to_string(points.size()) + " points",

@@ -102,7 +102,7 @@ class UniformExperiment final : public Experiment {
                          {"inputs", "rows g/|g|*R, g ~ N(0, I_d); nested in L; one W per draw serves every L"}};
 
     AttentionConfig config;
-    config.features = FeatureKind::trig;
+    config.features = Family::trig;
     config.coupling = Coupling::orthogonal;
     config.m = ms.back();
     const std::size_t points = ls.size() * ds.size() * ms.size();

@@ -19,11 +19,11 @@ Mechanism parse_mechanism(std::string_view name) {
   throw std::invalid_argument("unknown mechanism '" + std::string(name) + "' (expected exact or favor)");
 }
 
-std::string_view feature_kind_name(FeatureKind kind) { return family_name(kind); }
+std::string_view feature_kind_name(Family kind) { return family_name(kind); }
 
 std::vector<std::string> feature_kind_names() { return family_names(nullptr); }
 
-FeatureKind parse_feature_kind(std::string_view name) { return parse_family(name, "feature map", nullptr); }
+Family parse_feature_kind(std::string_view name) { return parse_family(name, "feature map", nullptr); }
 
 int projection_rows(const AttentionConfig& config) {
   if (config.mechanism == Mechanism::exact) return 0;
@@ -47,7 +47,7 @@ void validate_attention_config(const AttentionConfig& config, int d) {
     throw std::invalid_argument("--no-projection applies to generalized kernels only, not to '" +
                                 std::string(feature_kind_name(config.features)) + "'");
   const FamilyInfo& family = family_info(config.features);
-  if (family.map == FeatureMapCode::shifted_positive && !family.data_dependent &&
+  if (family.map->prepared_projection && !family.data_dependent &&
       (!std::isfinite(config.parameters.gerf_a) || !(config.parameters.gerf_a < 0.125)))
     throw std::invalid_argument("--gerf-a must be finite and below 1/8 (got " +
                                 std::to_string(config.parameters.gerf_a) + ")");

@@ -14,11 +14,10 @@
 namespace favorlab {
 
 enum class Mechanism { exact, favor };
-using FeatureKind = Family;
 
 struct AttentionConfig {
   Mechanism mechanism = Mechanism::favor;
-  FeatureKind features = FeatureKind::positive;
+  Family features = Family::positive;
   int m = 256;                          // number of random projections ω_i (rows of W)
   Coupling coupling = Coupling::orthogonal;
   bool project = true;                  // generalized kernels: f(Wu) (true) or f(u), which has m = d features
@@ -32,8 +31,8 @@ struct AttentionConfig {
 
 std::string_view mechanism_name(Mechanism mechanism);
 Mechanism parse_mechanism(std::string_view name);       // throws std::invalid_argument naming the bad value
-std::string_view feature_kind_name(FeatureKind kind);
-FeatureKind parse_feature_kind(std::string_view name);  // throws std::invalid_argument naming the bad value
+std::string_view feature_kind_name(Family kind);
+Family parse_feature_kind(std::string_view name);  // throws std::invalid_argument naming the bad value
 std::vector<std::string> feature_kind_names();
 
 // Rows of W the mechanism needs (0 for exact attention and for generalized kernels without projection).

@@ -13,20 +13,14 @@
 //   sderf:       φ(u) = exp(W'u + c − ‖u‖²/2)/√m, W = [W' | c]       log scale max_i (ω'_iᵀu + c_i) − ‖u‖²/2
 //                (the prepared projection of attention/prepared_projection.hpp: m×(d+1))
 //   generalized: φ(u) = f(Wu) + ε_k, or f(u) + ε_k without projection
+// The engine holds one algorithm for every family: it calls the family's map (features/feature_map.hpp) once per block
+// of rows, and ScaledFeatures and ReferenceScales are that header's.
 #include <Eigen/Dense>
 
-#include <functional>
-
 #include "attention/attention_config.hpp"
-#include "features/feature_maps.hpp"
+#include "features/feature_map.hpp"
 
 namespace favorlab {
-
-template <class T>
-struct ScaledFeatures {
-  Matrix<T> values;                         // rows × feature_columns
-  Eigen::Array<T, Eigen::Dynamic, 1> log_scale;  // one per row
-};
 
 // w: the projection (m×d, or 0×d for generalized kernels without projection), already in precision T.
 template <class T>
@@ -49,12 +43,10 @@ namespace favorlab {
 // φ(u_i) = exp(log_scale_i) · values_i with log_scale = reference(own log scales), reference_i ≥ own_i, so every value
 // stays ≤ 1. The variation is the reference: one scale for the whole block (block_features_of_rows: the largest row
 // log scale — what a sum over the rows, bidirectional FAVOR's key side, needs) or the running maximum of a causal key
-// side (running_maxima). For the positive, shifted positive and hyperbolic maps with the stabilizer the reference
-// goes straight into the exponent, exp(ω_iᵀu − ‖u‖²/2 − reference_i) ≤ 1: one pass and no rescaling afterwards; the
-// other maps are attention_features_of_rows rescaled row by row.
-template <class T>
-using ReferenceScales = std::function<Eigen::Array<T, Eigen::Dynamic, 1>(const Eigen::Array<T, Eigen::Dynamic, 1>&)>;
-
+// side (running_maxima). With the stabilizer, a map that has a relative form (MapFunctions::relative: the positive,
+// shifted positive and hyperbolic maps) takes the reference straight into the exponent, exp(ω_iᵀu − ‖u‖²/2 −
+// reference_i) ≤ 1: one pass and no rescaling afterwards; the other maps are attention_features_of_rows rescaled row
+// by row.
 template <class T>
 ScaledFeatures<T> relative_features_of_rows(const Matrix<T>& x, Eigen::Index first, Eigen::Index count,
                                             const Matrix<T>& w, const AttentionConfig& config,

@@ -65,12 +65,12 @@ std::uint64_t report_draw_index(std::uint64_t head_index, int draw) {
   return (head_index << 20) + static_cast<std::uint64_t>(draw);
 }
 
-std::vector<ReportArm> report_arms(const std::vector<FeatureKind>& features, const std::vector<Coupling>& couplings,
+std::vector<ReportArm> report_arms(const std::vector<Family>& features, const std::vector<Coupling>& couplings,
                                    const std::vector<bool>& causal_modes) {
   std::vector<ReportArm> arms;
   for (const bool causal : causal_modes)
     for (Coupling c : couplings)
-      for (FeatureKind f : features)
+      for (Family f : features)
         if (!(causal && family_info(f).data_dependent)) arms.push_back({f, c, causal});
   return arms;
 }

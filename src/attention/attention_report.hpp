@@ -23,7 +23,7 @@
 namespace favorlab {
 
 struct ReportArm {
-  FeatureKind features = FeatureKind::positive;
+  Family features = Family::positive;
   Coupling coupling = Coupling::orthogonal;
   bool causal = false;
 };
@@ -39,7 +39,7 @@ struct ReportSettings {
 
 // Every mode × coupling × feature family, in that order (the modes outermost); a data-dependent family (oprf, sderf:
 // its parameters come from every key) has no causal arm.
-std::vector<ReportArm> report_arms(const std::vector<FeatureKind>& features, const std::vector<Coupling>& couplings,
+std::vector<ReportArm> report_arms(const std::vector<Family>& features, const std::vector<Coupling>& couplings,
                                    const std::vector<bool>& causal_modes);
 
 inline constexpr int kMaxReportDraws = 1 << 20;

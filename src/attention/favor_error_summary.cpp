@@ -21,11 +21,11 @@ AttentionConfig FavorArm::config() const {
 }
 
 std::vector<FavorArm> favor_arm_grid(const std::vector<bool>& causal_modes, const std::vector<Coupling>& couplings,
-                                     const std::vector<FeatureKind>& features, const std::vector<int>& ms) {
+                                     const std::vector<Family>& features, const std::vector<int>& ms) {
   std::vector<FavorArm> arms;
   for (bool causal : causal_modes)
     for (Coupling c : couplings)
-      for (FeatureKind f : features)
+      for (Family f : features)
         for (int m : ms) arms.push_back({causal, c, f, m});
   return arms;
 }

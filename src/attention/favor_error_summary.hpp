@@ -20,7 +20,7 @@ namespace favorlab {
 struct FavorArm {
   bool causal = false;
   Coupling coupling = Coupling::iid;
-  FeatureKind features = FeatureKind::positive;
+  Family features = Family::positive;
   int m = 0;
   // The FAVOR configuration of the arm (the defaults otherwise: renormalized, stabilized).
   AttentionConfig config() const;
@@ -29,7 +29,7 @@ struct FavorArm {
 
 // Every arm, modes outermost, then couplings, features and m (the order of the rows).
 std::vector<FavorArm> favor_arm_grid(const std::vector<bool>& causal_modes, const std::vector<Coupling>& couplings,
-                                     const std::vector<FeatureKind>& features, const std::vector<int>& ms);
+                                     const std::vector<Family>& features, const std::vector<int>& ms);
 
 // The index of the last arm equal to `arm`; throws std::invalid_argument when there is none.
 std::size_t find_favor_arm(const std::vector<FavorArm>& arms, const FavorArm& arm);

@@ -6,7 +6,7 @@
 
 namespace favorlab {
 
-bool positive_feature_kind(FeatureKind kind) { return family_info(kind).positive; }
+bool positive_feature_kind(Family kind) { return family_info(kind).positive; }
 
 void validate_permute_head(const AttentionConfig& config, int d, const PermuteHead& head, const PermuteLayout& layout,
                            Eigen::Index length) {
@@ -15,7 +15,7 @@ void validate_permute_head(const AttentionConfig& config, int d, const PermuteHe
   if (!positive_feature_kind(config.features))
     throw std::invalid_argument("--features '" + std::string(feature_kind_name(config.features)) +
                                 "' can be negative; PermuteFormer needs positive features (positive, relu, ...)");
-  if (family_info(config.features).map == FeatureMapCode::shifted_positive)
+  if (family_info(config.features).map->prepared_projection)
     throw std::invalid_argument("--features '" + std::string(feature_kind_name(config.features)) +
                                 "' is not available for PermuteFormer (its projection is prepared per head)");
   if (!estimates_softmax(config.features) && !(config.kernel_epsilon > 0))

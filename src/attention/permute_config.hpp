@@ -39,6 +39,6 @@ void validate_permute_head(const AttentionConfig& config, int d, const PermuteHe
                            Eigen::Index length);
 
 // Whether every feature of this kind is > 0 (the kinds PermuteFormer accepts).
-bool positive_feature_kind(FeatureKind kind);
+bool positive_feature_kind(Family kind);
 
 }  // namespace favorlab

@@ -47,7 +47,7 @@ PermutedFeatures<T>::PermutedFeatures(const Matrix<T>& q, const Matrix<T>& k, co
       w_(w),
       config_(config),
       positions_(positions),
-      fused_(fuse && config.stabilizer && family_info(config.features).map == FeatureMapCode::positive) {
+      fused_(fuse && config.stabilizer && family_info(config.features).map == &kPositiveMap) {
   if (!fused_) return;
   // The positive map's feature a is exp(ω_aᵀu − …): its columns follow W's rows, so W's rows in the cycle layout's
   // order give projections already in that layout.

@@ -43,7 +43,7 @@ Eigen::MatrixXd scaled_pair_mean_outer_product(const Matrix<T>& q, const Matrix<
 }  // namespace
 
 bool needs_prepared_projection(const AttentionConfig& config) {
-  return config.mechanism == Mechanism::favor && family_info(config.features).map == FeatureMapCode::shifted_positive;
+  return config.mechanism == Mechanism::favor && family_info(config.features).map->prepared_projection;
 }
 
 template <class T>

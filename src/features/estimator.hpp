@@ -16,20 +16,19 @@
 
 namespace favorlab {
 
-using Estimator = Family;
 
-Estimator parse_estimator(std::string_view name);  // throws std::invalid_argument naming the bad value
+Family parse_estimator(std::string_view name);  // throws std::invalid_argument naming the bad value
 std::vector<std::string> estimator_names();
 
-RowNorms row_norms_for(Estimator e);
+RowNorms row_norms_for(Family e);
 
 // φ(U) for the estimator's feature map, for the families whose features do not depend on the pair
 // (smreg uses the positive map; its W must already have √d-norm rows). Throws std::invalid_argument for oprf, sderf.
-Eigen::MatrixXd estimator_features(Estimator e, const Eigen::MatrixXd& u, const Eigen::MatrixXd& w,
+Eigen::MatrixXd estimator_features(Family e, const Eigen::MatrixXd& u, const Eigen::MatrixXd& w,
                                    const FeatureParameters& params = {});
 
 // Estimates φ(x_p)ᵀφ(y_p) for every row p of X and Y (each L×d), one projection W for all rows.
-Eigen::VectorXd estimate_kernel(Estimator e, const Eigen::MatrixXd& x, const Eigen::MatrixXd& y,
+Eigen::VectorXd estimate_kernel(Family e, const Eigen::MatrixXd& x, const Eigen::MatrixXd& y,
                                 const Eigen::MatrixXd& w, const FeatureParameters& params = {});
 
 // The buffers of the overload below. Kept from call to call with the same shapes, they make a call allocate nothing
@@ -40,7 +39,7 @@ struct KernelWorkspace {
 };
 
 // The same estimates, written to and returned as workspace.estimates; the numbers are those of the overload above.
-const Eigen::VectorXd& estimate_kernel(Estimator e, const Eigen::MatrixXd& x, const Eigen::MatrixXd& y,
+const Eigen::VectorXd& estimate_kernel(Family e, const Eigen::MatrixXd& x, const Eigen::MatrixXd& y,
                                        const Eigen::MatrixXd& w, const FeatureParameters& params,
                                        KernelWorkspace& workspace);
 

@@ -1,8 +1,9 @@
 #pragma once
 // One table of feature families: every property of a family that some part of favorlab needs lives in its row of
 // kFamilies (feature_family.cpp), and everything else — the CLI choices and help strings, the JSON names, which
-// experiments accept it, the plot colours (plotting/families.json, written by `favorlab families --json`), the CUDA
-// map — is derived from the table. Adding a family is: its map, its row, its theory, its CUDA map, tests, README.
+// experiments accept it, the plot colours (plotting/families.json, written by `favorlab families --json`), the
+// feature map both engines call, its theory, the CUDA map — is derived from the table. Adding a family:
+// docs/adding-a-family.md.
 //
 // A family is one way of building random features φ(u) from projections W (rows ω_i):
 //   trig, positive, hyperbolic   Lemma 1's estimators of SM(x, y) = exp(xᵀy), Gaussian rows (chi norms)
@@ -12,14 +13,17 @@
 //   sderf                        dense-exponential features with a matrix A chosen from the data (FAVOR#)
 //   relu … identity              generalized kernels f(Wu) + ε_k (not estimators of SM)
 #include <array>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "features/feature_map_code.hpp"
+#include "features/feature_map.hpp"
 #include "features/shifted_projection.hpp"
 #include "features/projection.hpp"
+#include "kernels/error_moments.hpp"
 #include "kernels/geometry.hpp"
+#include "kernels/pair_gerf.hpp"
 
 namespace favorlab {
 
@@ -40,6 +44,9 @@ struct FeatureParameters {
 
 // Exact MSE of the family's estimate of its target with m iid rows, at a pair with geometry g in dimension d.
 using IidMseFn = double (*)(const Geometry& g, int d, int m, const FeatureParameters& params);
+// Exact MSE with m rows coupled by c (orthogonal, simplex, …) in blocks of d, or std::nullopt where there is none;
+// `pair` is the row's pair_gerf at the pair ({} for a family without one). Functions: features/family_theory.hpp.
+using CoupledMseFn = std::optional<double> (*)(Coupling c, const Geometry& g, int d, int m, const PairGerf& pair);
 // The shifted positive map's projection, from W (m×d as drawn) and, for data-dependent families, the statistics.
 using PrepareFn = ShiftedProjection (*)(const Eigen::MatrixXd& w, const PairStatistics& stats,
                                         const FeatureParameters& params);
@@ -49,23 +56,30 @@ using PairGerfFn = PairGerf (*)(double phi, int d, const FeatureParameters& para
 using PairEstimatesFn = Eigen::VectorXd (*)(const Eigen::MatrixXd& x, const Eigen::MatrixXd& y,
                                             const Eigen::MatrixXd& w);
 
+// A row of the table; docs/adding-a-family.md explains every field. The function pointers that default to nullptr
+// are the optional ones: a row names each field it sets.
 struct FamilyInfo {
+  // Names and presentation.
   Family family;
   std::string_view name;            // CLI --features and the JSON "features"/"estimator" fields
   std::string_view estimator_name;  // its name in estimator experiments (differs for regularized only: smreg)
-  int columns_per_row;              // feature columns per projection row: 1 (m columns) or 2 (2m)
+  std::string_view description;     // one line for help text and `favorlab families`
+  std::string_view color;           // matplotlib colour of its series
+  // The features.
+  KernelTarget target;              // what E[φ(x)ᵀφ(y)] is
+  bool positive;                    // φ > 0 (generalized kernels: once ε_k > 0 is added)
+  const FeatureMap* map;            // the feature map both engines call (features/feature_map.hpp)
+  int columns_per_row;              // feature columns per projection row: 1 (m columns) or 2 (2m), as its map's
   RowNorms norms;                   // row norms of W as drawn (data-dependent families then transform W)
   bool data_dependent;              // its projection is prepared from statistics of the inputs
-  bool positive;                    // φ > 0 (generalized kernels: once ε_k > 0 is added)
-  KernelTarget target;
-  FeatureMapCode map;
-  IidMseFn iid_mse;                 // closed form with iid rows, or nullptr
-  std::string_view mse_source;      // where iid_mse comes from (claim names)
-  std::string_view color;           // matplotlib colour of its series
-  std::string_view description;     // one line for help text and `favorlab families`
-  PrepareFn prepare = nullptr;                // shifted positive map only
-  PairGerfFn pair_gerf = nullptr;             // families that are isotropic gerf at a pair (positive: A = 0)
-  PairEstimatesFn pair_estimates = nullptr;   // data-dependent families in the estimator engine
+  PrepareFn prepare = nullptr;               // maps with a prepared projection: [W' | c] from W
+  PairEstimatesFn pair_estimates = nullptr;  // data-dependent families in the estimator engine
+  // Its theory (kernels/).
+  PairGerfFn pair_gerf = nullptr;   // families that are isotropic gerf at a pair (positive: A = 0)
+  IidMseFn iid_mse = nullptr;       // closed form with iid rows
+  std::string_view mse_source = ""; // where iid_mse comes from (claim names)
+  CoupledMseFn coupled_mse = nullptr;      // closed forms with coupled rows
+  ErrorMomentsFn error_moments = nullptr;  // its model of one feature: the error's moments with m iid rows
 };
 
 const std::vector<FamilyInfo>& families();

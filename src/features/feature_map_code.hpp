@@ -1,8 +1,9 @@
 #pragma once
 // The feature maps the attention kernels implement, one code per map (not per family: regularized features use the
 // positive map with √d-norm rows; gerf, oprf and sderf all use the shifted positive map with a prepared projection).
-// Plain C++ with no Eigen and no other favorlab header, so that the CUDA sources can include it: the family table
-// (feature_family.hpp) names each family's map by this code and the CPU and GPU engines switch on it.
+// Plain C++ with no Eigen and no other favorlab header, so that the CUDA sources can include it: each map's
+// descriptor (feature_map.hpp) carries its code, and the GPU engine, which cannot call the descriptor's host
+// functions, switches on it (attention/cuda/favor_attention.cu); the CPU engines call the descriptor.
 namespace favorlab {
 
 enum class FeatureMapCode : int {

@@ -45,4 +45,8 @@ Matrix<T> shifted_positive_features(const Matrix<T>& u, const Matrix<T>& prepare
   return mapped<T>(u, prepared, shifted_positive_features);
 }
 
+// The four maps as the engines call them, with their stabilized forms (features/feature_map.hpp).
+struct FeatureMap;
+extern const FeatureMap kTrigMap, kPositiveMap, kHyperbolicMap, kShiftedPositiveMap;
+
 }  // namespace favorlab

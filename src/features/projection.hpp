@@ -16,12 +16,12 @@
 #include <string>
 #include <string_view>
 
+#include "kernels/row_norms.hpp"
 #include "rng/philox_stream.hpp"
 
 namespace favorlab {
 
 enum class Coupling { iid, orthogonal, hadamard, givens, simplex };
-enum class RowNorms { chi, sqrt_d };
 
 std::string_view coupling_name(Coupling c);
 Coupling parse_coupling(std::string_view name);  // throws std::invalid_argument naming the bad value

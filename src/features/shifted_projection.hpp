@@ -1,6 +1,6 @@
 #pragma once
 // The types behind the shifted positive map (features/gerf_projection.hpp), shared with the family table: a family
-// on that map is its row plus three functions of these types.
+// on that map is its row plus a prepare function of these types (and its pair form, kernels/pair_gerf.hpp).
 #include <Eigen/Dense>
 
 #include <functional>
@@ -18,12 +18,6 @@ struct ShiftedProjection {
 struct PairStatistics {
   std::function<double()> mean_squared_norm;            // mean over (i, j) of ‖q_i + k_j‖²
   std::function<Eigen::MatrixXd()> mean_outer_product;  // mean over (i, j) of (q_i + k_j)(q_i + k_j)ᵀ
-};
-
-// The scalar A and the dimension in which one pair's features act as isotropic generalized exponential features.
-struct PairGerf {
-  double a = 0;
-  int dimension = 1;
 };
 
 }  // namespace favorlab

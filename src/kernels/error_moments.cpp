@@ -7,8 +7,6 @@
 #include <boost/math/special_functions/binomial.hpp>
 #include <boost/multiprecision/cpp_bin_float.hpp>
 
-#include "features/gerf_projection.hpp"
-
 namespace favorlab {
 
 namespace {
@@ -31,51 +29,59 @@ Real sphere_mgf(int d, const Real& t) {
   return sum;
 }
 
-Moments raw_feature_moments(Estimator e, const Geometry& g, int d, const FeatureParameters& params) {
+// E[X^k] for k = 0..6, one model's raw moment per k.
+template <class RawMoment>
+Moments raw_moments(RawMoment raw_moment) {
   Moments raw;
-  const Real z2(g.z_sq()), delta2(g.delta_sq()), log_lambda(g.log_lambda());
-  for (int k = 0; k <= kOrder; ++k) {
-    Real sum = 0;
-    switch (e) {
-      case Estimator::positive:
-        sum = exp(Real(k) * log_lambda + Real(k * k) * z2 / 2);
-        break;
-      case Estimator::hyperbolic:
-        for (int j = 0; j <= k; ++j) sum += binom(k, j) * exp(Real((k - 2 * j) * (k - 2 * j)) * z2 / 2);
-        sum *= exp(Real(k) * log_lambda) / pow(Real(2), k);
-        break;
-      case Estimator::trig:
-        for (int j = 0; j <= k; ++j) sum += binom(k, j) * exp(-Real((k - 2 * j) * (k - 2 * j)) * delta2 / 2);
-        sum *= exp(-Real(k) * log_lambda) / pow(Real(2), k);
-        break;
-      case Estimator::smreg:
-        sum = exp(Real(k) * log_lambda) * sphere_mgf(d, Real(k) * sqrt(Real(d) * z2));
-        break;
-      default: {
-        // gerf, oprf, sderf: X = (1 − 4A)^{d'/2} Λ exp(2A‖ω‖² + √(1 − 4A) ωᵀz) in d' dimensions (gerf_projection.hpp),
-        // E[X^k] = (1 − 4A)^{kd'/2} Λ^k (1 − 4kA)^{−d'/2} exp(k²(1 − 4A)‖z‖²/(2(1 − 4kA))), infinite once 4kA ≥ 1.
-        const PairGerfFn pair_gerf = family_info(e).pair_gerf;
-        if (pair_gerf == nullptr) throw std::invalid_argument("error_moments: no moments for this estimator");
-        const PairGerf pg = pair_gerf(g.z_sq(), d, params);
-        const Real a(pg.a), dim(pg.dimension);
-        if (4 * k * pg.a >= 1) {
-          sum = std::numeric_limits<Real>::infinity();
-          break;
-        }
-        sum = exp(Real(k) * log_lambda + Real(k) * dim / 2 * log1p(-4 * a) - dim / 2 * log1p(-4 * Real(k) * a) +
-                  Real(k * k) * (1 - 4 * a) * z2 / (2 * (1 - 4 * Real(k) * a)));
-        break;
-      }
-    }
-    raw[k] = sum;
-  }
+  for (int k = 0; k <= kOrder; ++k) raw[k] = raw_moment(k);
   return raw;
 }
 
-}  // namespace
+Moments positive_raw(const Geometry& g) {
+  const Real z2(g.z_sq()), log_lambda(g.log_lambda());
+  return raw_moments([&](int k) { return Real(exp(Real(k) * log_lambda + Real(k * k) * z2 / 2)); });
+}
 
-ErrorMoments error_moments(Estimator e, const Geometry& g, int d, int m, const FeatureParameters& params) {
-  const Moments raw = raw_feature_moments(e, g, d, params);
+Moments hyperbolic_raw(const Geometry& g) {
+  const Real z2(g.z_sq()), log_lambda(g.log_lambda());
+  return raw_moments([&](int k) {
+    Real sum = 0;
+    for (int j = 0; j <= k; ++j) sum += binom(k, j) * exp(Real((k - 2 * j) * (k - 2 * j)) * z2 / 2);
+    sum *= exp(Real(k) * log_lambda) / pow(Real(2), k);
+    return sum;
+  });
+}
+
+Moments trig_raw(const Geometry& g) {
+  const Real delta2(g.delta_sq()), log_lambda(g.log_lambda());
+  return raw_moments([&](int k) {
+    Real sum = 0;
+    for (int j = 0; j <= k; ++j) sum += binom(k, j) * exp(-Real((k - 2 * j) * (k - 2 * j)) * delta2 / 2);
+    sum *= exp(-Real(k) * log_lambda) / pow(Real(2), k);
+    return sum;
+  });
+}
+
+Moments smreg_raw(const Geometry& g, int d) {
+  const Real z2(g.z_sq()), log_lambda(g.log_lambda());
+  return raw_moments(
+      [&](int k) { return Real(exp(Real(k) * log_lambda) * sphere_mgf(d, Real(k) * sqrt(Real(d) * z2))); });
+}
+
+// X = (1 − 4A)^{d'/2} Λ exp(2A‖ω‖² + √(1 − 4A) ωᵀz) in d' dimensions (features/gerf_projection.hpp),
+// E[X^k] = (1 − 4A)^{kd'/2} Λ^k (1 − 4kA)^{−d'/2} exp(k²(1 − 4A)‖z‖²/(2(1 − 4kA))), infinite once 4kA ≥ 1.
+Moments gerf_raw(const Geometry& g, const PairGerf& pg) {
+  const Real z2(g.z_sq()), log_lambda(g.log_lambda());
+  const Real a(pg.a), dim(pg.dimension);
+  return raw_moments([&](int k) {
+    if (4 * k * pg.a >= 1) return Real(std::numeric_limits<Real>::infinity());
+    return Real(exp(Real(k) * log_lambda + Real(k) * dim / 2 * log1p(-4 * a) - dim / 2 * log1p(-4 * Real(k) * a) +
+                    Real(k * k) * (1 - 4 * a) * z2 / (2 * (1 - 4 * Real(k) * a))));
+  });
+}
+
+// The error moments of the mean of m iid features from the raw moments of one.
+ErrorMoments from_raw_moments(const Moments& raw, int m) {
   if (!boost::multiprecision::isfinite(raw[kOrder])) {
     ErrorMoments out;
     // A variance that is 0 in theory can come out of the subtraction as −1e-52: never below 0.
@@ -121,6 +127,28 @@ ErrorMoments error_moments(Estimator e, const Geometry& g, int d, int m, const F
   out.squared_error_skewness = static_cast<double>(third_sq / pow(var_sq, Real(1.5)));
   out.squared_error_variance = std::max(0.0, static_cast<double>(var_sq));
   return out;
+}
+
+}  // namespace
+
+ErrorMoments trig_error_moments(const Geometry& g, int, int m, const PairGerf&) {
+  return from_raw_moments(trig_raw(g), m);
+}
+
+ErrorMoments positive_error_moments(const Geometry& g, int, int m, const PairGerf&) {
+  return from_raw_moments(positive_raw(g), m);
+}
+
+ErrorMoments hyperbolic_error_moments(const Geometry& g, int, int m, const PairGerf&) {
+  return from_raw_moments(hyperbolic_raw(g), m);
+}
+
+ErrorMoments smreg_error_moments(const Geometry& g, int d, int m, const PairGerf&) {
+  return from_raw_moments(smreg_raw(g, d), m);
+}
+
+ErrorMoments gerf_error_moments(const Geometry& g, int, int m, const PairGerf& pair) {
+  return from_raw_moments(gerf_raw(g, pair), m);
 }
 
 }  // namespace favorlab

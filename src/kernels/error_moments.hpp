@@ -10,8 +10,8 @@
 //
 // Used a priori (before any sampling) to judge whether a Monte Carlo z test of a mean or of an MSE can be trusted at a
 // given trial count: the skewness of the quantity averaged over trials decides (stats/edgeworth.hpp).
-#include "features/estimator.hpp"
 #include "kernels/geometry.hpp"
+#include "kernels/pair_gerf.hpp"
 
 namespace favorlab {
 
@@ -23,8 +23,16 @@ struct ErrorMoments {
   bool degenerate = false;             // the estimator is exact here (variance 0 up to 50-digit rounding)
 };
 
-// gerf, oprf, sderf: X = (1 − 4A)^{d'/2} Λ exp(2A‖ω‖² + √(1 − 4A) ωᵀz) with the pair's A and d' (pair_gerf); a moment
-// that does not exist (4kA ≥ 1, k ≤ 6) gives infinite skewnesses, which the checks read as "heavy tailed".
-ErrorMoments error_moments(Estimator e, const Geometry& g, int d, int m, const FeatureParameters& params = {});
+// One model of the feature X per function, all of one signature so that a family's row can point at its model
+// (features/feature_family.hpp); `pair` is read by the gerf model only, d by the smreg model only.
+//   gerf: X = (1 − 4A)^{d'/2} Λ exp(2A‖ω‖² + √(1 − 4A) ωᵀz) with the pair's A and d' (gerf, oprf, sderf, and positive
+//   at A = 0); a moment that does not exist (4kA ≥ 1, k ≤ 6) gives infinite skewnesses, which the checks read as
+//   "heavy tailed".
+using ErrorMomentsFn = ErrorMoments (*)(const Geometry& g, int d, int m, const PairGerf& pair);
+ErrorMoments trig_error_moments(const Geometry& g, int d, int m, const PairGerf& pair);
+ErrorMoments positive_error_moments(const Geometry& g, int d, int m, const PairGerf& pair);
+ErrorMoments hyperbolic_error_moments(const Geometry& g, int d, int m, const PairGerf& pair);
+ErrorMoments smreg_error_moments(const Geometry& g, int d, int m, const PairGerf& pair);
+ErrorMoments gerf_error_moments(const Geometry& g, int d, int m, const PairGerf& pair);
 
 }  // namespace favorlab

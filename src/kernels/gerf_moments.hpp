@@ -82,7 +82,7 @@ double gerf_log_pair_moment_series(double phi, int d, double a, double c);
 double gerf_block_mse(const Geometry& g, int d, double a, int m, double log_rho);
 
 // Exact GERF MSE with orthogonal (R-ORF, chi norms) blocks: gerf_block_mse with ρ = ₁F₁(d; d/2; φ/2).
-// a = 0 equals orthogonal_mse(Estimator::positive, g, d, m).
+// a = 0 equals orthogonal_mse(RowNorms::chi, g, d, m) (kernels/orthogonal_mse.hpp).
 double gerf_orthogonal_mse(const Geometry& g, int d, double a, int m);
 
 // The (1 − 1/m) form of the correction, literally: MSE_ORF = MSE_iid + (1 − 1/m) SM² [e^{−φ} ₁F₁(d; d/2; φ/2) − 1],

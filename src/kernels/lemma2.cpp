@@ -1,7 +1,6 @@
 #include "kernels/lemma2.hpp"
 
 #include <cmath>
-#include <stdexcept>
 
 namespace favorlab {
 
@@ -14,15 +13,5 @@ double mse_trig(const Geometry& g, int m) {
 double mse_positive(const Geometry& g, int m) { return std::exp(2 * g.dot()) * std::expm1(g.z_sq()) / m; }
 
 double mse_hyperbolic(const Geometry& g, int m) { return 0.5 * -std::expm1(-g.z_sq()) * mse_positive(g, m); }
-
-double lemma2_mse(Estimator e, const Geometry& g, int m) {
-  switch (e) {
-    case Estimator::trig: return mse_trig(g, m);
-    case Estimator::positive: return mse_positive(g, m);
-    case Estimator::hyperbolic: return mse_hyperbolic(g, m);
-    default: break;
-  }
-  throw std::invalid_argument("Lemma 2 gives no MSE for the " + std::string(estimator_name(e)) + " estimator");
-}
 
 }  // namespace favorlab

@@ -3,7 +3,6 @@
 //   trig:       1/(2m) · exp(‖z‖²) SM^{−2} (1 − exp(−‖Δ‖²))²   (= exp(‖x‖²+‖y‖²)(1 − e^{−‖Δ‖²})²/(2m))
 //   positive:   1/m · exp(‖z‖²) SM² (1 − exp(−‖z‖²))            (= SM² (e^{‖z‖²} − 1)/m)
 //   hyperbolic: ½ (1 − exp(−‖z‖²)) · MSE(positive)
-#include "features/estimator.hpp"
 #include "kernels/geometry.hpp"
 
 namespace favorlab {
@@ -11,8 +10,5 @@ namespace favorlab {
 double mse_trig(const Geometry& g, int m);
 double mse_positive(const Geometry& g, int m);
 double mse_hyperbolic(const Geometry& g, int m);
-
-// The Lemma 2 value for trig, positive or hyperbolic; throws std::invalid_argument for smreg (no closed form there).
-double lemma2_mse(Estimator e, const Geometry& g, int m);
 
 }  // namespace favorlab

@@ -73,20 +73,14 @@ double log_orthogonal_pair_gap(double w, int d) {
   return log_sum;
 }
 
-double log_truth(Estimator e, const Geometry& g, int d) {
-  return e == Estimator::smreg ? log_smreg_exact(g, d) : g.dot();
-}
-
-void require_supported(Estimator e) {
-  if (e != Estimator::positive && e != Estimator::smreg)
-    throw std::invalid_argument("exact orthogonal MSEs are implemented for the positive and smreg estimators only, not " +
-                                std::string(estimator_name(e)));
+double log_truth(RowNorms norms, const Geometry& g, int d) {
+  return norms == RowNorms::sqrt_d ? log_smreg_exact(g, d) : g.dot();
 }
 
 // log E[X²] − 2 log Λ and log F for the estimator's one feature X = Λ exp(ωᵀz).
-double log_second_moment_over_lambda2(Estimator e, const Geometry& g, int d) {
+double log_second_moment_over_lambda2(RowNorms norms, const Geometry& g, int d) {
   const double z = std::sqrt(g.z_sq());
-  return e == Estimator::smreg ? log_sphere_mgf(d, 2 * std::sqrt(static_cast<double>(d)) * z) : 2 * g.z_sq();
+  return norms == RowNorms::sqrt_d ? log_sphere_mgf(d, 2 * std::sqrt(static_cast<double>(d)) * z) : 2 * g.z_sq();
 }
 
 }  // namespace
@@ -139,24 +133,23 @@ double same_block_pair_fraction(int m, int d) {
   return pairs / (static_cast<double>(m) * m);
 }
 
-double iid_mse(Estimator e, const Geometry& g, int d, int m) {
-  require_supported(e);
+double iid_mse(RowNorms norms, const Geometry& g, int d, int m) {
   require_m(m);
   validate_geometry(g, d);
-  if (e == Estimator::positive) return mse_positive(g, m);
+  if (norms == RowNorms::chi) return mse_positive(g, m);
   // (Λ² M(2√d‖z‖) − Λ² M(√d‖z‖)²)/m, as Λ² M(√d‖z‖)² · expm1(log M(2√d‖z‖) − 2 log M(√d‖z‖)) / m.
   const double log_f = log_sphere_mgf(d, std::sqrt(static_cast<double>(d) * g.z_sq()));
-  const double log_x2 = log_second_moment_over_lambda2(e, g, d);
+  const double log_x2 = log_second_moment_over_lambda2(norms, g, d);
   return std::exp(2 * g.log_lambda() + 2 * log_f) * std::expm1(log_x2 - 2 * log_f) / m;
 }
 
-double orthogonal_mse(Estimator e, const Geometry& g, int d, int m) {
-  const double iid = iid_mse(e, g, d, m);
+double orthogonal_mse(RowNorms norms, const Geometry& g, int d, int m) {
+  const double iid = iid_mse(norms, g, d, m);
   const double fraction = same_block_pair_fraction(m, d);
   if (fraction == 0 || g.z_sq() == 0) return iid;
   const double z = std::sqrt(g.z_sq());
   double log_gap;  // log(F² − S)
-  if (e == Estimator::positive) {
+  if (norms == RowNorms::chi) {
     log_gap = log_orthogonal_pair_gap(g.z_sq() / 2, d);
   } else {
     // F² − S = M(√d‖z‖)² − M(√(2d)‖z‖) ≥ 0; relative cancellation only as ‖z‖ → 0, where both the gap and the iid
@@ -169,21 +162,19 @@ double orthogonal_mse(Estimator e, const Geometry& g, int d, int m) {
   return iid - reduction;
 }
 
-double theorem2_claimed_bound(Estimator e, const Geometry& g, int d, int m) {
-  require_supported(e);
+double theorem2_claimed_bound(RowNorms norms, const Geometry& g, int d, int m) {
   if (m > d) throw std::invalid_argument("Theorem 2 is stated for m <= d, got m=" + std::to_string(m) +
                                          " > d=" + std::to_string(d));
-  const double k = std::exp(log_truth(e, g, d));
-  return iid_mse(e, g, d, m) - (1 - 1.0 / m) * 2.0 / (d + 2) * k * k;
+  const double k = std::exp(log_truth(norms, g, d));
+  return iid_mse(norms, g, d, m) - (1 - 1.0 / m) * 2.0 / (d + 2) * k * k;
 }
 
-double theorem2_corrected_bound(Estimator e, const Geometry& g, int d, int m) {
-  require_supported(e);
+double theorem2_corrected_bound(RowNorms norms, const Geometry& g, int d, int m) {
   if (m > d) throw std::invalid_argument("Theorem 2 is stated for m <= d, got m=" + std::to_string(m) +
                                          " > d=" + std::to_string(d));
   // K − Λ = Λ (F − 1), with F − 1 = expm1(log F) kept accurate for small ‖z‖.
-  const double k_minus_lambda = std::exp(g.log_lambda()) * std::expm1(log_truth(e, g, d) - g.log_lambda());
-  return iid_mse(e, g, d, m) - (1 - 1.0 / m) * 2.0 / (d + 2) * k_minus_lambda * k_minus_lambda;
+  const double k_minus_lambda = std::exp(g.log_lambda()) * std::expm1(log_truth(norms, g, d) - g.log_lambda());
+  return iid_mse(norms, g, d, m) - (1 - 1.0 / m) * 2.0 / (d + 2) * k_minus_lambda * k_minus_lambda;
 }
 
 }  // namespace favorlab

@@ -17,7 +17,7 @@
 
 namespace favorlab {
 
-double estimator_truth(Estimator e, const Geometry& g, int d) {
+double estimator_truth(Family e, const Geometry& g, int d) {
   return family_info(e).target == KernelTarget::regularized_softmax ? smreg_exact(g, d) : softmax_kernel(g);
 }
 

@@ -21,7 +21,7 @@
 namespace favorlab {
 
 struct EstimatorSpec {
-  Estimator estimator;
+  Family estimator;
   int m;
 };
 
@@ -65,7 +65,7 @@ struct SweepResult {
 double mse_combination_stderr(const SweepResult& r, const std::vector<std::pair<std::size_t, double>>& terms);
 
 // The exact mean of the estimator at g: SM for the Gaussian estimators, SMREG for smreg.
-double estimator_truth(Estimator e, const Geometry& g, int d);
+double estimator_truth(Family e, const Geometry& g, int d);
 
 // What each spec estimates at each point (SM, or SMREG for smreg), spec-major; throws std::invalid_argument when a
 // value overflows or underflows double precision. Cheap: callers run it before any expensive per-point theory.

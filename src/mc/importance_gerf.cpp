@@ -51,11 +51,10 @@ constexpr double kSearchTolerance = 1e-11;
 // Relative variance below which a weighted value counts as constant (compute_moments).
 constexpr double kRoundingVariance = 1e-26;
 
-void require_estimator(Estimator e) {
+void require_estimator(Family e) {
   if (!has_gerf_importance(e))
-    throw std::invalid_argument(
-        "estimator must be positive, gerf, oprf or sderf for gerf importance sampling, got '" +
-        std::string(estimator_name(e)) + "'");
+    throw std::invalid_argument("estimator must be " + family_list(has_gerf_importance, true) +
+                                " for gerf importance sampling, got '" + std::string(estimator_name(e)) + "'");
 }
 
 void require_d(int d) {
@@ -82,7 +81,7 @@ struct Pair {
   double box_scale() const { return 1 / std::sqrt(1 - 8 * std::max(a, 0.0)); }
 };
 
-Pair pair_of(Estimator e, const Geometry& g, int d, const FeatureParameters& params) {
+Pair pair_of(Family e, const Geometry& g, int d, const FeatureParameters& params) {
   const PairGerf pg = gerf_importance_pair(e, g, d, params);
   if (pg.dimension != d && pg.dimension != 1)
     throw std::logic_error("gerf importance sampling knows A acting in all d or in 1 dimension, got " +
@@ -267,7 +266,7 @@ MomentsOut compute_moments(const Pair& p, const GerfProposal& q, bool squared_er
   return out;
 }
 
-WeightedMoments moments(Estimator e, const Geometry& g, int d, const FeatureParameters& params, const GerfProposal& q,
+WeightedMoments moments(Family e, const Geometry& g, int d, const FeatureParameters& params, const GerfProposal& q,
                         bool squared_error, GerfMomentPrecision* precision, bool extended) {
   require_proposal(q);
   const Pair p = pair_of(e, g, d, params);
@@ -374,18 +373,19 @@ Objective evaluate(const Pair& p, const Natural& x) {
 
 }  // namespace
 
-bool has_gerf_importance(Estimator e) {
-  return e == Estimator::positive || e == Estimator::gerf || e == Estimator::oprf || e == Estimator::sderf;
+bool has_gerf_importance(Family e) {
+  const FamilyInfo& info = family_info(e);
+  return info.pair_gerf != nullptr && info.iid_mse != nullptr;
 }
 
-PairGerf gerf_importance_pair(Estimator e, const Geometry& g, int d, const FeatureParameters& params) {
+PairGerf gerf_importance_pair(Family e, const Geometry& g, int d, const FeatureParameters& params) {
   require_estimator(e);
   require_d(d);
   validate_geometry(g, d);
   return family_info(e).pair_gerf(std::max(0.0, g.z_sq()), d, params);
 }
 
-GerfProposal optimal_gerf_proposal(Estimator e, const Geometry& g, int d, const FeatureParameters& params) {
+GerfProposal optimal_gerf_proposal(Family e, const Geometry& g, int d, const FeatureParameters& params) {
   const Pair p = pair_of(e, g, d, params);
   if (p.degenerate()) return {};
   const double scale = p.box_scale();
@@ -470,13 +470,13 @@ GerfProposal optimal_gerf_proposal(Estimator e, const Geometry& g, int d, const 
   return q;
 }
 
-WeightedMoments gerf_weighted_squared_error_moments(Estimator e, const Geometry& g, int d,
+WeightedMoments gerf_weighted_squared_error_moments(Family e, const Geometry& g, int d,
                                                     const FeatureParameters& params, const GerfProposal& q,
                                                     GerfMomentPrecision* precision, bool extended) {
   return moments(e, g, d, params, q, true, precision, extended);
 }
 
-WeightedMoments gerf_weighted_estimate_moments(Estimator e, const Geometry& g, int d, const FeatureParameters& params,
+WeightedMoments gerf_weighted_estimate_moments(Family e, const Geometry& g, int d, const FeatureParameters& params,
                                                const GerfProposal& q, GerfMomentPrecision* precision,
                                                bool extended) {
   return moments(e, g, d, params, q, false, precision, extended);
@@ -489,7 +489,7 @@ static_assert(BlockEncodable<ImportanceTrials>);
 
 }  // namespace
 
-GerfImportanceSampledMse importance_sampled_gerf_mse(Estimator e, const Geometry& g, int d, int m, std::int64_t trials,
+GerfImportanceSampledMse importance_sampled_gerf_mse(Family e, const Geometry& g, int d, int m, std::int64_t trials,
                                                      std::uint64_t seed, std::uint64_t stream, int threads,
                                                      const FeatureParameters& params, const ProgressFn& progress) {
   require_estimator(e);

@@ -9,19 +9,19 @@
 #include <cstdint>
 
 #include "features/estimator.hpp"
-#include "features/shifted_projection.hpp"
 #include "kernels/geometry.hpp"
+#include "kernels/pair_gerf.hpp"
 #include "mc/importance_mse.hpp"
 #include "mc/parallel_trials.hpp"
 
 namespace favorlab {
 
 // positive, gerf, oprf, sderf: the families with pair_gerf (isotropic gerf at a pair) and a closed-form iid_mse.
-bool has_gerf_importance(Estimator e);
+bool has_gerf_importance(Family e);
 
 // The (a, k) of the family at this pair: family_info(e).pair_gerf(‖z‖², d, params). Throws std::invalid_argument for
 // another estimator, d < 1, an invalid geometry, or (gerf) params.gerf_a not finite or ≥ 1/8.
-PairGerf gerf_importance_pair(Estimator e, const Geometry& g, int d, const FeatureParameters& params = {});
+PairGerf gerf_importance_pair(Family e, const Geometry& g, int d, const FeatureParameters& params = {});
 
 // s ~ N(mean, sd²) along ẑ; the n = k − 1 directions where A acts ~ N(0, perp_sd²) (perp_sd is ignored when n = 0).
 struct GerfProposal {
@@ -33,7 +33,7 @@ struct GerfProposal {
 // The proposal minimising E_q[Y³]/(E_q Y)³ in the search box of
 // docs/theory.md#importance-sampling-for-the-gerf-families; {0, 1, 1} where Y ≡ 0 (a = 0, r = 0). perp_sd = 1 whenever
 // it is not free (n = 0 or a = 0). Throws as gerf_importance_pair.
-GerfProposal optimal_gerf_proposal(Estimator e, const Geometry& g, int d, const FeatureParameters& params = {});
+GerfProposal optimal_gerf_proposal(Family e, const Geometry& g, int d, const FeatureParameters& params = {});
 
 // How the closed-form moments were computed: decimal digits used (100 or 250) and the most digits the alternating
 // sums' cancellation consumed (log10 of Σ|terms|/|sum|, over the moments computed).
@@ -48,10 +48,10 @@ struct GerfMomentPrecision {
 // exist. extended = true forces 250 digits.
 // Throws std::invalid_argument as gerf_importance_pair, for a proposal with a non-finite mean or sd, perp_sd outside
 // (0, 1e3], or when even 250 digits cannot resolve the cancellation.
-WeightedMoments gerf_weighted_squared_error_moments(Estimator e, const Geometry& g, int d,
+WeightedMoments gerf_weighted_squared_error_moments(Family e, const Geometry& g, int d,
                                                     const FeatureParameters& params, const GerfProposal& q,
                                                     GerfMomentPrecision* precision = nullptr, bool extended = false);
-WeightedMoments gerf_weighted_estimate_moments(Estimator e, const Geometry& g, int d, const FeatureParameters& params,
+WeightedMoments gerf_weighted_estimate_moments(Family e, const Geometry& g, int d, const FeatureParameters& params,
                                                const GerfProposal& q, GerfMomentPrecision* precision = nullptr,
                                                bool extended = false);
 
@@ -65,7 +65,7 @@ struct GerfImportanceSampledMse : ImportanceSampledMse {
 // for an estimator without gerf importance sampling, d < 1, m < 1, trials < 2, threads < 1, an invalid geometry,
 // gerf's a not finite or ≥ 1/8, an SM = exp(xᵀy) that overflows or underflows double precision, or an MSE that
 // overflows it. Where Y ≡ 0 (a = 0 at z = 0) the MSE is 0 up to rounding.
-GerfImportanceSampledMse importance_sampled_gerf_mse(Estimator e, const Geometry& g, int d, int m, std::int64_t trials,
+GerfImportanceSampledMse importance_sampled_gerf_mse(Family e, const Geometry& g, int d, int m, std::int64_t trials,
                                                      std::uint64_t seed, std::uint64_t stream, int threads,
                                                      const FeatureParameters& params = {},
                                                      const ProgressFn& progress = {});

@@ -46,9 +46,7 @@ constexpr unsigned kMaxDepth = 10;  // pieces are one Gaussian width already; sm
 // is noise, and a skewness divided by its 3/2 power would be meaningless.
 constexpr double kRoundingVariance = 1e-26;
 
-bool is_importance_estimator(Estimator e) { return e == Estimator::positive || e == Estimator::hyperbolic; }
-
-void require_estimator(Estimator e) {
+void require_estimator(Family e) {
   if (!is_importance_estimator(e))
     throw std::invalid_argument("estimator must be positive or hyperbolic for importance sampling, got '" +
                                 std::string(estimator_name(e)) + "'");
@@ -89,11 +87,11 @@ double log_abs_expm1(double u) { return u > 40 ? u + std::log1p(-std::exp(-u)) :
 //   log h(s), log w(s) = log φ(s) − log q(s), log q(s).
 class Integrands {
  public:
-  Integrands(Estimator e, double r, const ImportanceProposal& q) : e_(e), r_(r), q_(q), log_sd_(std::log(q.sd)) {}
+  Integrands(Family e, double r, const ImportanceProposal& q) : e_(e), r_(r), q_(q), log_sd_(std::log(q.sd)) {}
 
   double log_h(double s) const {
     const double half = r_ * r_ / 2;
-    return e_ == Estimator::positive ? r_ * s - half : log_cosh(r_ * s) - half;
+    return e_ == Family::positive ? r_ * s - half : log_cosh(r_ * s) - half;
   }
   double log_q(double s) const {
     const double u = (s - q_.mean) / q_.sd;
@@ -122,7 +120,7 @@ class Integrands {
       const double a = i - (i - 1) * inv_var;
       a_max = std::max(a_max, a);
       const double c_hi = squared_error ? 2.0 * i : static_cast<double>(i);
-      const double c_lo = e_ == Estimator::hyperbolic ? -c_hi : (squared_error ? 0.0 : c_hi);
+      const double c_lo = e_ == Family::hyperbolic ? -c_hi : (squared_error ? 0.0 : c_hi);
       const double spread = kEnvelopeSds / std::sqrt(a);
       for (double sign : {1.0, -1.0}) {
         if (sign < 0 && !q_.symmetric) continue;
@@ -135,7 +133,7 @@ class Integrands {
   }
 
  private:
-  Estimator e_;
+  Family e_;
   double r_;
   ImportanceProposal q_;
   double log_sd_;
@@ -252,7 +250,7 @@ LogParts log_central_moment(const Integrands& in, bool squared_error, int j, dou
   return integrate_log(ell, sign, bounds[0], bounds[1], step);
 }
 
-WeightedMoments weighted_moments(Estimator e, const Geometry& g, const ImportanceProposal& q, bool squared_error) {
+WeightedMoments weighted_moments(Family e, const Geometry& g, const ImportanceProposal& q, bool squared_error) {
   require_estimator(e);
   require_proposal(q);
   validate_geometry(g, 2);  // the moments do not depend on d; d = 2 admits every cosine
@@ -309,18 +307,20 @@ std::pair<double, double> scan_then_brent(const F& f, double lo, double hi, int 
 
 }  // namespace
 
-WeightedMoments weighted_squared_error_moments(Estimator e, const Geometry& g, const ImportanceProposal& q) {
+bool is_importance_estimator(Family e) { return e == Family::positive || e == Family::hyperbolic; }
+
+WeightedMoments weighted_squared_error_moments(Family e, const Geometry& g, const ImportanceProposal& q) {
   return weighted_moments(e, g, q, true);
 }
 
-WeightedMoments weighted_estimate_moments(Estimator e, const Geometry& g, const ImportanceProposal& q) {
+WeightedMoments weighted_estimate_moments(Family e, const Geometry& g, const ImportanceProposal& q) {
   return weighted_moments(e, g, q, false);
 }
 
-ImportanceProposal optimal_importance_proposal(Estimator e, const Geometry& g, ProposalCriterion criterion) {
+ImportanceProposal optimal_importance_proposal(Family e, const Geometry& g, ProposalCriterion criterion) {
   require_estimator(e);
   validate_geometry(g, 2);
-  const bool symmetric = e == Estimator::hyperbolic;
+  const bool symmetric = e == Family::hyperbolic;
   const double r = z_norm(g);
   if (r == 0) return {0, 1, symmetric};
   const int k = criterion == ProposalCriterion::relative_second_moment ? 2 : 3;
@@ -387,7 +387,7 @@ void ImportanceTrials::report(double sm, int m, ImportanceSampledMse& out) const
   out.mse_stderr = sm * sm * squared.standard_error() / m;
 }
 
-ImportanceSampledMse importance_sampled_mse(Estimator e, const Geometry& g, int d, int m, std::int64_t trials,
+ImportanceSampledMse importance_sampled_mse(Family e, const Geometry& g, int d, int m, std::int64_t trials,
                                             std::uint64_t seed, std::uint64_t stream, int threads,
                                             const ProgressFn& progress) {
   require_estimator(e);
@@ -424,9 +424,9 @@ ImportanceSampledMse importance_sampled_mse(Estimator e, const Geometry& g, int 
         if (q.symmetric && rng.uniform() < 0.5) s = -s;
         const Eigen::VectorXd omega = xi - unit.dot(xi) * unit + s * unit;
         const Eigen::MatrixXd w = omega.transpose();  // one projection row: m = 1
-        const Eigen::MatrixXd fx = e == Estimator::positive ? positive_features<double>(xr, w)
+        const Eigen::MatrixXd fx = e == Family::positive ? positive_features<double>(xr, w)
                                                             : hyperbolic_features<double>(xr, w);
-        const Eigen::MatrixXd fy = e == Estimator::positive ? positive_features<double>(yr, w)
+        const Eigen::MatrixXd fy = e == Family::positive ? positive_features<double>(yr, w)
                                                             : hyperbolic_features<double>(yr, w);
         const double ratio = fx.cwiseProduct(fy).sum() / sm;  // g/SM
         acc.add(std::exp(weights.log_w(s)), ratio);

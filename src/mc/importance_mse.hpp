@@ -15,6 +15,9 @@
 
 namespace favorlab {
 
+// positive and hyperbolic: the estimators this sampler's proposals are derived for.
+bool is_importance_estimator(Family e);
+
 // The law of s = ωᵀẑ under the proposal: N(mean, sd²), or ½N(mean, sd²) + ½N(−mean, sd²) when symmetric.
 struct ImportanceProposal {
   double mean = 0;
@@ -29,7 +32,7 @@ enum class ProposalCriterion { relative_second_moment, relative_third_moment };
 // The proposal minimising the criterion for the weighted squared error y (positive: one Gaussian; hyperbolic: the
 // symmetric mixture); at r = 0 (g ≡ SM) the plain law {0, 1}. Throws std::invalid_argument for an estimator other
 // than positive or hyperbolic, or an invalid geometry.
-ImportanceProposal optimal_importance_proposal(Estimator e, const Geometry& g,
+ImportanceProposal optimal_importance_proposal(Family e, const Geometry& g,
                                                ProposalCriterion criterion = ProposalCriterion::relative_third_moment);
 
 // Exact (quadrature) moments of one trial's weighted value under q.
@@ -45,8 +48,8 @@ struct WeightedMoments {
 // q) and of a/SM = w h (mean = 1). Throws std::invalid_argument for another estimator, an invalid geometry, a proposal
 // with |mean| > 1000 or sd outside (0, 100], or an sd so close to √((k−1)/k) (k = 2, 3) that the moment's quadrature
 // would need more than 4e6 grid points.
-WeightedMoments weighted_squared_error_moments(Estimator e, const Geometry& g, const ImportanceProposal& q);
-WeightedMoments weighted_estimate_moments(Estimator e, const Geometry& g, const ImportanceProposal& q);
+WeightedMoments weighted_squared_error_moments(Family e, const Geometry& g, const ImportanceProposal& q);
+WeightedMoments weighted_estimate_moments(Family e, const Geometry& g, const ImportanceProposal& q);
 
 struct ImportanceSampledMse {
   ImportanceProposal proposal;
@@ -89,7 +92,7 @@ void set_a_priori_moments(ImportanceSampledMse& out, const WeightedMoments& squa
 // Throws std::invalid_argument for an estimator other than positive or hyperbolic, d < 1, m < 1, trials < 2,
 // threads < 1, an invalid geometry, an SM = exp(xᵀy) that overflows or underflows double precision, or an MSE that
 // overflows it. At z = 0 (g ≡ SM) the MSE is 0 up to rounding.
-ImportanceSampledMse importance_sampled_mse(Estimator e, const Geometry& g, int d, int m, std::int64_t trials,
+ImportanceSampledMse importance_sampled_mse(Family e, const Geometry& g, int d, int m, std::int64_t trials,
                                             std::uint64_t seed, std::uint64_t stream, int threads,
                                             const ProgressFn& progress = {});
 

@@ -46,7 +46,7 @@ MseRatio independent_mse_ratio(const CellFigures& a, const CellFigures& b);
 PointEvidence mse_difference_evidence(const CellFigures& a, const CellFigures& b, double shift, double allowance,
                                       double skewness, double scale, std::string label);
 
-// Estimator evaluations and seconds over the sweeps of one run: the measurements every estimator experiment reports.
+// Family evaluations and seconds over the sweeps of one run: the measurements every estimator experiment reports.
 struct SweepTally {
   std::int64_t evaluations = 0;
   double seconds = 0;

@@ -46,7 +46,7 @@ std::vector<ReportedHead> planted_heads(const ReportSettings& s, const std::vect
 
 ReportSettings two_arms(std::vector<int> ms) {
   ReportSettings s;
-  s.arms = {{FeatureKind::positive, Coupling::orthogonal, false}, {FeatureKind::trig, Coupling::orthogonal, false}};
+  s.arms = {{Family::positive, Coupling::orthogonal, false}, {Family::trig, Coupling::orthogonal, false}};
   s.ms = std::move(ms);
   s.draws = 3;
   return s;

@@ -38,10 +38,10 @@ AttentionConfig exact_config(bool causal) {
   return c;
 }
 
-ReportSettings small_settings(std::vector<FeatureKind> features, std::vector<int> ms, int draws = 3) {
+ReportSettings small_settings(std::vector<Family> features, std::vector<int> ms, int draws = 3) {
   ReportSettings s;
   for (bool causal : {false, true})
-    for (FeatureKind f : features)
+    for (Family f : features)
       if (!(causal && family_info(f).data_dependent)) s.arms.push_back({f, Coupling::orthogonal, causal});
   s.ms = std::move(ms);
   s.draws = draws;
@@ -125,7 +125,7 @@ TEST_CASE("attention baselines equal direct computations", "[attention-report]")
 
 TEST_CASE("the float32 and bfloat16 baselines are exact attention on the rounded inputs", "[attention-report]") {
   const auto head = synthetic_heads(SyntheticHeads::gaussian, 1, 96, 8, 8, 3, 0).front();
-  const ReportSettings s = small_settings({FeatureKind::positive}, {8, 16});
+  const ReportSettings s = small_settings({Family::positive}, {8, 16});
   const HeadReport r = report_head(head, s, 0);
   for (int mode = 0; mode < 2; ++mode) {
     INFO("mode " << mode);
@@ -184,8 +184,8 @@ TEST_CASE("head diagnostics equal a brute-force computation", "[attention-report
 
 TEST_CASE("synthetic heads give their known answers", "[attention-report]") {
   const int L = 64, d = 8;
-  const std::vector<FeatureKind> all{FeatureKind::positive, FeatureKind::trig, FeatureKind::hyperbolic,
-                                     FeatureKind::gerf, FeatureKind::oprf, FeatureKind::sderf};
+  const std::vector<Family> all{Family::positive, Family::trig, Family::hyperbolic,
+                                     Family::gerf, Family::oprf, Family::sderf};
   ReportSettings s = small_settings(all, {8, 32});
 
   SECTION("uniform (Q = K = 0): FAVOR and uniform attention exact, relative error undefined bidirectionally") {
@@ -208,7 +208,7 @@ TEST_CASE("synthetic heads give their known answers", "[attention-report]") {
   }
   SECTION("query-zero (Q = 0): uniform attention exact, FAVOR not") {
     const auto head = synthetic_heads(SyntheticHeads::query_zero, 1, L, d, d, 1, 0).front();
-    const HeadReport r = report_head(head, small_settings({FeatureKind::positive}, {8, 32}), 0);
+    const HeadReport r = report_head(head, small_settings({Family::positive}, {8, 32}), 0);
     const double rounding = kRoundingAllowance * kRoundingAllowance * r.modes[0].output_mean_square;
     CHECK(r.modes[0].uniform_mse <= rounding);
     // FAVOR's error is a sampling error of the key features: many orders above rounding.
@@ -217,13 +217,13 @@ TEST_CASE("synthetic heads give their known answers", "[attention-report]") {
   }
   SECTION("low-rank: the floor vanishes at the keys' rank and not below it") {
     const auto head = synthetic_heads(SyntheticHeads::low_rank, 1, L, d, d, 1, 0).front();
-    const HeadReport r = report_head(head, small_settings({FeatureKind::positive}, {8}), 0);
+    const HeadReport r = report_head(head, small_settings({Family::positive}, {8}), 0);
     CHECK(rank_floor(r.truncation, kLowRank) <= kRoundingAllowance * r.matrix_norm);
     CHECK(rank_floor(r.truncation, kLowRank - 1) > 1e-6 * r.matrix_norm);
   }
   SECTION("one-hot: A = I, so the rank-r floor is sqrt(L - r) and uniform attention's relative error is 1") {
     const auto head = synthetic_heads(SyntheticHeads::one_hot, 1, L, d, d, 1, 0).front();
-    const HeadReport r = report_head(head, small_settings({FeatureKind::positive}, {8}), 0);
+    const HeadReport r = report_head(head, small_settings({Family::positive}, {8}), 0);
     // Off-diagonal weights are at most L e^-30 ~ 6e-12: the squares of the floors move by far less than 1e-6.
     for (int rank : {0, 8, 32, 63}) CHECK(std::pow(rank_floor(r.truncation, rank), 2) == Approx(L - rank).epsilon(1e-6));
     CHECK(r.modes[0].uniform_relative == Approx(1).epsilon(1e-6));
@@ -233,7 +233,7 @@ TEST_CASE("synthetic heads give their known answers", "[attention-report]") {
     AttentionInput head = synthetic_heads(SyntheticHeads::gaussian, 1, L, d, d, 1, 0).front();
     head.q = head.q.topRows(L / 2).eval();
     ReportSettings bi;
-    bi.arms = {{FeatureKind::positive, Coupling::orthogonal, false}};
+    bi.arms = {{Family::positive, Coupling::orthogonal, false}};
     bi.ms = {8};
     bi.draws = 2;
     const HeadReport r = report_head(head, bi, 0);
@@ -241,7 +241,7 @@ TEST_CASE("synthetic heads give their known answers", "[attention-report]") {
     CHECK(std::isfinite(r.modes[0].uniform_relative));
     CHECK(rank_floor(r.truncation, 8) >= 0);
     ReportSettings causal = bi;
-    causal.arms.push_back({FeatureKind::positive, Coupling::orthogonal, true});
+    causal.arms.push_back({Family::positive, Coupling::orthogonal, true});
     CHECK_THROWS_AS(report_head(head, causal, 0), std::invalid_argument);
   }
   SECTION("gaussian: Eckart-Young holds for every draw, and the numbers do not depend on the thread count") {
@@ -272,7 +272,7 @@ TEST_CASE("the Eckart-Young check: holds with the true floor, violated against a
   // must say violated; with the true floor every draw is at or above it. (A floor of rank r/2, 0.0067, is still far
   // below FAVOR's error: too weak a wrong theory to show anything.)
   const int L = 64, d = 8;
-  const ReportSettings s = small_settings({FeatureKind::positive}, {32}, 4);
+  const ReportSettings s = small_settings({Family::positive}, {32}, 4);
   const auto head = synthetic_heads(SyntheticHeads::gaussian, 1, L, d, d, 1, 0).front();
   const std::vector<ReportedHead> heads{{"layer0", 0, 0, report_head(head, s, 0)}};
   const auto eckart_young = [&](const std::vector<ReportedHead>& hs) {

@@ -52,9 +52,9 @@ std::string describe(const AttentionConfig& c) {
   return s;
 }
 
-bool sign_changing(FeatureKind kind) {
-  return kind == FeatureKind::gelu || kind == FeatureKind::cos || kind == FeatureKind::tanh ||
-         kind == FeatureKind::identity;
+bool sign_changing(Family kind) {
+  return kind == Family::gelu || kind == Family::cos || kind == Family::tanh ||
+         kind == Family::identity;
 }
 
 // Every mode the GPU implements: softmax features with and without the stabilizer and renormalization, generalized
@@ -63,8 +63,8 @@ std::vector<Mode> all_modes() {
   std::vector<Mode> modes;
   const auto add = [&](AttentionConfig c) { modes.push_back({c, describe(c)}); };
   for (bool causal : {false, true}) {
-    for (FeatureKind kind : {FeatureKind::trig, FeatureKind::positive, FeatureKind::hyperbolic,
-                             FeatureKind::regularized, FeatureKind::gerf, FeatureKind::oprf, FeatureKind::sderf})
+    for (Family kind : {Family::trig, Family::positive, Family::hyperbolic,
+                             Family::regularized, Family::gerf, Family::oprf, Family::sderf})
       for (bool stabilizer : {true, false})
         for (bool renormalize : {true, false}) {
           if (causal && family_info(kind).data_dependent) continue;  // rejected: statistics of all keys
@@ -77,8 +77,8 @@ std::vector<Mode> all_modes() {
           c.renormalize = renormalize;
           add(c);
         }
-    for (FeatureKind kind : {FeatureKind::relu, FeatureKind::exp, FeatureKind::sigmoid, FeatureKind::abs,
-                             FeatureKind::gelu, FeatureKind::cos, FeatureKind::tanh, FeatureKind::identity})
+    for (Family kind : {Family::relu, Family::exp, Family::sigmoid, Family::abs,
+                             Family::gelu, Family::cos, Family::tanh, Family::identity})
       for (bool project : {true, false})
         for (bool renormalize : {true, false}) {
           // A sign-changing f makes D̂ = Σ φ(q)ᵀφ(k) nearly cancel: renormalized, float32 rounding alone exceeds
@@ -177,7 +177,7 @@ TEST_CASE("renormalized sign-changing kernels are too ill-conditioned for a 1e-5
   const int d = 16;
   const Inputs in = make_inputs(3, 200, 200, d, 8, 41);
   double worst = 0;
-  for (FeatureKind kind : {FeatureKind::gelu, FeatureKind::cos, FeatureKind::tanh, FeatureKind::identity})
+  for (Family kind : {Family::gelu, Family::cos, Family::tanh, Family::identity})
     for (bool causal : {false, true}) {
       AttentionConfig c;
       c.features = kind;
@@ -226,7 +226,7 @@ TEST_CASE("GPU: a causal output never depends on later keys or values", "[cuda]"
     v2[h].bottomRows(L - cut) = late.v[h].bottomRows(L - cut) * 5.0f;
   }
   for (Mechanism mech : {Mechanism::exact, Mechanism::favor})
-    for (FeatureKind kind : {FeatureKind::positive, FeatureKind::hyperbolic, FeatureKind::trig})
+    for (Family kind : {Family::positive, Family::hyperbolic, Family::trig})
       for (int chunk : {1, 16, 64, 128}) {
         AttentionConfig c;
         c.mechanism = mech;

@@ -36,7 +36,7 @@ Eigen::MatrixXd explicit_features(const Eigen::MatrixXd& x, const Eigen::MatrixX
 Eigen::MatrixXd naive_dense_a(const Eigen::MatrixXd& q, const Eigen::MatrixXd& k, const AttentionConfig& config) {
   const int d = int(q.cols());
   const double s = 1 / std::pow(double(d), 0.25);
-  if (config.features == FeatureKind::gerf) return config.parameters.gerf_a * Eigen::MatrixXd::Identity(d, d);
+  if (config.features == Family::gerf) return config.parameters.gerf_a * Eigen::MatrixXd::Identity(d, d);
   Eigen::MatrixXd outer = Eigen::MatrixXd::Zero(d, d);
   for (Eigen::Index i = 0; i < q.rows(); ++i)
     for (Eigen::Index j = 0; j < k.rows(); ++j) {
@@ -44,7 +44,7 @@ Eigen::MatrixXd naive_dense_a(const Eigen::MatrixXd& q, const Eigen::MatrixXd& k
       outer += z * z.transpose();
     }
   outer /= double(q.rows() * k.rows());
-  if (config.features == FeatureKind::oprf) return oprf_a_star(outer.trace(), d) * Eigen::MatrixXd::Identity(d, d);
+  if (config.features == Family::oprf) return oprf_a_star(outer.trace(), d) * Eigen::MatrixXd::Identity(d, d);
   const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(outer);
   Eigen::VectorXd a(d);
   for (int l = 0; l < d; ++l) a(l) = oprf_a_star(std::max(eig.eigenvalues()(l), 0.0), 1);
@@ -71,7 +71,7 @@ Eigen::MatrixXd naive_dense_exponential_features(const Eigen::MatrixXd& x, const
 // D⁻¹ A V with A = Q'K'ᵀ (optionally lower-triangular): the quadratic reference of FAVOR.
 Eigen::MatrixXd explicit_favor(const Eigen::MatrixXd& q, const Eigen::MatrixXd& k, const Eigen::MatrixXd& v,
                                const Eigen::MatrixXd& w, const AttentionConfig& config) {
-  const bool dense = family_info(config.features).map == FeatureMapCode::shifted_positive;
+  const bool dense = family_info(config.features).map->prepared_projection;
   const Eigen::MatrixXd dense_a = dense ? naive_dense_a(q, k, config) : Eigen::MatrixXd();
   Eigen::MatrixXd a = dense ? Eigen::MatrixXd(naive_dense_exponential_features(q, w, dense_a) *
                                               naive_dense_exponential_features(k, w, dense_a).transpose())
@@ -96,7 +96,7 @@ Eigen::MatrixXd run(const Eigen::MatrixXd& q, const Eigen::MatrixXd& k, const Ei
   return attend<double>({q}, {k}, {v}, w, config, threads).front();
 }
 
-AttentionConfig favor(FeatureKind kind, bool causal, int m = 24) {
+AttentionConfig favor(Family kind, bool causal, int m = 24) {
   AttentionConfig c;
   c.features = kind;
   c.causal = causal;
@@ -148,7 +148,7 @@ TEST_CASE("FAVOR equals the explicit product of its features for every feature m
 TEST_CASE("generalized kernels without projection use f(u) + eps", "[attention]") {
   const int L = 64, d = 6;
   const auto q = gaussian(L, d, 1.0, 7), k = gaussian(L, d, 1.0, 8), v = gaussian(L, 2, 1.0, 9);
-  AttentionConfig c = favor(FeatureKind::relu, true);
+  AttentionConfig c = favor(Family::relu, true);
   c.project = false;
   const Eigen::MatrixXd w(0, d);
   const Eigen::MatrixXd phi = (q / std::pow(d, 0.25)).array().max(0.0) + 1e-3;
@@ -159,7 +159,7 @@ TEST_CASE("generalized kernels without projection use f(u) + eps", "[attention]"
 TEST_CASE("chunked causal FAVOR equals the sequential prefix sums for every chunk size", "[attention]") {
   const int L = 97, d = 8;
   const auto q = gaussian(L, d, 1.0, 10), k = gaussian(L, d, 1.0, 11), v = gaussian(L, 4, 1.0, 12);
-  for (FeatureKind kind : {FeatureKind::positive, FeatureKind::trig, FeatureKind::hyperbolic}) {
+  for (Family kind : {Family::positive, Family::trig, Family::hyperbolic}) {
     AttentionConfig c = favor(kind, true);
     c.chunk = 1;
     const auto w = draw_attention_projection(c, d, 3, 0);
@@ -185,7 +185,7 @@ TEST_CASE("chunked causal FAVOR equals the quadratic reference over many windows
   Eigen::MatrixXd k = gaussian(L, d, 0.6, 40);
   for (int i = 0; i < L; ++i) k.row(i) *= 1.0 + 2.0 * i / L;
   const auto q = gaussian(L, d, 0.6, 41), v = gaussian(L, 3, 1.0, 42);
-  for (FeatureKind kind : {FeatureKind::positive, FeatureKind::hyperbolic, FeatureKind::trig})
+  for (Family kind : {Family::positive, Family::hyperbolic, Family::trig})
     for (int chunk : {1, 7, 48, 100, 300, 600}) {
       AttentionConfig c = favor(kind, true, 16);
       c.chunk = chunk;
@@ -203,7 +203,7 @@ TEST_CASE("chunked causal FAVOR equals the quadratic reference over many windows
 TEST_CASE("the stabilizer's max-subtraction changes outputs by less than 1e-12", "[attention]") {
   const int L = 150, d = 16;
   const auto q = gaussian(L, d, 1.0, 13), k = gaussian(L, d, 1.0, 14), v = gaussian(L, 4, 1.0, 15);
-  for (FeatureKind kind : {FeatureKind::positive, FeatureKind::hyperbolic, FeatureKind::trig, FeatureKind::regularized})
+  for (Family kind : {Family::positive, Family::hyperbolic, Family::trig, Family::regularized})
     for (bool causal : {false, true})
       for (bool renormalize : {true, false}) {
         AttentionConfig on = favor(kind, causal, 64);
@@ -222,7 +222,7 @@ TEST_CASE("the stabilizer keeps FAVOR finite where plain features overflow", "[a
   // Keys of norm ~ 240 after the d^{-1/4} scaling: exp(ωᵀk) overflows double without the stabilizer.
   const auto q = gaussian(L, d, 1.0, 16), k = gaussian(L, d, 120.0, 17), v = gaussian(L, 4, 1.0, 18);
   for (bool causal : {false, true}) {
-    AttentionConfig c = favor(FeatureKind::positive, causal, 32);
+    AttentionConfig c = favor(Family::positive, causal, 32);
     const auto w = draw_attention_projection(c, d, 5, 0);
     CHECK(run(q, k, v, w, c).allFinite());
     c.stabilizer = false;
@@ -238,7 +238,7 @@ TEST_CASE("a causal output never depends on later keys or values", "[attention]"
   k2.bottomRows(L - cut) = gaussian(L - cut, d, 30.0, 22);
   v2.bottomRows(L - cut) = gaussian(L - cut, 4, 5.0, 23);
   for (Mechanism mech : {Mechanism::exact, Mechanism::favor})
-    for (FeatureKind kind : {FeatureKind::positive, FeatureKind::hyperbolic, FeatureKind::trig})
+    for (Family kind : {Family::positive, Family::hyperbolic, Family::trig})
       for (int chunk : {1, 16, 64, 128}) {
         AttentionConfig c = favor(kind, true, 32);
         c.mechanism = mech;
@@ -256,7 +256,7 @@ TEST_CASE("attention-matrix extraction equals the explicit normalized matrix", "
   const auto q = gaussian(L, d, 1.0, 24), k = gaussian(L, d, 1.0, 25);
   const Eigen::MatrixXd identity = Eigen::MatrixXd::Identity(L, L);
   for (bool causal : {false, true}) {
-    AttentionConfig c = favor(FeatureKind::positive, causal, 16);
+    AttentionConfig c = favor(Family::positive, causal, 16);
     const auto w = draw_attention_projection(c, d, 7, 0);
     CHECK(relative_max_error(attention_matrix<double>(q, k, w, c), explicit_favor(q, k, identity, w, c)) < 1e-12);
     c.mechanism = Mechanism::exact;
@@ -271,7 +271,7 @@ TEST_CASE("float32 attention stays within 1e-4 of double", "[attention]") {
   const auto q = gaussian(L, d, 1.0, 26), k = gaussian(L, d, 1.0, 27), v = gaussian(L, 8, 1.0, 28);
   for (Mechanism mech : {Mechanism::exact, Mechanism::favor})
     for (bool causal : {false, true}) {
-      AttentionConfig c = favor(FeatureKind::positive, causal, 64);
+      AttentionConfig c = favor(Family::positive, causal, 64);
       c.mechanism = mech;
       const auto w = draw_attention_projection(c, d, 8, 0);
       const Eigen::MatrixXd dbl = run(q, k, v, w, c);
@@ -289,7 +289,7 @@ TEST_CASE("attention gives identical numbers on 1 and 2 threads, one head or sev
   const auto q = gaussian(L, d, 1.0, 29), k = gaussian(L, d, 1.0, 30), v = gaussian(L, 4, 1.0, 31);
   for (Mechanism mech : {Mechanism::exact, Mechanism::favor})
     for (bool causal : {false, true}) {
-      AttentionConfig c = favor(FeatureKind::positive, causal, 32);
+      AttentionConfig c = favor(Family::positive, causal, 32);
       c.mechanism = mech;
       const auto w = draw_attention_projection(c, d, 9, 0);
       const Heads<double> qs{q, k}, ks{k, q}, vs{v, v};
@@ -310,7 +310,7 @@ TEST_CASE("FAVOR approaches exact attention, its MSE falling like 1/m", "[attent
   auto mse_stats = [&](int m) {
     double sum = 0, sum2 = 0;
     for (int r = 0; r < R; ++r) {
-      AttentionConfig c = favor(FeatureKind::positive, false, m);
+      AttentionConfig c = favor(Family::positive, false, m);
       c.coupling = Coupling::iid;
       const double e = output_mse(run(q, k, v, draw_attention_projection(c, d, 10, std::uint64_t(r)), c), exact);
       sum += e;
@@ -330,13 +330,13 @@ TEST_CASE("FAVOR approaches exact attention, its MSE falling like 1/m", "[attent
 }
 
 TEST_CASE("feature redraw: a draw index gives one projection, different indices differ", "[attention]") {
-  AttentionConfig c = favor(FeatureKind::positive, false, 16);
+  AttentionConfig c = favor(Family::positive, false, 16);
   CHECK(draw_attention_projection(c, 8, 1, 3) == draw_attention_projection(c, 8, 1, 3));
   CHECK(draw_attention_projection(c, 8, 1, 3) != draw_attention_projection(c, 8, 1, 4));
-  c.features = FeatureKind::regularized;
+  c.features = Family::regularized;
   const auto w = draw_attention_projection(c, 8, 1, 0);
   CHECK(w.rowwise().norm().isApprox(Eigen::VectorXd::Constant(16, std::sqrt(8.0)), 1e-12));
-  c.features = FeatureKind::gelu;
+  c.features = Family::gelu;
   c.project = false;
   CHECK(draw_attention_projection(c, 8, 1, 0).rows() == 0);
 }
@@ -371,7 +371,7 @@ TEST_CASE("all_finite: NaN and infinities in any position, and no overflow from 
 
 TEST_CASE("attention rejects bad input with a message naming the problem", "[attention]") {
   const auto q = gaussian(10, 4, 1.0, 35), k = gaussian(10, 4, 1.0, 36), v = gaussian(10, 2, 1.0, 37);
-  AttentionConfig c = favor(FeatureKind::positive, false, 8);
+  AttentionConfig c = favor(Family::positive, false, 8);
   const auto w = draw_attention_projection(c, 4, 1, 0);
   CHECK_THROWS_WITH(run(q, gaussian(10, 5, 1.0, 1), v, w, c), Catch::Contains("same dimension d"));
   CHECK_THROWS_WITH(run(q, k, gaussian(9, 2, 1.0, 1), w, c), Catch::Contains("same length L"));

@@ -43,21 +43,21 @@ TEST_CASE("favor error summary: MSE moments over finite inputs, relative errors 
 TEST_CASE("favor error arms: modes outermost, the configuration of each arm, the last of equal arms",
           "[attention-error]") {
   const auto arms = favor_arm_grid({false, true}, {Coupling::iid, Coupling::orthogonal},
-                                   {FeatureKind::trig, FeatureKind::positive}, {16, 64, 16});
+                                   {Family::trig, Family::positive}, {16, 64, 16});
   REQUIRE(arms.size() == 24);
-  CHECK(arms[0] == FavorArm{false, Coupling::iid, FeatureKind::trig, 16});
-  CHECK(arms[4] == FavorArm{false, Coupling::iid, FeatureKind::positive, 64});
-  CHECK(arms[23] == FavorArm{true, Coupling::orthogonal, FeatureKind::positive, 16});
+  CHECK(arms[0] == FavorArm{false, Coupling::iid, Family::trig, 16});
+  CHECK(arms[4] == FavorArm{false, Coupling::iid, Family::positive, 64});
+  CHECK(arms[23] == FavorArm{true, Coupling::orthogonal, Family::positive, 16});
   const AttentionConfig c = arms[23].config();
   CHECK(c.mechanism == Mechanism::favor);
   CHECK(c.causal);
   CHECK(c.coupling == Coupling::orthogonal);
-  CHECK(c.features == FeatureKind::positive);
+  CHECK(c.features == Family::positive);
   CHECK(c.m == 16);
   CHECK(c.renormalize);
-  CHECK(find_favor_arm(arms, {false, Coupling::iid, FeatureKind::trig, 16}) == 2);  // m listed twice: the last
-  CHECK(find_favor_arm(arms, {true, Coupling::iid, FeatureKind::positive, 64}) == 16);
-  CHECK_THROWS_AS(find_favor_arm(arms, {true, Coupling::simplex, FeatureKind::trig, 16}), std::invalid_argument);
+  CHECK(find_favor_arm(arms, {false, Coupling::iid, Family::trig, 16}) == 2);  // m listed twice: the last
+  CHECK(find_favor_arm(arms, {true, Coupling::iid, Family::positive, 64}) == 16);
+  CHECK_THROWS_AS(find_favor_arm(arms, {true, Coupling::simplex, Family::trig, 16}), std::invalid_argument);
 }
 
 TEST_CASE("favor error baselines: keys without information make exact attention uniform attention",

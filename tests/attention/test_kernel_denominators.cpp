@@ -17,7 +17,7 @@ using namespace favorlab;
 
 namespace {
 
-AttentionConfig features(FeatureKind kind, int m) {
+AttentionConfig features(Family kind, int m) {
   AttentionConfig c;
   c.features = kind;
   c.m = m;
@@ -69,7 +69,7 @@ TEST_CASE("favor_denominator_draws merges its draws in order, on any thread coun
   const int L = 24, d = 4;
   const AttentionInput input = gaussian_attention_input(L, d, d, 1.0, 1.0, 17, 0);
   const ExactSoftmax exact = exact_softmax(input);
-  const AttentionConfig config = features(FeatureKind::positive, 16);
+  const AttentionConfig config = features(Family::positive, 16);
   const std::uint64_t first = 1000;
   const DenominatorStats one = favor_denominator_draws(input, exact, config, 5, first, 4, 1);
   const DenominatorStats two = favor_denominator_draws(input, exact, config, 5, first, 4, 2);
@@ -103,9 +103,9 @@ TEST_CASE("Trig features give non-positive denominators at a large input scale, 
   // kernels experiment reports the same). Positive features estimate it by a mean of exponentials: always > 0.
   const AttentionInput input = gaussian_attention_input(64, 4, 4, 2.0, 1.0, 23, 0);
   const ExactSoftmax exact = exact_softmax(input);
-  const DenominatorStats trig = favor_denominator_draws(input, exact, features(FeatureKind::trig, 16), 9, 0, 8, 2);
+  const DenominatorStats trig = favor_denominator_draws(input, exact, features(Family::trig, 16), 9, 0, 8, 2);
   const DenominatorStats positive =
-      favor_denominator_draws(input, exact, features(FeatureKind::positive, 16), 9, 0, 8, 2);
+      favor_denominator_draws(input, exact, features(Family::positive, 16), 9, 0, 8, 2);
   CHECK(trig.nonpositive > 0);
   CHECK(trig.min_denominator <= 0);
   CHECK(positive.nonpositive == 0);

@@ -128,7 +128,7 @@ TEST_CASE("the Transformer layer equals explicit loops, exact and FAVOR attentio
   CHECK((got - naive_layer(x, p, nullptr)).cwiseAbs().maxCoeff() < 1e-12);
 
   AttentionConfig favor;
-  favor.features = FeatureKind::positive;
+  favor.features = Family::positive;
   favor.m = 5;
   favor.coupling = Coupling::iid;
   const Eigen::MatrixXd w = draw_attention_projection(favor, 3, 5, 0);
@@ -154,7 +154,7 @@ TEST_CASE("random layers: N(0, 1/fan_in) weights, reproducible, bad shapes rejec
 
 TEST_CASE("blocked max error equals the extracted attention matrices at every m", "[attention_b]") {
   const Eigen::MatrixXd q = gaussian(19, 4, 0.8, 2), k = gaussian(23, 4, 0.8, 3);
-  for (FeatureKind kind : {FeatureKind::trig, FeatureKind::positive, FeatureKind::hyperbolic}) {
+  for (Family kind : {Family::trig, Family::positive, Family::hyperbolic}) {
     AttentionConfig config;
     config.features = kind;
     config.coupling = Coupling::orthogonal;
@@ -184,10 +184,10 @@ TEST_CASE("blocked max error equals the extracted attention matrices at every m"
     }
   }
   AttentionConfig relu;
-  relu.features = FeatureKind::relu;
+  relu.features = Family::relu;
   CHECK_THROWS_AS(attention_max_errors(q, k, Eigen::MatrixXd::Ones(3, 4), relu, {3}), std::invalid_argument);
   AttentionConfig trig;
-  trig.features = FeatureKind::trig;
+  trig.features = Family::trig;
   CHECK_THROWS_AS(attention_max_errors(q, k, Eigen::MatrixXd::Ones(3, 4), trig, {4}), std::invalid_argument);
   CHECK_THROWS_AS(attention_max_errors(q, k, Eigen::MatrixXd::Ones(3, 4), trig, {2, 2}), std::invalid_argument);
 }
@@ -195,8 +195,8 @@ TEST_CASE("blocked max error equals the extracted attention matrices at every m"
 TEST_CASE("FAVOR denominators equal the explicit Q'K'^T 1", "[attention_b]") {
   const Eigen::MatrixXd q = gaussian(9, 4, 1.0, 4), k = gaussian(13, 4, 1.0, 5);
   const double scale = std::pow(4.0, -0.25);
-  for (FeatureKind kind : {FeatureKind::trig, FeatureKind::positive, FeatureKind::relu, FeatureKind::identity,
-                           FeatureKind::tanh}) {
+  for (Family kind : {Family::trig, Family::positive, Family::relu, Family::identity,
+                           Family::tanh}) {
     for (bool project : {true, false}) {
       if (estimates_softmax(kind) && !project) continue;
       AttentionConfig config;
@@ -209,20 +209,20 @@ TEST_CASE("FAVOR denominators equal the explicit Q'K'^T 1", "[attention_b]") {
       auto phi = [&](const Eigen::MatrixXd& x) {
         const Eigen::MatrixXd u = x * scale;
         const Eigen::MatrixXd pre = w.rows() ? Eigen::MatrixXd(u * w.transpose()) : u;
-        const int cols = kind == FeatureKind::trig ? 2 * config.m : int(pre.cols());
+        const int cols = kind == Family::trig ? 2 * config.m : int(pre.cols());
         Eigen::MatrixXd f(x.rows(), cols);
         for (Eigen::Index i = 0; i < x.rows(); ++i) {
           const double half = u.row(i).squaredNorm() / 2;
           for (Eigen::Index r = 0; r < pre.cols(); ++r) {
             const double t = pre(i, r);
             switch (kind) {
-              case FeatureKind::trig:
+              case Family::trig:
                 f(i, r) = std::exp(half) * std::sin(t) / std::sqrt(double(config.m));
                 f(i, r + config.m) = std::exp(half) * std::cos(t) / std::sqrt(double(config.m));
                 break;
-              case FeatureKind::positive: f(i, r) = std::exp(t - half) / std::sqrt(double(config.m)); break;
-              case FeatureKind::relu: f(i, r) = std::max(t, 0.0) + 1e-3; break;
-              case FeatureKind::identity: f(i, r) = t + 1e-3; break;
+              case Family::positive: f(i, r) = std::exp(t - half) / std::sqrt(double(config.m)); break;
+              case Family::relu: f(i, r) = std::max(t, 0.0) + 1e-3; break;
+              case Family::identity: f(i, r) = t + 1e-3; break;
               default: f(i, r) = std::tanh(t) + 1e-3; break;
             }
           }

@@ -29,7 +29,7 @@ double relative_max_error(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b) {
   return (a - b).cwiseAbs().maxCoeff() / b.cwiseAbs().maxCoeff();
 }
 
-AttentionConfig permute_config(FeatureKind kind, bool causal, int m, int chunk = 5) {
+AttentionConfig permute_config(Family kind, bool causal, int m, int chunk = 5) {
   AttentionConfig c;
   c.features = kind;
   c.causal = causal;
@@ -61,7 +61,7 @@ TEST_CASE("PermuteFormer's linear gathers equal the quadratic reference in all f
   const int d = 4, m = 8;
   const Eigen::Index W = 7, H = 6, L = W * H;  // 42 tokens: several chunks of 5, a 2-D grid of 7×6
   const auto q = gaussian(L, d, 1), k = gaussian(L, d, 2), v = gaussian(L, 3, 3);
-  for (FeatureKind kind : {FeatureKind::positive, FeatureKind::relu})
+  for (Family kind : {Family::positive, Family::relu})
     for (const Mode mode : kModes) {
       const AttentionConfig c = permute_config(kind, mode.causal, m);
       const Eigen::MatrixXd w = draw_attention_projection(c, d, 3, 0);
@@ -158,13 +158,13 @@ TEST_CASE("causal PermuteFormer: chunk sizes 1, odd and L agree", "[permute]") {
   const int d = 4, m = 10, L = 37;
   const auto q = gaussian(L, d, 11), k = gaussian(L, d, 12), v = gaussian(L, 2, 13);
   const PermuteHead head = random_head(m, false, 0.8, 17);
-  const Eigen::MatrixXd w = draw_attention_projection(permute_config(FeatureKind::positive, true, m), d, 4, 0);
+  const Eigen::MatrixXd w = draw_attention_projection(permute_config(Family::positive, true, m), d, 4, 0);
   const Eigen::MatrixXd ref =
-      permute_attention_reference(q, k, v, w, permute_config(FeatureKind::positive, true, m), head,
+      permute_attention_reference(q, k, v, w, permute_config(Family::positive, true, m), head,
                                   PermuteLayout::line(), 0, L);
   for (int chunk : {1, 3, 7, L, 2 * L}) {
     INFO("chunk " << chunk);
-    CHECK(relative_max_error(linear(q, k, v, w, permute_config(FeatureKind::positive, true, m, chunk), head,
+    CHECK(relative_max_error(linear(q, k, v, w, permute_config(Family::positive, true, m, chunk), head,
                                     PermuteLayout::line()),
                              ref) < 1e-12);
   }
@@ -182,7 +182,7 @@ TEST_CASE("causal PermuteFormer equals the quadratic reference over many windows
   const auto q = gaussian(int(L), d, 51), k = gaussian(int(L), d, 52), v = gaussian(int(L), 2, 53);
   for (bool two_d : {false, true})
     for (int chunk : {1, 48, 300}) {
-      const AttentionConfig c = permute_config(FeatureKind::positive, true, m, chunk);
+      const AttentionConfig c = permute_config(Family::positive, true, m, chunk);
       const Eigen::MatrixXd w = draw_attention_projection(c, d, 8, 0);
       const PermuteHead head = random_head(m, two_d, 0.995, 57);
       const PermuteLayout layout = two_d ? PermuteLayout::grid(W, H) : PermuteLayout::line();
@@ -200,7 +200,7 @@ TEST_CASE("causal PermuteFormer output i does not change, bit for bit, when late
           "[permute]") {
   const int d = 4, m = 8, L = 30, cut = 13;  // cut is inside a chunk of 8
   for (bool two_d : {false, true}) {
-    const AttentionConfig c = permute_config(FeatureKind::positive, true, m, 8);
+    const AttentionConfig c = permute_config(Family::positive, true, m, 8);
     const Eigen::MatrixXd w = draw_attention_projection(c, d, 5, 0);
     const PermuteHead head = random_head(m, two_d, 0.85, 19);
     const PermuteLayout layout = two_d ? PermuteLayout::grid(6, 5) : PermuteLayout::line();
@@ -228,7 +228,7 @@ TEST_CASE("causal PermuteFormer stays finite in float32 where a naive r^-j overf
   const double r = 0.88;
   // A direct implementation forms r^{-j}: infinite in float32 long before j = L − 1.
   CHECK(std::isinf(std::pow(static_cast<float>(r), -static_cast<float>(L - 1))));
-  const AttentionConfig c = permute_config(FeatureKind::positive, true, m, 64);
+  const AttentionConfig c = permute_config(Family::positive, true, m, 64);
   const Eigen::MatrixXd w = draw_attention_projection(c, d, 6, 0);
   const PermuteHead head = random_head(m, false, r, 29);
   const auto q = gaussian(L, d, 31), k = gaussian(L, d, 32), v = gaussian(L, 2, 33);
@@ -245,7 +245,7 @@ TEST_CASE("causal PermuteFormer stays finite in float32 where a naive r^-j overf
 
 TEST_CASE("PF properties at tiny size: shift invariance, boundedness, positivity, period = order", "[permute]") {
   const int d = 4, m = 12;
-  const AttentionConfig c = permute_config(FeatureKind::positive, true, m);
+  const AttentionConfig c = permute_config(Family::positive, true, m);
   const Eigen::MatrixXd w = draw_attention_projection(c, d, 7, 0);
   const Eigen::VectorXd phi_q = explicit_permute_features(gaussian(1, d, 41), w, c).row(0).transpose();
   const Eigen::VectorXd phi_k = explicit_permute_features(gaussian(1, d, 42), w, c).row(0).transpose();
@@ -284,7 +284,7 @@ TEST_CASE("PF properties at tiny size: shift invariance, boundedness, positivity
 TEST_CASE("2-D PermuteFormer is invariant to 2-D shifts and tells a row wrap from a unit step", "[permute]") {
   const int d = 4, m = 12;
   const Eigen::Index W = 5, H = 4;
-  const AttentionConfig c = permute_config(FeatureKind::relu, false, m);
+  const AttentionConfig c = permute_config(Family::relu, false, m);
   const Eigen::MatrixXd w = draw_attention_projection(c, d, 8, 0);
   const Eigen::VectorXd phi_q = explicit_permute_features(gaussian(1, d, 51), w, c).row(0).transpose();
   const Eigen::VectorXd phi_k = explicit_permute_features(gaussian(1, d, 52), w, c).row(0).transpose();
@@ -304,7 +304,7 @@ TEST_CASE("2-D PermuteFormer is invariant to 2-D shifts and tells a row wrap fro
 
 TEST_CASE("PermuteFormer gives identical numbers on 1 and 2 threads, one head or several", "[permute]") {
   const int d = 4, m = 8, L = 1100;  // more than two key blocks of 512
-  const AttentionConfig c = permute_config(FeatureKind::positive, false, m);
+  const AttentionConfig c = permute_config(Family::positive, false, m);
   const Eigen::MatrixXd w = draw_attention_projection(c, d, 9, 0);
   Heads<double> q, k, v;
   std::vector<PermuteHead> heads;
@@ -338,18 +338,18 @@ TEST_CASE("PermuteFormer rejects bad input with a message naming the problem", "
       CHECK(std::string(e.what()).find(needle) != std::string::npos);
     }
   };
-  const AttentionConfig causal = permute_config(FeatureKind::positive, true, m);
-  const AttentionConfig bidir = permute_config(FeatureKind::positive, false, m);
+  const AttentionConfig causal = permute_config(Family::positive, true, m);
+  const AttentionConfig bidir = permute_config(Family::positive, false, m);
   expect(causal, random_head(m, false, 0.0, 1), PermuteLayout::line(), "--r");
   expect(causal, random_head(m, false, -0.5, 1), PermuteLayout::line(), "--r");
   expect(causal, random_head(m, false, 1.5, 1), PermuteLayout::line(), "--r");
   expect(bidir, random_head(m, false, 0.9, 1), PermuteLayout::line(), "--r must be 1");
   expect(bidir, random_head(m, true, 1.0, 1), PermuteLayout::grid(5, 3), "--grid");
   expect(bidir, random_head(m, true, 1.0, 1), PermuteLayout::grid(0, 12), "--grid");
-  expect(permute_config(FeatureKind::positive, false, 7),
+  expect(permute_config(Family::positive, false, 7),
          {random_permutation(3, 5, 1, 1), random_permutation(3, 5, 1, 2), 1.0}, PermuteLayout::grid(4, 3), "even");
   expect(bidir, random_head(m + 2, false, 1.0, 1), PermuteLayout::line(), "permutation size");
-  expect(permute_config(FeatureKind::trig, false, m), random_head(2 * m, false, 1.0, 1), PermuteLayout::line(),
+  expect(permute_config(Family::trig, false, m), random_head(2 * m, false, 1.0, 1), PermuteLayout::line(),
          "positive features");
   const Eigen::MatrixXd w = draw_attention_projection(bidir, d, 1, 0);
   CHECK_THROWS_AS(permute_attend<double>({q, q}, {k, k}, {v, v}, w, bidir, {random_head(m, false, 1.0, 1)},
@@ -384,7 +384,7 @@ TEST_CASE("PermuteFormer's fused features (gather inside the exp pass) equal fea
   const int d = 16, m = 32;
   const Eigen::Index W = 44, H = 25, L = W * H;  // 1100 tokens: blocks at 0, 512 and 1024
   const Eigen::MatrixXd q = gaussian(int(L), d, 61, 1.5), k = gaussian(int(L), d, 62, 1.5);
-  const AttentionConfig c = permute_config(FeatureKind::positive, false, m);
+  const AttentionConfig c = permute_config(Family::positive, false, m);
   const Eigen::MatrixXd w = draw_attention_projection(c, d, 3, 0);
   const double u = std::numeric_limits<double>::epsilon() / 2, input_scale = std::pow(double(d), -0.25);
   const double max_w = w.rowwise().norm().maxCoeff();

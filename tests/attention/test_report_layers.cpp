@@ -20,19 +20,19 @@ namespace fs = std::filesystem;
 
 TEST_CASE("report arms: every mode, coupling and family, no causal arm for a data-dependent family",
           "[attention-report]") {
-  const std::vector<FeatureKind> features{FeatureKind::positive, FeatureKind::trig, FeatureKind::oprf};
+  const std::vector<Family> features{Family::positive, Family::trig, Family::oprf};
   const std::vector<Coupling> couplings{Coupling::orthogonal, Coupling::iid};
   const auto arms = report_arms(features, couplings, {false, true});
   // Bidirectional: 2 × 3; causal: 2 × 2 (oprf takes its parameters from every key).
   REQUIRE(arms.size() == 10);
-  CHECK(arms[0].features == FeatureKind::positive);
+  CHECK(arms[0].features == Family::positive);
   CHECK(arms[0].coupling == Coupling::orthogonal);
   CHECK(!arms[0].causal);
-  CHECK(arms[2].features == FeatureKind::oprf);
+  CHECK(arms[2].features == Family::oprf);
   CHECK(arms[3].coupling == Coupling::iid);
   for (std::size_t i = 6; i < arms.size(); ++i) {
     CHECK(arms[i].causal);
-    CHECK(arms[i].features != FeatureKind::oprf);
+    CHECK(arms[i].features != Family::oprf);
   }
   CHECK(report_arms(features, couplings, {true}).size() == 4);
   CHECK(report_arms(features, couplings, {}).empty());
@@ -44,7 +44,7 @@ TEST_CASE("report layers: synthetic layers, the progress total, heads numbered a
   CHECK(!layers.from_files());
   REQUIRE(layers.size() == all_synthetic_heads().size());
   ReportSettings s;
-  s.arms = report_arms({FeatureKind::positive}, {Coupling::orthogonal}, {false});
+  s.arms = report_arms({Family::positive}, {Coupling::orthogonal}, {false});
   s.ms = {2, 4};
   s.draws = 2;
   s.matrix_max_L = L;
@@ -96,12 +96,12 @@ TEST_CASE("report layers from files: the layer's name on a causal arm with fewer
   const ReportLayers layers(layers_from_directory(dir, "--input-dir"), std::nullopt);
   CHECK(layers.from_files());
   REQUIRE(layers.size() == 1);
-  const auto bidirectional = report_arms({FeatureKind::positive}, {Coupling::orthogonal}, {false});
+  const auto bidirectional = report_arms({Family::positive}, {Coupling::orthogonal}, {false});
   const ReportLayer layer = layers.load(0, bidirectional);
   CHECK(layer.name == "l0");
   CHECK(layer.heads.front().q.rows() == 6);
   CHECK(layer.heads.front().k == gaussian_input(4, 3, 1.0, 5, 2, 0));
-  const auto causal = report_arms({FeatureKind::positive}, {Coupling::orthogonal}, {true});
+  const auto causal = report_arms({Family::positive}, {Coupling::orthogonal}, {true});
   CHECK_THROWS_WITH(layers.load(0, causal), Catch::Contains("layer l0: causal attention needs as many queries"));
   fs::remove_all(dir);
 }

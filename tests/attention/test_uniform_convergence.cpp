@@ -30,7 +30,7 @@ TEST_CASE("sphere inputs: Gaussian directions at the given norm, nested in the r
 
 TEST_CASE("prefix max errors: one W, each length's errors those of the first L rows", "[uniform]") {
   AttentionConfig config;
-  config.features = FeatureKind::trig;
+  config.features = Family::trig;
   config.coupling = Coupling::orthogonal;
   config.m = 16;
   const Eigen::MatrixXd q = sphere_input(40, 4, 1.0, 5, 1, 0), k = sphere_input(40, 4, 1.0, 5, 2, 0);

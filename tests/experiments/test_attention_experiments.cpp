@@ -287,9 +287,9 @@ TEST_CASE("favor_output_mse equals output_mse of attend with draw = input index,
   std::vector<AttentionInput> inputs;
   for (int i = 0; i < 3; ++i) inputs.push_back(gaussian_attention_input(L, d, 3, 0.8, 1.0, 17, std::uint64_t(i)));
   std::vector<AttentionConfig> configs(2);
-  configs[0].features = FeatureKind::trig;
+  configs[0].features = Family::trig;
   configs[0].m = 8;
-  configs[1].features = FeatureKind::positive;
+  configs[1].features = Family::positive;
   configs[1].coupling = Coupling::iid;
   configs[1].m = 6;
   configs[1].causal = true;
@@ -446,7 +446,7 @@ TEST_CASE("attention-error reads Q, K, V heads from .npy files, one input per he
   std::vector<AttentionInput> inputs;
   for (int h = 0; h < H; ++h) inputs.push_back({q[std::size_t(h)], k[std::size_t(h)], v[std::size_t(h)]});
   AttentionConfig c;
-  c.features = FeatureKind::positive;
+  c.features = Family::positive;
   c.coupling = Coupling::iid;
   c.m = 8;
   const auto mse = favor_output_mse(inputs, {c}, 2021, 1);

@@ -7,7 +7,7 @@
 #include <cmath>
 
 #include "cli_runner.hpp"
-#include "kernels/error_moments.hpp"
+#include "features/family_theory.hpp"
 #include "kernels/smreg_ratio.hpp"
 #include "kernels/theorem1_bound.hpp"
 #include "mc/estimator_sweep.hpp"
@@ -154,14 +154,14 @@ TEST_CASE("Monte Carlo: the smreg estimator's mean is SMREG, and the check has p
     for (int d : {4, 32}) {
       std::vector<Geometry> points;
       for (double z : zs) points.push_back(smreg_ratio_geometry(z));
-      const SweepResult r = run_estimator_sweep({d, Coupling::iid, {{Estimator::smreg, kM}}, points, 2021,
+      const SweepResult r = run_estimator_sweep({d, Coupling::iid, {{Family::smreg, kM}}, points, 2021,
                                                  static_cast<std::uint64_t>(d), 40000, 2, {}});
       for (std::size_t p = 0; p < points.size(); ++p) {
         const double truth = r.truth[p];
         const double theory = wrong_theory ? std::exp(points[p].dot()) : truth;  // SM instead of SMREG
         const PointVerdict v = check.judge({truth + r.cell(0, p).error.mean(), theory,
                                             r.cell(0, p).error.standard_error(), 1e-12 * truth,
-                                            error_moments(Estimator::smreg, points[p], d, kM).error_skewness,
+                                            error_moments(Family::smreg, points[p], d, kM).error_skewness,
                                             r.cell(0, p).error.count(), r.cell(0, p).nonfinite, "p"});
         INFO("d=" << d << " |z|=" << zs[p] << " z=" << v.z << " needs " << v.trials_needed);
         REQUIRE(v.reliable);

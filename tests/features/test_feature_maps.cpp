@@ -110,9 +110,9 @@ TEST_CASE("phi(x)^T phi(y) equals the estimator formulas of docs/theory.md", "[f
     hyp += std::cosh(w.row(i).dot(x + y));
   }
   const double lambda = std::exp(g.log_lambda());
-  CHECK(estimate_kernel(Estimator::trig, xs, ys, w)(0) == Approx(trig / m / lambda).epsilon(1e-12));
-  CHECK(estimate_kernel(Estimator::positive, xs, ys, w)(0) == Approx(lambda * pos / m).epsilon(1e-12));
-  CHECK(estimate_kernel(Estimator::hyperbolic, xs, ys, w)(0) == Approx(lambda * hyp / m).epsilon(1e-12));
+  CHECK(estimate_kernel(Family::trig, xs, ys, w)(0) == Approx(trig / m / lambda).epsilon(1e-12));
+  CHECK(estimate_kernel(Family::positive, xs, ys, w)(0) == Approx(lambda * pos / m).epsilon(1e-12));
+  CHECK(estimate_kernel(Family::hyperbolic, xs, ys, w)(0) == Approx(lambda * hyp / m).epsilon(1e-12));
 }
 
 TEST_CASE("estimator names round-trip and unknown names are rejected", "[features]") {
@@ -129,7 +129,7 @@ TEST_CASE("feature maps and estimates written into reused buffers equal freshly 
   for (const int rows : {5, 3, 5})
     for (const int m : {7, 4})
       for (const std::string& name : estimator_names()) {
-        const Estimator e = parse_estimator(name);
+        const Family e = parse_estimator(name);
         const int d = 6;
         const Eigen::MatrixXd x = sample_inputs(rows, d, 10 + rows), y = sample_inputs(rows, d, 20 + m);
         PhiloxStream rng(30 + m, 0, 0);

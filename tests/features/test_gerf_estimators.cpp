@@ -14,8 +14,7 @@
 #include "features/estimator.hpp"
 #include "features/feature_maps.hpp"
 #include "features/gerf_projection.hpp"
-#include "kernels/coupled_mse.hpp"
-#include "kernels/error_moments.hpp"
+#include "features/family_theory.hpp"
 #include "kernels/gerf_moments.hpp"
 #include "kernels/softmax_kernel.hpp"
 #include "mc/estimator_sweep.hpp"
@@ -37,8 +36,8 @@ TEST_CASE("gerf, oprf and sderf estimates equal their prepared positive maps, pa
   const int d = 6, m = 10;
   const Eigen::MatrixXd w = gaussian_matrix(m, d, 1);
   const Eigen::MatrixXd x = 0.4 * gaussian_matrix(5, d, 2), y = 0.4 * gaussian_matrix(5, d, 3);
-  const Eigen::VectorXd oprf = estimate_kernel(Estimator::oprf, x, y, w);
-  const Eigen::VectorXd sderf = estimate_kernel(Estimator::sderf, x, y, w);
+  const Eigen::VectorXd oprf = estimate_kernel(Family::oprf, x, y, w);
+  const Eigen::VectorXd sderf = estimate_kernel(Family::sderf, x, y, w);
   for (Eigen::Index p = 0; p < x.rows(); ++p) {
     const Eigen::MatrixXd xp = x.row(p), yp = y.row(p);
     const Eigen::VectorXd z = (xp + yp).transpose();
@@ -56,10 +55,10 @@ TEST_CASE("gerf, oprf and sderf estimates equal their prepared positive maps, pa
   // A = 0: gerf is the positive map.
   FeatureParameters zero;
   zero.gerf_a = 0;
-  CHECK(estimate_kernel(Estimator::gerf, x, y, w, zero).isApprox(estimate_kernel(Estimator::positive, x, y, w), 1e-14));
+  CHECK(estimate_kernel(Family::gerf, x, y, w, zero).isApprox(estimate_kernel(Family::positive, x, y, w), 1e-14));
   FeatureParameters bad;
   bad.gerf_a = 0.125;
-  CHECK_THROWS_WITH(estimate_kernel(Estimator::gerf, x, y, w, bad), Catch::Contains("below 1/8"));
+  CHECK_THROWS_WITH(estimate_kernel(Family::gerf, x, y, w, bad), Catch::Contains("below 1/8"));
 }
 
 TEST_CASE("sderf with A = a I is gerf, and its prepared W' rows are B omega_i", "[features][gerf]") {
@@ -118,12 +117,12 @@ TEST_CASE("gerf, oprf and sderf: Monte Carlo MSE matches the exact forms under i
   const int d = 8, m = 8;
   const std::vector<Geometry> points{{0.3, 0.5, -0.5}, {0.6, 0.6, -1.0}, {0.4, 0.7, -0.9}, {0.3, 0.3, 0.3}};
   const std::vector<EstimatorSpec> specs{
-      {Estimator::gerf, m}, {Estimator::oprf, m}, {Estimator::sderf, m}, {Estimator::positive, m}};
+      {Family::gerf, m}, {Family::oprf, m}, {Family::sderf, m}, {Family::positive, m}};
   for (Coupling c : {Coupling::iid, Coupling::orthogonal, Coupling::simplex}) {
     const SweepResult r =
         run_estimator_sweep({d, c, specs, points, 2026, static_cast<std::uint64_t>(c), 150000, 2, {}});
     for (std::size_t s = 0; s < specs.size(); ++s) {
-      const Estimator e = specs[s].estimator;
+      const Family e = specs[s].estimator;
       if (!exact_mse(e, c, points.front(), d, m)) continue;  // sderf has none with coupled rows
       for (double scale : {1.0, 2.0}) {
         ClaimCheck check("mse", "test", 1e-6, points.size(), ClaimCheck::Sides::two, 0.05);
@@ -156,20 +155,20 @@ TEST_CASE("the exact comparisons of favorlab estimators hold, and reversed they 
   const int d = 8, m = 8;
   const std::vector<Geometry> points{{0.5, 0.5, 0.0}, {1.0, 0.5, 0.5}, {1.0, 1.0, 0.9}};
   for (const Geometry& g : points) {
-    const double pos = *exact_mse(Estimator::positive, Coupling::iid, g, d, m);
-    const double oprf = *exact_mse(Estimator::oprf, Coupling::iid, g, d, m);
-    const double sderf = *exact_mse(Estimator::sderf, Coupling::iid, g, d, m);
+    const double pos = *exact_mse(Family::positive, Coupling::iid, g, d, m);
+    const double oprf = *exact_mse(Family::oprf, Coupling::iid, g, d, m);
+    const double sderf = *exact_mse(Family::sderf, Coupling::iid, g, d, m);
     CHECK(oprf < pos);
     CHECK(sderf < oprf);
-    for (Estimator e : {Estimator::positive, Estimator::oprf}) {
+    for (Family e : {Family::positive, Family::oprf}) {
       const double ort = *exact_mse(e, Coupling::orthogonal, g, d, m);
       const double sim = *exact_mse(e, Coupling::simplex, g, d, m);
       CHECK(sim < ort);
       CHECK(ort < *exact_mse(e, Coupling::iid, g, d, m));
     }
   }
-  CHECK_FALSE(exact_mse(Estimator::sderf, Coupling::orthogonal, points[0], d, m).has_value());
-  CHECK_FALSE(exact_mse(Estimator::trig, Coupling::simplex, points[0], d, m).has_value());
+  CHECK_FALSE(exact_mse(Family::sderf, Coupling::orthogonal, points[0], d, m).has_value());
+  CHECK_FALSE(exact_mse(Family::trig, Coupling::simplex, points[0], d, m).has_value());
 }
 
 TEST_CASE("favorlab estimators: rows, checks, figure fields, bad input exits 2 with one line", "[cli][estimators]") {
@@ -218,23 +217,23 @@ TEST_CASE("the closed-form numbers the README quotes", "[gerf][estimators]") {
   // d = 16, m = 16, φ = 4, iid rows: SDERF 0.0997, OPRF 1.077, positive 3.350 (× SM²).
   CHECK(sderf_pair_mse_iid(g, 16, 16) / sm2 == Approx(0.0997).margin(5e-5));
   CHECK(gerf_mse_iid(g, 16, a16, 16) / sm2 == Approx(1.077).margin(5e-4));
-  CHECK(*exact_mse(Estimator::positive, Coupling::iid, g, 16, 16) / sm2 == Approx(3.350).margin(5e-4));
+  CHECK(*exact_mse(Family::positive, Coupling::iid, g, 16, 16) / sm2 == Approx(3.350).margin(5e-4));
   // Simplex vs R-ORF at m = d = 16, ‖x‖ = ‖y‖ = 1, cos = −0.999 (‖z‖ = 0.0447): 3.9e-6 against 1.25e-4 (× SM²).
   const Geometry close{1.0, 1.0, -0.999};
   const double k2 = std::exp(2 * close.dot());
-  CHECK(*exact_mse(Estimator::positive, Coupling::simplex, close, 16, 16) / k2 == Approx(3.9e-6).margin(5e-8));
-  CHECK(*exact_mse(Estimator::positive, Coupling::orthogonal, close, 16, 16) / k2 == Approx(1.25e-4).margin(5e-7));
+  CHECK(*exact_mse(Family::positive, Coupling::simplex, close, 16, 16) / k2 == Approx(3.9e-6).margin(5e-8));
+  CHECK(*exact_mse(Family::positive, Coupling::orthogonal, close, 16, 16) / k2 == Approx(1.25e-4).margin(5e-7));
 }
 
 TEST_CASE("error moments where an estimator is exact: variances are 0 to rounding, never below", "[moments][gerf]") {
   // Trig at x = y and positive at x = −y do not vary: the 50-digit subtractions leave ±1e-52, and a negative
   // variance is refused by `favorlab compare` (it once reached a committed result file as −6.7e-52).
   const Geometry same{0.5, 0.5, 1.0}, opposite{0.5, 0.5, -1.0};
-  for (const auto& [e, g] : {std::pair{Estimator::trig, same}, {Estimator::positive, opposite}}) {
+  for (const auto& [e, g] : {std::pair{Family::trig, same}, {Family::positive, opposite}}) {
     const ErrorMoments em = error_moments(e, g, 16, 16);
     CHECK(em.variance >= 0);
     CHECK(em.variance < 1e-30);
     CHECK(em.squared_error_variance >= 0);
   }
-  CHECK(error_moments(Estimator::trig, Geometry{0.5, 0.5, 0.5}, 16, 16).variance > 1e-3);  // and not 0 elsewhere
+  CHECK(error_moments(Family::trig, Geometry{0.5, 0.5, 0.5}, 16, 16).variance > 1e-3);  // and not 0 elsewhere
 }

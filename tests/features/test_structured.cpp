@@ -12,7 +12,7 @@
 #include "features/projection.hpp"
 #include "features/structured_projection.hpp"
 #include "features/walsh_hadamard.hpp"
-#include "kernels/error_moments.hpp"
+#include "features/family_theory.hpp"
 #include "mc/estimator_sweep.hpp"
 #include "rng/philox_stream.hpp"
 #include "stats/absolute_comparison.hpp"
@@ -182,14 +182,14 @@ TEST_CASE("the bias check detects the bias of SORF features at d = 4, and passes
   const std::vector<Geometry> points{{1, 1, 0}, {1, 1, 0.5}, {0.5, 1, 0}};
   const std::int64_t trials = 40000;
   for (Coupling c : {Coupling::hadamard, Coupling::orthogonal}) {
-    const SweepConfig config{4, c, {{Estimator::trig, 4}}, points, 77, static_cast<std::uint64_t>(c), trials, 2, {}};
+    const SweepConfig config{4, c, {{Family::trig, 4}}, points, 77, static_cast<std::uint64_t>(c), trials, 2, {}};
     const SweepResult sweep = run_estimator_sweep(config);
     ClaimCheck check("E[trig] = SM", std::string(coupling_name(c)), 1e-3, points.size());
     for (std::size_t p = 0; p < points.size(); ++p) {
       const SweepCell& cell = sweep.cell(0, p);
       const double truth = sweep.truth[p];
       // The a-priori skewness of one trig error (iid marginals: structured rows have the same ones) gates the z test.
-      const double skew = error_moments(Estimator::trig, points[p], 4, 4).error_skewness;
+      const double skew = error_moments(Family::trig, points[p], 4, 4).error_skewness;
       const PointVerdict v = check.judge({truth + cell.error.mean(), truth, cell.error.standard_error(), 1e-12 * truth,
                                           skew, cell.error.count(), cell.nonfinite, "p"});
       INFO("skewness " << skew << ", trials needed " << v.trials_needed);

@@ -16,6 +16,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "features/family_theory.hpp"
 #include "kernels/gerf_moments.hpp"
 #include "kernels/lemma2.hpp"
 #include "kernels/orthogonal_mse.hpp"
@@ -312,7 +313,7 @@ TEST_CASE("[gerf] exact GERF MSE with orthogonal blocks, the (1 - 1/m) OPRF-ORF 
         // a = 0: the positive estimator's exact orthogonal MSE of kernels/orthogonal_mse (computed there through a
         // cancellation-free gap series). Differences: ₁F₁ rounding (~1e-14 relative in ρ) amplified by the
         // cancellation e^{−φ}ρ − 1 ≈ O(φ) for small φ: 1e-10 relative to the MSE.
-        CHECK(rel_diff(gerf_orthogonal_mse(g, d, 0.0, m), orthogonal_mse(Estimator::positive, g, d, m)) < 1e-10);
+        CHECK(rel_diff(gerf_orthogonal_mse(g, d, 0.0, m), orthogonal_mse(Family::positive, g, d, m)) < 1e-10);
         const double a = oprf_a_star(phi, d);
         const double exact = gerf_orthogonal_mse(g, d, a, m);
         if (m == 1) CHECK(rel_diff(exact, gerf_mse_iid(g, d, a, 1)) < 1e-14);

@@ -1,7 +1,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
-#include "kernels/error_moments.hpp"
+#include "features/family_theory.hpp"
 #include "kernels/lemma2.hpp"
 #include "kernels/smreg.hpp"
 #include "kernels/softmax_kernel.hpp"
@@ -52,9 +52,9 @@ TEST_CASE("Lemma 2 closed forms equal the variance from exact feature moments", 
         const Geometry g{xn, yn, c};
         INFO("x_norm=" << xn << " y_norm=" << yn << " cos=" << c);
         for (int m : {1, 16}) {
-          CHECK(error_moments(Estimator::trig, g, 8, m).variance == Approx(mse_trig(g, m)).epsilon(1e-10));
-          CHECK(error_moments(Estimator::positive, g, 8, m).variance == Approx(mse_positive(g, m)).epsilon(1e-10));
-          CHECK(error_moments(Estimator::hyperbolic, g, 8, m).variance ==
+          CHECK(error_moments(Family::trig, g, 8, m).variance == Approx(mse_trig(g, m)).epsilon(1e-10));
+          CHECK(error_moments(Family::positive, g, 8, m).variance == Approx(mse_positive(g, m)).epsilon(1e-10));
+          CHECK(error_moments(Family::hyperbolic, g, 8, m).variance ==
                 Approx(mse_hyperbolic(g, m)).epsilon(1e-10));
         }
       }
@@ -80,11 +80,11 @@ TEST_CASE("error skewness: one positive feature is lognormal", "[kernels]") {
   for (double s2 : {0.01, 0.5, 2.0}) {
     const Geometry g{std::sqrt(s2 / 2), std::sqrt(s2 / 2), 0.0};  // ‖z‖² = s²
     const double lognormal = (std::exp(s2) + 2) * std::sqrt(std::expm1(s2));
-    CHECK(error_moments(Estimator::positive, g, 4, 1).error_skewness == Approx(lognormal).epsilon(1e-9));
-    CHECK(error_moments(Estimator::positive, g, 4, 9).error_skewness == Approx(lognormal / 3).epsilon(1e-9));
+    CHECK(error_moments(Family::positive, g, 4, 1).error_skewness == Approx(lognormal).epsilon(1e-9));
+    CHECK(error_moments(Family::positive, g, 4, 9).error_skewness == Approx(lognormal / 3).epsilon(1e-9));
   }
   // Where the estimator is exact (positive at z = 0) the moments say so.
-  CHECK(error_moments(Estimator::positive, Geometry{0.8, 0.8, -1.0}, 4, 4).degenerate);
+  CHECK(error_moments(Family::positive, Geometry{0.8, 0.8, -1.0}, 4, 4).degenerate);
 }
 
 TEST_CASE("geometry validation", "[kernels]") {

@@ -11,7 +11,7 @@
 
 #include "cli_runner.hpp"
 #include "features/projection.hpp"
-#include "kernels/error_moments.hpp"
+#include "features/family_theory.hpp"
 #include "kernels/lemma2.hpp"
 #include "kernels/orthogonal_mse.hpp"
 #include "kernels/smreg.hpp"
@@ -83,13 +83,13 @@ TEST_CASE("exact orthogonal MSE: m = 1 is iid, iid values match independent deri
       for (double c : {-1.0, -0.6, 0.0, 0.8}) {
         const Geometry g{xn, 0.7, c};
         INFO("d=" << d << " x_norm=" << xn << " cos=" << c);
-        for (Estimator e : {Estimator::positive, Estimator::smreg}) {
+        for (Family e : {Family::positive, Family::smreg}) {
           CHECK(orthogonal_mse(e, g, d, 1) == iid_mse(e, g, d, 1));
           // 50-digit moments of one feature (kernels/error_moments) against the closed forms.
           CHECK(iid_mse(e, g, d, 4) == Approx(error_moments(e, g, d, 4).variance).epsilon(1e-10));
           for (int m : {2, d}) CHECK(orthogonal_mse(e, g, d, m) < iid_mse(e, g, d, m));
         }
-        CHECK(iid_mse(Estimator::positive, g, d, 3) == mse_positive(g, 3));
+        CHECK(iid_mse(Family::positive, g, d, 3) == mse_positive(g, 3));
       }
 }
 
@@ -99,13 +99,13 @@ TEST_CASE("same-block pair fraction: 1 - 1/m up to d, blocks beyond", "[kernels]
   CHECK(same_block_pair_fraction(9, 8) == Approx(8 * 7 / 81.0));
   // Full blocks of d: the ORF MSE of m = k·d rows is the m = d one divided by k (independent blocks average).
   const Geometry g{0.6, 0.4, 0.3};
-  CHECK(orthogonal_mse(Estimator::positive, g, 4, 12) == Approx(orthogonal_mse(Estimator::positive, g, 4, 4) / 3));
-  CHECK(orthogonal_mse(Estimator::smreg, g, 4, 8) == Approx(orthogonal_mse(Estimator::smreg, g, 4, 4) / 2));
+  CHECK(orthogonal_mse(Family::positive, g, 4, 12) == Approx(orthogonal_mse(Family::positive, g, 4, 4) / 3));
+  CHECK(orthogonal_mse(Family::smreg, g, 4, 8) == Approx(orthogonal_mse(Family::smreg, g, 4, 4) / 2));
 }
 
 TEST_CASE("Theorem 2: the claimed bound fails near z = 0, the corrected (K - Lambda)^2 bound holds",
           "[kernels][orthogonal]") {
-  for (Estimator e : {Estimator::positive, Estimator::smreg})
+  for (Family e : {Family::positive, Family::smreg})
     for (int d : {4, 16, 64}) {
       // ‖z‖ → 0 (y ≈ −x): both MSEs vanish but the claimed reduction (1 − 1/m)·2/(d+2)·K² does not.
       const Geometry near_zero{1.0, 1.0, -0.995};
@@ -124,9 +124,9 @@ TEST_CASE("Theorem 2: the claimed bound fails near z = 0, the corrected (K - Lam
     }
   // The corrected bound is tight to leading order as ‖z‖ → 0: the t = u = 2 term has τ = d/(d+2) exactly.
   const Geometry tiny{0.5, 0.5 - 1e-3, -1.0};
-  const double iid = iid_mse(Estimator::positive, tiny, 8, 8);
-  const double reduction = iid - orthogonal_mse(Estimator::positive, tiny, 8, 8);
-  CHECK(reduction == Approx(iid - theorem2_corrected_bound(Estimator::positive, tiny, 8, 8)).epsilon(1e-4));
+  const double iid = iid_mse(Family::positive, tiny, 8, 8);
+  const double reduction = iid - orthogonal_mse(Family::positive, tiny, 8, 8);
+  CHECK(reduction == Approx(iid - theorem2_corrected_bound(Family::positive, tiny, 8, 8)).epsilon(1e-4));
 }
 
 TEST_CASE("Monte Carlo of the pair moments of two orthogonal rows", "[statistical][orthogonal]") {
@@ -184,7 +184,7 @@ TEST_CASE("Monte Carlo MSE of orthogonal features matches the exact value", "[st
   constexpr int kD = 4;
   const std::vector<Geometry> points{{0.5, 0.3, -0.6}, {0.3, 0.3, 0.1}, {0.45, 0.3, -0.2}};
   const std::vector<EstimatorSpec> specs{
-      {Estimator::positive, 2}, {Estimator::positive, 4}, {Estimator::smreg, 2}, {Estimator::smreg, 4}};
+      {Family::positive, 2}, {Family::positive, 4}, {Family::smreg, 2}, {Family::smreg, 4}};
   const SweepResult r = run_estimator_sweep({kD, Coupling::orthogonal, specs, points, 2024, 0, 400000, 2, {}});
   for (bool wrong : {false, true}) {  // wrong: the iid MSE as the theory for orthogonal features — must be caught
     ClaimCheck check("orthogonal mse", "test", kAlpha, specs.size() * points.size());
@@ -211,12 +211,12 @@ TEST_CASE("orthogonal MSE functions reject bad input", "[kernels][orthogonal]") 
   CHECK_THROWS_AS(log_regularized_pair_moment_exact(INFINITY, 4), std::invalid_argument);
   CHECK_THROWS_AS(same_block_pair_fraction(0, 4), std::invalid_argument);
   CHECK_THROWS_AS(same_block_pair_fraction(2, 0), std::invalid_argument);
-  CHECK_THROWS_AS(orthogonal_mse(Estimator::trig, g, 4, 2), std::invalid_argument);
-  CHECK_THROWS_AS(iid_mse(Estimator::hyperbolic, g, 4, 2), std::invalid_argument);
-  CHECK_THROWS_AS(orthogonal_mse(Estimator::positive, g, 4, -1), std::invalid_argument);
-  CHECK_THROWS_AS(orthogonal_mse(Estimator::positive, Geometry{0.5, 0.5, 2.0}, 4, 2), std::invalid_argument);
-  CHECK_THROWS_AS(theorem2_claimed_bound(Estimator::positive, g, 4, 5), std::invalid_argument);
-  CHECK_THROWS_AS(theorem2_corrected_bound(Estimator::smreg, g, 4, 8), std::invalid_argument);
+  CHECK_THROWS_AS(orthogonal_mse(Family::trig, g, 4, 2), std::invalid_argument);
+  CHECK_THROWS_AS(iid_mse(Family::hyperbolic, g, 4, 2), std::invalid_argument);
+  CHECK_THROWS_AS(orthogonal_mse(Family::positive, g, 4, -1), std::invalid_argument);
+  CHECK_THROWS_AS(orthogonal_mse(Family::positive, Geometry{0.5, 0.5, 2.0}, 4, 2), std::invalid_argument);
+  CHECK_THROWS_AS(theorem2_claimed_bound(Family::positive, g, 4, 5), std::invalid_argument);
+  CHECK_THROWS_AS(theorem2_corrected_bound(Family::smreg, g, 4, 8), std::invalid_argument);
 }
 
 TEST_CASE("favorlab orthogonal: result rows and checks, bad options exit 2 without a file", "[cli][orthogonal]") {

@@ -404,7 +404,7 @@ TEST_CASE("the sweep's estimate is the positive-feature estimate phi(x)^T phi(y)
   PhiloxStream rng(77, 4, 0);
   const Eigen::MatrixXd w = draw_projection(Coupling::iid, RowNorms::sqrt_d, m, d, rng);
   const Eigen::MatrixXd x = geometry_x(g, d).transpose(), y = geometry_y(g, d).transpose();
-  const double est = estimate_kernel(Estimator::smreg, x, y, w)(0);
+  const double est = estimate_kernel(Family::smreg, x, y, w)(0);
   const TailSweepResult r =
       run_smreg_tail_sweep({d, Coupling::iid, {m}, {g}, {{est * (1 - 1e-12), est * (1 + 1e-12)}}, 77, 4, 1, 1});
   CHECK(r.exceed_count(0, 0, 0) == 1);

@@ -27,7 +27,7 @@
 #include <vector>
 
 #include "features/estimator.hpp"
-#include "kernels/error_moments.hpp"
+#include "features/family_theory.hpp"
 #include "kernels/softmax_kernel.hpp"
 #include "mc/importance_gerf.hpp"
 #include "mc/importance_mse.hpp"
@@ -46,7 +46,7 @@ constexpr double kEps = std::numeric_limits<double>::epsilon();
 constexpr std::uint64_t kSeed = 20240612;
 const FeatureParameters kParams{};  // gerf's default A = −1/16
 
-const std::vector<Estimator> kFamilies{Estimator::gerf, Estimator::oprf, Estimator::sderf};
+const std::vector<Family> kFamilies{Family::gerf, Family::oprf, Family::sderf};
 const std::vector<Geometry> kLight{{0.3, 0.5, -0.5}, {0.5, 0.5, 0.3}, {1.0, 1.0, 0.0}};  // ‖z‖² 0.19, 0.65, 2
 const std::vector<Geometry> kHeavy{{2.0, 2.0, 0.0}, {1.5, 1.5, 1.0}, {2.0, 2.0, 1.0}};   // ‖z‖² 8, 9, 16
 
@@ -55,20 +55,20 @@ const std::vector<Geometry> kHeavy{{2.0, 2.0, 0.0}, {1.5, 1.5, 1.0}, {2.0, 2.0, 
 // proposal across ẑ fits poorly (relative variance 9.6 / 13.4, skewness 8.9 / 11 at ‖z‖² = 8 / 9; the gate asks for
 // ≤ 8e4) and the power case below needs the smaller SE. oprf at ‖z‖² = 16 (relative variance 96, skewness 40: the
 // gate asks for ~9e5 trials) is left to the closed-form tests. 1e5 trials take ~0.15 s on 2 threads.
-std::int64_t trials_for(Estimator e, const Geometry& g) {
-  return e == Estimator::oprf && g.z_sq() > 4 ? 500000 : 30000;
+std::int64_t trials_for(Family e, const Geometry& g) {
+  return e == Family::oprf && g.z_sq() > 4 ? 500000 : 30000;
 }
 
 // The Monte Carlo points of an estimator: kLight and kHeavy, without oprf's ‖z‖² = 16 (above).
-std::vector<Geometry> mc_points(Estimator e) {
+std::vector<Geometry> mc_points(Family e) {
   std::vector<Geometry> points = kLight;
   for (const Geometry& g : kHeavy)
-    if (!(e == Estimator::oprf && g.z_sq() > 10)) points.push_back(g);
+    if (!(e == Family::oprf && g.z_sq() > 10)) points.push_back(g);
   return points;
 }
 
 // One run per (estimator, point), shared by the test cases below (the runs are deterministic).
-const GerfImportanceSampledMse& run(Estimator e, const Geometry& g) {
+const GerfImportanceSampledMse& run(Family e, const Geometry& g) {
   static std::map<std::tuple<int, double, double, double>, GerfImportanceSampledMse> cache;
   const auto key = std::make_tuple(static_cast<int>(e), g.x_norm, g.y_norm, g.cos_angle);
   auto it = cache.find(key);
@@ -78,14 +78,14 @@ const GerfImportanceSampledMse& run(Estimator e, const Geometry& g) {
 }
 
 // iid_mse·m/SM² = Var_p(g)/SM², the mean of Y for every proposal.
-double scaled_iid_mse(Estimator e, const Geometry& g, int d, const FeatureParameters& params = kParams) {
+double scaled_iid_mse(Family e, const Geometry& g, int d, const FeatureParameters& params = kParams) {
   return family_info(e).iid_mse(g, d, 1, params) / std::pow(softmax_kernel(g), 2);
 }
 
 // Rounding of scaled_iid_mse: SM² expm1(L)/m with L = (k/2) log((1−4a)²/(1−8a)) + φ/(1−8a) (two non-negative parts,
 // a dozen operations: relative error ≲ 16ε(1 + L) after expm1, whose condition number L e^L/(e^L − 1) ≤ 1 + L), then
 // divided by SM² = exp(xᵀy)² (exp(2xᵀy) and exp(xᵀy)² each carry ≲ 2ε(1 + 2|xᵀy|)). 4× that for safety of the count.
-double mean_tolerance(Estimator e, const Geometry& g, int d, const FeatureParameters& params = kParams) {
+double mean_tolerance(Family e, const Geometry& g, int d, const FeatureParameters& params = kParams) {
   const double l = std::log1p(scaled_iid_mse(e, g, d, params));
   return 4 * (16 * kEps * (1 + l) + 4 * kEps * (1 + 2 * std::abs(g.dot())));
 }
@@ -100,7 +100,7 @@ double h_formula(double a, int k, double r, double s, double u) {
 TEST_CASE("IS gerf: h(s, u) is the families' own feature product at a pair", "[importance]") {
   // g/SM from estimate_kernel (the estimator engine's code path, m = 1, W = ωᵀ) against the header's formula, at
   // random ω. Rounding: both sides are exp of sums of ≤ 8 terms of size ≤ |exponent| + |log parts|; 64ε(1 + Σ|parts|).
-  for (Estimator e : {Estimator::positive, Estimator::gerf, Estimator::oprf, Estimator::sderf})
+  for (Family e : {Family::positive, Family::gerf, Family::oprf, Family::sderf})
     for (const Geometry& g : {Geometry{1.2, 0.8, 0.3}, Geometry{0.5, 1.5, -0.7}}) {
       const PairGerf pg = gerf_importance_pair(e, g, kD, kParams);
       const Eigen::VectorXd x = geometry_x(g, kD), y = geometry_y(g, kD), z = x + y;
@@ -127,7 +127,7 @@ TEST_CASE("IS gerf closed form: the mean of Y is the family's iid MSE for every 
   const std::vector<Geometry> points{{0.3, 0.5, -0.5}, {1.0, 1.0, 0.0}, {1.5, 1.5, 1.0},
                                      {2.0, 2.0, 1.0},  {2.5, 2.5, 1.0}, {0.1, 0.1, -0.99}};  // ‖z‖² up to 25
   const std::vector<GerfProposal> proposals{{0, 1, 1}, {2.5, 1.3, 0.95}, {0.7, 0.95, 1.4}};
-  for (Estimator e : {Estimator::positive, Estimator::gerf, Estimator::oprf, Estimator::sderf})
+  for (Family e : {Family::positive, Family::gerf, Family::oprf, Family::sderf})
     for (const Geometry& g : points) {
       std::vector<GerfProposal> qs = proposals;
       qs.push_back(optimal_gerf_proposal(e, g, kD, kParams));
@@ -145,7 +145,7 @@ TEST_CASE("IS gerf closed form: the mean of Y is the family's iid MSE for every 
     for (double a : {-0.3, 0.05}) {
       const FeatureParameters params{a};
       const Geometry g{1.0, 0.8, d == 1 ? 1.0 : 0.4};
-      for (Estimator e : kFamilies) {
+      for (Family e : kFamilies) {
         INFO(estimator_name(e) << " d=" << d << " a=" << a);
         const WeightedMoments y = gerf_weighted_squared_error_moments(e, g, d, params, {1.0, 1.2, 1.1});
         CHECK(y.mean == Approx(scaled_iid_mse(e, g, d, params)).epsilon(mean_tolerance(e, g, d, params)));
@@ -161,15 +161,15 @@ TEST_CASE("IS gerf closed form: at a = 0 it is importance_mse's quadrature", "[i
   for (const Geometry& g : {Geometry{0.3, 0.5, -0.5}, Geometry{1.0, 1.0, 0.0}, Geometry{2.0, 2.0, 1.0}})
     for (const ImportanceProposal& q : proposals) {
       INFO("|z|^2=" << g.z_sq() << " q=(" << q.mean << ", " << q.sd << ")");
-      const WeightedMoments quadrature = weighted_squared_error_moments(Estimator::positive, g, q);
+      const WeightedMoments quadrature = weighted_squared_error_moments(Family::positive, g, q);
       const WeightedMoments closed =
-          gerf_weighted_squared_error_moments(Estimator::positive, g, kD, kParams, {q.mean, q.sd, 1.0});
+          gerf_weighted_squared_error_moments(Family::positive, g, kD, kParams, {q.mean, q.sd, 1.0});
       CHECK(closed.mean == Approx(quadrature.mean).epsilon(1e-10));
       CHECK(closed.relative_variance == Approx(quadrature.relative_variance).epsilon(1e-12));
       CHECK(closed.skewness == Approx(quadrature.skewness).epsilon(1e-11));
       CHECK(closed.finite == quadrature.finite);
-      const WeightedMoments qa = weighted_estimate_moments(Estimator::positive, g, q);
-      const WeightedMoments ca = gerf_weighted_estimate_moments(Estimator::positive, g, kD, kParams, {q.mean, q.sd, 1});
+      const WeightedMoments qa = weighted_estimate_moments(Family::positive, g, q);
+      const WeightedMoments ca = gerf_weighted_estimate_moments(Family::positive, g, kD, kParams, {q.mean, q.sd, 1});
       CHECK(ca.relative_variance == Approx(qa.relative_variance).epsilon(1e-12));
       CHECK(ca.skewness == Approx(qa.skewness).epsilon(1e-11));
     }
@@ -182,7 +182,7 @@ TEST_CASE("IS gerf closed form: the second moment of Y by brute-force 2-D quadra
   const int d = 5;
   const Geometry g{0.5, 0.5, 0.3};  // ‖z‖² = 0.65
   const GerfProposal q{0.8, 1.2, 0.93};
-  const PairGerf pg = gerf_importance_pair(Estimator::gerf, g, d, kParams);
+  const PairGerf pg = gerf_importance_pair(Family::gerf, g, d, kParams);
   REQUIRE(pg.dimension == d);
   const double r = std::sqrt(g.z_sq());
   // log densities: N(x; m, sd²) and χ²_4(u) = u e^{−u/2}/4.
@@ -208,7 +208,7 @@ TEST_CASE("IS gerf closed form: the second moment of Y by brute-force 2-D quadra
   double outer_error = 0;
   const double brute = Kronrod::integrate(inner, -std::numeric_limits<double>::infinity(),
                                           std::numeric_limits<double>::infinity(), 15, 1e-11, &outer_error);
-  const WeightedMoments closed = gerf_weighted_squared_error_moments(Estimator::gerf, g, d, kParams, q);
+  const WeightedMoments closed = gerf_weighted_squared_error_moments(Family::gerf, g, d, kParams, q);
   // Error of the nested quadrature: the outer estimate plus the inner integrals' relative tolerance carried through
   // (a positive integrand), plus rounding of the double integrand (≲ 1e-13 relative: exp of parts of size ≲ 10).
   const double tolerance = outer_error + (kInner + 1e-13) * brute;
@@ -221,7 +221,7 @@ TEST_CASE("IS gerf closed form: 100 and 250 digits agree at the grid's worst can
   // ‖z‖² = 2e-4 (|x| = |y| = 0.1, cos = −0.99): Y ≈ w r² s², so the alternating sums cancel ~(2/(r s))^{2j}; measured
   // ≤ 13 digits consumed there (any family), the most on the mse default grid.
   const Geometry g{0.1, 0.1, -0.99};
-  for (Estimator e : {Estimator::positive, Estimator::oprf, Estimator::sderf}) {
+  for (Family e : {Family::positive, Family::oprf, Family::sderf}) {
     const GerfProposal q = optimal_gerf_proposal(e, g, kD, kParams);
     GerfMomentPrecision p100, p250;
     const WeightedMoments a = gerf_weighted_squared_error_moments(e, g, kD, kParams, q, &p100);
@@ -243,59 +243,59 @@ TEST_CASE("IS gerf closed form: 100 and 250 digits agree at the grid's worst can
 TEST_CASE("IS gerf closed form: moments exist exactly where the header's conditions hold", "[importance]") {
   const Geometry g{1.0, 1.0, 0.5};
   // a < 0 (oprf): E_q[Y^j] needs σ², τ² > (j − 1)/j. σ² = 0.6: the variance exists, the third moment does not.
-  const WeightedMoments o = gerf_weighted_squared_error_moments(Estimator::oprf, g, kD, kParams,
+  const WeightedMoments o = gerf_weighted_squared_error_moments(Family::oprf, g, kD, kParams,
                                                                 {1.0, std::sqrt(0.6), 1.0});
   CHECK_FALSE(o.finite);
   CHECK(std::isfinite(o.second));
   CHECK(std::isinf(o.third));
   CHECK(std::isinf(o.skewness));
   // … and the same through τ alone.
-  const WeightedMoments ot = gerf_weighted_squared_error_moments(Estimator::oprf, g, kD, kParams,
+  const WeightedMoments ot = gerf_weighted_squared_error_moments(Family::oprf, g, kD, kParams,
                                                                  {1.0, 1.2, std::sqrt(0.6)});
   CHECK_FALSE(ot.finite);
   CHECK(std::isfinite(ot.second));
   // σ² = 0.45 ≤ 1/2: no variance.
-  CHECK(std::isinf(gerf_weighted_squared_error_moments(Estimator::sderf, g, kD, kParams, {1.0, std::sqrt(0.45), 1})
+  CHECK(std::isinf(gerf_weighted_squared_error_moments(Family::sderf, g, kD, kParams, {1.0, std::sqrt(0.45), 1})
                        .relative_variance));
   // a = 0.05 > 0 (gerf): the bound is (j − 1)/(j(1 − 8a)) = (j − 1)/(0.6 j): σ² = 1 (plain) is below 2/1.8 = 1.11,
   // so the third moment does not exist, but above 1/1.2 = 0.83, so the variance does; likewise through τ.
   const FeatureParameters positive_a{0.05};
-  const WeightedMoments gs = gerf_weighted_squared_error_moments(Estimator::gerf, g, kD, positive_a, {1.0, 1.0, 1.2});
+  const WeightedMoments gs = gerf_weighted_squared_error_moments(Family::gerf, g, kD, positive_a, {1.0, 1.0, 1.2});
   CHECK(std::isfinite(gs.second));
   CHECK(std::isinf(gs.third));
-  const WeightedMoments gt = gerf_weighted_squared_error_moments(Estimator::gerf, g, kD, positive_a, {1.0, 1.2, 1.0});
+  const WeightedMoments gt = gerf_weighted_squared_error_moments(Family::gerf, g, kD, positive_a, {1.0, 1.2, 1.0});
   CHECK(std::isfinite(gt.second));
   CHECK(std::isinf(gt.third));
-  const WeightedMoments gok = gerf_weighted_squared_error_moments(Estimator::gerf, g, kD, positive_a, {1.0, 1.2, 1.2});
+  const WeightedMoments gok = gerf_weighted_squared_error_moments(Family::gerf, g, kD, positive_a, {1.0, 1.2, 1.2});
   CHECK(gok.finite);  // 1.44 > 1.11 in both
   // Plain MC (σ = τ = 1) of gerf with a > 0 has the j-th moment only for a < 1/(8j): a = 0.05 — j = 2 yes, j = 3 no.
-  const WeightedMoments plain = gerf_weighted_squared_error_moments(Estimator::gerf, g, kD, positive_a, {0, 1, 1});
+  const WeightedMoments plain = gerf_weighted_squared_error_moments(Family::gerf, g, kD, positive_a, {0, 1, 1});
   CHECK(std::isfinite(plain.second));
   CHECK(std::isinf(plain.third));
   // Y ≡ 0 where a = 0 and z = 0 (positive, and oprf/sderf, whose a*(0) = 0); gerf's a ≠ 0 keeps a variance there.
-  for (Estimator e : {Estimator::positive, Estimator::oprf, Estimator::sderf}) {
+  for (Family e : {Family::positive, Family::oprf, Family::sderf}) {
     const WeightedMoments zero = gerf_weighted_squared_error_moments(e, {1.0, 1.0, -1.0}, kD, kParams, {0, 1, 1});
     CHECK(zero.degenerate);
     CHECK(zero.mean == 0);
   }
   CHECK_FALSE(
-      gerf_weighted_squared_error_moments(Estimator::gerf, {1.0, 1.0, -1.0}, kD, kParams, {0, 1, 1}).degenerate);
+      gerf_weighted_squared_error_moments(Family::gerf, {1.0, 1.0, -1.0}, kD, kParams, {0, 1, 1}).degenerate);
   // The zero-variance proposal of the positive estimate: h φ = N(r, 1), so w h ≡ 1 under q = N(r, 1).
-  CHECK(gerf_weighted_estimate_moments(Estimator::positive, {1.0, 1.0, 0.0}, kD, kParams, {std::sqrt(2.0), 1, 1})
+  CHECK(gerf_weighted_estimate_moments(Family::positive, {1.0, 1.0, 0.0}, kD, kParams, {std::sqrt(2.0), 1, 1})
             .degenerate);
 }
 
 TEST_CASE("IS gerf MSE is unbiased for the iid MSE at light and heavy points, with reliable z intervals",
           "[importance]") {
-  const std::vector<Estimator> estimators{Estimator::positive, Estimator::gerf, Estimator::oprf, Estimator::sderf};
+  const std::vector<Family> estimators{Family::positive, Family::gerf, Family::oprf, Family::sderf};
   std::size_t judged = 0;
-  for (Estimator e : estimators) judged += mc_points(e).size();
+  for (Family e : estimators) judged += mc_points(e).size();
   // One family (α = 1e-3) over every (estimator, point), Bonferroni inside ClaimCheck. Allowance 0: the rounding of
   // SM²·mean (a few ε relative) is far below the SE (≥ 1e-3 relative at these trial counts).
   ClaimCheck mse("IS MSE equals the iid MSE", "test", kAlpha, judged);
   ClaimCheck mean("IS estimate mean equals SM", "test", kAlpha, judged);
   const double point_alpha = bonferroni_alpha(kAlpha, judged);
-  for (Estimator e : estimators)
+  for (Family e : estimators)
     for (const Geometry& g : mc_points(e)) {
       const GerfImportanceSampledMse& r = run(e, g);
       const double theory = family_info(e).iid_mse(g, kD, kM, kParams);
@@ -321,12 +321,12 @@ TEST_CASE("IS gerf MSE has power where plain Monte Carlo is out of reach", "[imp
   // estimate, against a critical z of 3.72 (5 points): a miss has probability < 1e-7 per point (normal tail; the
   // skewness gate bounds the Edgeworth correction of that tail by α/2).
   struct Point {
-    Estimator e;
+    Family e;
     Geometry g;
   };
-  const std::vector<Point> points{{Estimator::gerf, kHeavy[0]}, {Estimator::gerf, kHeavy[1]},
-                                  {Estimator::gerf, kHeavy[2]}, {Estimator::oprf, kHeavy[0]},
-                                  {Estimator::oprf, kHeavy[1]}};
+  const std::vector<Point> points{{Family::gerf, kHeavy[0]}, {Family::gerf, kHeavy[1]},
+                                  {Family::gerf, kHeavy[2]}, {Family::oprf, kHeavy[0]},
+                                  {Family::oprf, kHeavy[1]}};
   ClaimCheck wrong("IS MSE equals 1.05 x the iid MSE", "test", kAlpha, points.size());
   const double point_alpha = bonferroni_alpha(kAlpha, points.size());
   for (const Point& p : points) {
@@ -356,20 +356,20 @@ TEST_CASE("IS gerf MSE has power where plain Monte Carlo is out of reach", "[imp
   // ≥ 6.9 SE away against a critical z of 3.48 (2 points): miss probability < 1e-3 per point.
   ClaimCheck wrong_sderf("IS MSE(sderf) equals 1.05 x the iid MSE", "test", kAlpha, 2);
   for (const Geometry& g : {kHeavy[0], kHeavy[1]}) {
-    const GerfImportanceSampledMse& r = run(Estimator::sderf, g);
-    const double theory = 1.05 * family_info(Estimator::sderf).iid_mse(g, kD, kM, kParams);
+    const GerfImportanceSampledMse& r = run(Family::sderf, g);
+    const double theory = 1.05 * family_info(Family::sderf).iid_mse(g, kD, kM, kParams);
     const PointVerdict v =
         wrong_sderf.judge({r.mse, theory, r.mse_stderr, 0, r.mse_skewness, r.trials, r.nonfinite, "p"});
     INFO("sderf |z|^2=" << g.z_sq() << " z=" << v.z);
     CHECK(v.reliable);
     CHECK(v.status == Verdict::violated);
-    const double plain_skew = error_moments(Estimator::sderf, g, kD, kM, kParams).squared_error_skewness;
+    const double plain_skew = error_moments(Family::sderf, g, kD, kM, kParams).squared_error_skewness;
     CHECK(trials_for_reliable_z_test(plain_skew, wrong_sderf.critical_z(), bonferroni_alpha(kAlpha, 2)) <= r.trials);
   }
 }
 
 TEST_CASE("IS gerf MSE: the same seed gives bit-identical results on 1 and 2 threads", "[importance]") {
-  for (Estimator e : kFamilies) {
+  for (Family e : kFamilies) {
     const Geometry g{1.5, 1.5, 1.0};
     const GerfImportanceSampledMse a = importance_sampled_gerf_mse(e, g, kD, kM, 5000, 11, 3, 1, kParams);
     const GerfImportanceSampledMse b = importance_sampled_gerf_mse(e, g, kD, kM, 5000, 11, 3, 2, kParams);
@@ -386,7 +386,7 @@ TEST_CASE("IS gerf MSE: the same seed gives bit-identical results on 1 and 2 thr
 TEST_CASE("IS gerf proposal: a minimum of the relative third moment", "[importance]") {
   // Deterministic (closed forms). The Newton search stops when its model promises less than 1e-10·|log E_q[Y³]| ≲
   // 4e-9 relative; nudges of 0.05 in μ and 0.02 in σ, τ raise the objective far more (curvature O(1)).
-  for (Estimator e : kFamilies)
+  for (Family e : kFamilies)
     for (const Geometry& g : {Geometry{0.3, 0.5, -0.5}, Geometry{1.5, 1.5, 1.0}, Geometry{2.0, 2.0, 1.0}}) {
       const GerfProposal q = optimal_gerf_proposal(e, g, kD, kParams);
       const PairGerf pg = gerf_importance_pair(e, g, kD, kParams);
@@ -407,18 +407,18 @@ TEST_CASE("IS gerf proposal: a minimum of the relative third moment", "[importan
   // a = 0: the same criterion as importance_mse.hpp (there by nested Brent on quadrature): no worse than its optimum
   // beyond that quadrature's accuracy (1e-12 relative), and perp_sd = 1.
   for (const Geometry& g : {Geometry{0.3, 0.5, -0.5}, Geometry{2.0, 2.0, 1.0}}) {
-    const GerfProposal q = optimal_gerf_proposal(Estimator::positive, g, kD, kParams);
-    const ImportanceProposal other = optimal_importance_proposal(Estimator::positive, g);
+    const GerfProposal q = optimal_gerf_proposal(Family::positive, g, kD, kParams);
+    const ImportanceProposal other = optimal_importance_proposal(Family::positive, g);
     CHECK(q.perp_sd == 1);
-    CHECK(gerf_weighted_squared_error_moments(Estimator::positive, g, kD, kParams, q).third <=
-          weighted_squared_error_moments(Estimator::positive, g, other).third * (1 + 1e-12));
+    CHECK(gerf_weighted_squared_error_moments(Family::positive, g, kD, kParams, q).third <=
+          weighted_squared_error_moments(Family::positive, g, other).third * (1 + 1e-12));
   }
 }
 
 TEST_CASE("IS gerf MSE rejects bad input", "[importance]") {
   const Geometry g{1.0, 1.0, 0.5};
-  const Estimator o = Estimator::oprf;
-  for (Estimator e : {Estimator::trig, Estimator::hyperbolic, Estimator::smreg}) {
+  const Family o = Family::oprf;
+  for (Family e : {Family::trig, Family::hyperbolic, Family::smreg}) {
     CHECK_THROWS_AS(importance_sampled_gerf_mse(e, g, kD, kM, 100, 1, 0, 1), std::invalid_argument);
     CHECK_THROWS_AS(optimal_gerf_proposal(e, g, kD), std::invalid_argument);
     CHECK_THROWS_AS(gerf_weighted_squared_error_moments(e, g, kD, kParams, {}), std::invalid_argument);
@@ -434,9 +434,9 @@ TEST_CASE("IS gerf MSE rejects bad input", "[importance]") {
   CHECK_THROWS_AS(importance_sampled_gerf_mse(o, {30.0, 30.0, 1.0}, kD, kM, 100, 1, 0, 1), std::invalid_argument);
   for (double a : {0.125, 0.2, std::nan("")}) {  // gerf's A must be finite and below 1/8
     const FeatureParameters bad{a};
-    CHECK_THROWS_AS(importance_sampled_gerf_mse(Estimator::gerf, g, kD, kM, 100, 1, 0, 1, bad), std::invalid_argument);
-    CHECK_THROWS_AS(optimal_gerf_proposal(Estimator::gerf, g, kD, bad), std::invalid_argument);
-    CHECK_THROWS_AS(gerf_weighted_squared_error_moments(Estimator::gerf, g, kD, bad, {}), std::invalid_argument);
+    CHECK_THROWS_AS(importance_sampled_gerf_mse(Family::gerf, g, kD, kM, 100, 1, 0, 1, bad), std::invalid_argument);
+    CHECK_THROWS_AS(optimal_gerf_proposal(Family::gerf, g, kD, bad), std::invalid_argument);
+    CHECK_THROWS_AS(gerf_weighted_squared_error_moments(Family::gerf, g, kD, bad, {}), std::invalid_argument);
   }
   CHECK_THROWS_AS(gerf_weighted_squared_error_moments(o, g, kD, kParams, {0, 0, 1}), std::invalid_argument);
   CHECK_THROWS_AS(gerf_weighted_squared_error_moments(o, g, kD, kParams, {0, 1, 0}), std::invalid_argument);
@@ -452,16 +452,16 @@ TEST_CASE("IS gerf MSE rejects bad input", "[importance]") {
   };
   CHECK(message([&] { importance_sampled_gerf_mse(o, g, kD, 0, 100, 1, 0, 1); }).find("m must be positive") !=
         std::string::npos);
-  CHECK(message([&] { optimal_gerf_proposal(Estimator::gerf, g, kD, FeatureParameters{0.2}); })
+  CHECK(message([&] { optimal_gerf_proposal(Family::gerf, g, kD, FeatureParameters{0.2}); })
             .find("gerf parameter A") != std::string::npos);
-  CHECK(message([&] { importance_sampled_gerf_mse(Estimator::hyperbolic, g, kD, kM, 100, 1, 0, 1); })
+  CHECK(message([&] { importance_sampled_gerf_mse(Family::hyperbolic, g, kD, kM, 100, 1, 0, 1); })
             .find("hyperbolic") != std::string::npos);
   // z = 0 with a = 0: Y ≡ 0, so the MSE is 0 up to rounding. With q = p (w = 1) the feature product
   // e^{ωᵀx − 1/2} e^{−ωᵀx − 1/2}/e^{−1} is 1 within 8ε(1 + |ωᵀx|) ≤ 72ε (|ωᵀx| < 8 over 100 trials but with
   // probability < 1e-13), so the MSE is below SM² (72ε)²/m.
   const Geometry opposite{1.0, 1.0, -1.0};
   const GerfImportanceSampledMse zero =
-      importance_sampled_gerf_mse(Estimator::positive, opposite, kD, kM, 100, 1, 0, 1);
+      importance_sampled_gerf_mse(Family::positive, opposite, kD, kM, 100, 1, 0, 1);
   CHECK(zero.relative_variance == 0);
   CHECK(zero.mse <= std::pow(softmax_kernel(opposite) * 72 * kEps, 2) / kM);
 }

@@ -28,8 +28,7 @@
 #include <string>
 
 #include "cli_runner.hpp"
-#include "kernels/error_moments.hpp"
-#include "kernels/lemma2.hpp"
+#include "features/family_theory.hpp"
 #include "kernels/softmax_kernel.hpp"
 #include "mc/importance_mse.hpp"
 #include "stats/claim_check.hpp"
@@ -51,12 +50,12 @@ constexpr std::uint64_t kSeed = 20240611;
 const std::vector<Geometry> kLight{{0.3, 0.5, -0.5}, {0.5, 0.5, 0.3}, {1.0, 1.0, 0.0}};  // ‖z‖² 0.19, 0.65, 2
 const std::vector<Geometry> kHeavy{{2.0, 2.0, 0.0}, {1.5, 1.5, 1.0}, {2.0, 2.0, 1.0}};   // ‖z‖² 8, 9, 16
 
-double lemma2_scaled_mean(Estimator e, const Geometry& g) {  // E_q[y/SM²] = Var_p(g)/SM², any q
-  return lemma2_mse(e, g, 1) / std::pow(softmax_kernel(g), 2);
+double lemma2_scaled_mean(Family e, const Geometry& g) {  // E_q[y/SM²] = Var_p(g)/SM², any q
+  return family_info(e).iid_mse(g, kD, 1, {}) / std::pow(softmax_kernel(g), 2);
 }
 
 // One run per (estimator, point), shared by the test cases below (the runs are deterministic).
-const ImportanceSampledMse& run(Estimator e, const Geometry& g) {
+const ImportanceSampledMse& run(Family e, const Geometry& g) {
   static std::map<std::tuple<int, double, double, double>, ImportanceSampledMse> cache;
   const auto key = std::make_tuple(static_cast<int>(e), g.x_norm, g.y_norm, g.cos_angle);
   auto it = cache.find(key);
@@ -90,9 +89,9 @@ struct ClosedForm {
 // E_q[(h^j)·(e^{...})]: h^j as a sum of exponentials e^{c r s} with weights, for positive (any μ) and hyperbolic
 // (μ = 0, so that the mixture is the single N(0, σ²)).
 template <class Add>
-void power_of_h(Estimator e, int j, long double r, Add add) {
+void power_of_h(Family e, int j, long double r, Add add) {
   const long double shrink = std::exp(-j * r * r / 2);
-  if (e == Estimator::positive) {
+  if (e == Family::positive) {
     add(static_cast<long double>(j), shrink);
   } else {
     for (int i = 0; i <= j; ++i)
@@ -101,7 +100,7 @@ void power_of_h(Estimator e, int j, long double r, Add add) {
 }
 
 // E_q[y^k]/SM^{2k} = E_q[w^k (h − 1)^{2k}] by the binomial expansion of (h − 1)^{2k}.
-ClosedForm squared_error_moment(Estimator e, int k, long double r, long double mu, long double sd) {
+ClosedForm squared_error_moment(Family e, int k, long double r, long double mu, long double sd) {
   ClosedForm out;
   for (int j = 0; j <= 2 * k; ++j) {
     const long double outer = binomial(2 * k, j) * ((2 * k - j) % 2 == 0 ? 1 : -1);
@@ -113,7 +112,7 @@ ClosedForm squared_error_moment(Estimator e, int k, long double r, long double m
 }
 
 // E_q[a^k]/SM^k = E_q[w^k h^k] (all terms positive).
-ClosedForm estimate_moment(Estimator e, int k, long double r, long double mu, long double sd) {
+ClosedForm estimate_moment(Family e, int k, long double r, long double mu, long double sd) {
   ClosedForm out;
   power_of_h(e, k, r,
              [&](long double c, long double weight) { out.add(weight * gaussian_exp_integral(c, k, r, mu, sd)); });
@@ -136,7 +135,7 @@ TEST_CASE("IS quadrature: the first moment is Lemma 2 for every proposal", "[imp
   const std::vector<Geometry> points{
       {0.3, 0.5, -0.5}, {1.0, 1.0, 0.0}, {1.5, 1.5, 1.0}, {2.0, 2.0, 1.0}, {3.0, 3.0, 1.0}};
   const std::vector<ImportanceProposal> proposals{{0, 1, false}, {2.5, 1.3, false}, {2.5, 1.3, true}, {7, 0.95, true}};
-  for (Estimator e : {Estimator::positive, Estimator::hyperbolic})
+  for (Family e : {Family::positive, Family::hyperbolic})
     for (const Geometry& g : points)
       for (const ImportanceProposal& q : proposals) {
         INFO(estimator_name(e) << " |z|^2=" << g.z_sq() << " q=(" << q.mean << ", " << q.sd << ", " << q.symmetric
@@ -150,19 +149,19 @@ TEST_CASE("IS quadrature: the first moment is Lemma 2 for every proposal", "[imp
 
 TEST_CASE("IS quadrature: second and third moments match Gaussian closed forms", "[importance]") {
   struct Case {
-    Estimator e;
+    Family e;
     double r, mu, sd;
   };
   // Positive: any single Gaussian. Hyperbolic: μ = 0 (the mixture is then N(0, σ²) and the closed form applies).
   // Moderate ‖z‖ (≤ 2), where the alternating binomial sums cancel mildly: their terms' magnitude is at most 2e5 × the
   // value in these cases (measured), which tolerance() accounts for.
-  const std::vector<Case> cases{{Estimator::positive, 0.5, 0.6, 1.7},  {Estimator::positive, 1.0, 1.9, 1.55},
-                                {Estimator::positive, 2.0, 3.8, 1.5},  {Estimator::positive, 1.5, 0.0, 1.0},
-                                {Estimator::positive, 1.2, 4.0, 0.95}, {Estimator::hyperbolic, 0.5, 0.0, 1.4},
-                                {Estimator::hyperbolic, 1.0, 0.0, 2.0}, {Estimator::hyperbolic, 2.0, 0.0, 1.1}};
+  const std::vector<Case> cases{{Family::positive, 0.5, 0.6, 1.7},  {Family::positive, 1.0, 1.9, 1.55},
+                                {Family::positive, 2.0, 3.8, 1.5},  {Family::positive, 1.5, 0.0, 1.0},
+                                {Family::positive, 1.2, 4.0, 0.95}, {Family::hyperbolic, 0.5, 0.0, 1.4},
+                                {Family::hyperbolic, 1.0, 0.0, 2.0}, {Family::hyperbolic, 2.0, 0.0, 1.1}};
   for (const Case& c : cases) {
     const Geometry g{c.r / 2, c.r / 2, 1.0};  // ‖z‖ = r
-    const ImportanceProposal q{c.mu, c.sd, c.e == Estimator::hyperbolic};
+    const ImportanceProposal q{c.mu, c.sd, c.e == Family::hyperbolic};
     INFO(estimator_name(c.e) << " r=" << c.r << " mu=" << c.mu << " sd=" << c.sd);
     const WeightedMoments y = weighted_squared_error_moments(c.e, g, q);
     const WeightedMoments a = weighted_estimate_moments(c.e, g, q);
@@ -195,21 +194,21 @@ TEST_CASE("IS quadrature: second and third moments match Gaussian closed forms",
 TEST_CASE("IS quadrature: moments exist exactly where σ² > (k − 1)/k", "[importance]") {
   const Geometry g{1.0, 1.0, 0.5};
   // σ² = 0.6 ∈ (1/2, 2/3]: variance exists, the third moment (and the skewness) does not.
-  const WeightedMoments y = weighted_squared_error_moments(Estimator::positive, g, {2.0, std::sqrt(0.6), false});
+  const WeightedMoments y = weighted_squared_error_moments(Family::positive, g, {2.0, std::sqrt(0.6), false});
   CHECK_FALSE(y.finite);
   CHECK(std::isfinite(y.second));
   CHECK(std::isinf(y.third));
   CHECK(std::isinf(y.skewness));
   // σ² = 0.45 ≤ 1/2: no variance either.
-  const WeightedMoments h = weighted_squared_error_moments(Estimator::hyperbolic, g, {2.0, std::sqrt(0.45), true});
+  const WeightedMoments h = weighted_squared_error_moments(Family::hyperbolic, g, {2.0, std::sqrt(0.45), true});
   CHECK(std::isinf(h.second));
   CHECK(std::isinf(h.relative_variance));
   // r = 0 (x = −y): g ≡ SM, the squared error vanishes identically.
-  const WeightedMoments zero = weighted_squared_error_moments(Estimator::positive, {1.0, 1.0, -1.0}, {0, 1, false});
+  const WeightedMoments zero = weighted_squared_error_moments(Family::positive, {1.0, 1.0, -1.0}, {0, 1, false});
   CHECK(zero.degenerate);
   CHECK(zero.mean == 0);
   // The zero-variance proposal of the positive estimate: h φ = N(r, 1) exactly, so a ≡ SM under q = N(r, 1).
-  CHECK(weighted_estimate_moments(Estimator::positive, {1.0, 1.0, 0.0}, {std::sqrt(2.0), 1, false}).degenerate);
+  CHECK(weighted_estimate_moments(Family::positive, {1.0, 1.0, 0.0}, {std::sqrt(2.0), 1, false}).degenerate);
 }
 
 TEST_CASE("IS MSE is unbiased for Lemma 2 at light and heavy points, with reliable z intervals", "[importance]") {
@@ -221,10 +220,10 @@ TEST_CASE("IS MSE is unbiased for Lemma 2 at light and heavy points, with reliab
   ClaimCheck mse("IS MSE equals Lemma 2", "test", kAlpha, judged);
   ClaimCheck mean("IS estimate mean equals SM (Lemma 1)", "test", kAlpha, judged);
   const double point_alpha = bonferroni_alpha(kAlpha, judged);
-  for (Estimator e : {Estimator::positive, Estimator::hyperbolic})
+  for (Family e : {Family::positive, Family::hyperbolic})
     for (const Geometry& g : points) {
       const ImportanceSampledMse& r = run(e, g);
-      const double theory = lemma2_mse(e, g, kM);
+      const double theory = family_info(e).iid_mse(g, kD, kM, {});
       INFO(estimator_name(e) << " |z|^2=" << g.z_sq() << " mse=" << r.mse << " +- " << r.mse_stderr << " theory "
                              << theory << " skew " << r.mse_skewness);
       CHECK(r.nonfinite == 0);
@@ -249,10 +248,10 @@ TEST_CASE("IS MSE has power where plain Monte Carlo is out of reach", "[importan
   const std::size_t judged = 2 * kHeavy.size();
   ClaimCheck wrong("IS MSE equals 1.05 x Lemma 2", "test", kAlpha, judged);
   const double point_alpha = bonferroni_alpha(kAlpha, judged);
-  for (Estimator e : {Estimator::positive, Estimator::hyperbolic})
+  for (Family e : {Family::positive, Family::hyperbolic})
     for (const Geometry& g : kHeavy) {
       const ImportanceSampledMse& r = run(e, g);
-      const double theory = 1.05 * lemma2_mse(e, g, kM);
+      const double theory = 1.05 * family_info(e).iid_mse(g, kD, kM, {});
       const PointVerdict v = wrong.judge({r.mse, theory, r.mse_stderr, 0, r.mse_skewness, r.trials, r.nonfinite, "p"});
       INFO(estimator_name(e) << " |z|^2=" << g.z_sq() << " z=" << v.z);
       CHECK(v.reliable);
@@ -269,7 +268,7 @@ TEST_CASE("IS MSE has power where plain Monte Carlo is out of reach", "[importan
 }
 
 TEST_CASE("IS MSE: the same seed gives bit-identical results on 1 and 2 threads", "[importance]") {
-  for (Estimator e : {Estimator::positive, Estimator::hyperbolic}) {
+  for (Family e : {Family::positive, Family::hyperbolic}) {
     const Geometry g{1.5, 1.5, 1.0};
     const ImportanceSampledMse a = importance_sampled_mse(e, g, kD, kM, 5000, 11, 3, 1);
     const ImportanceSampledMse b = importance_sampled_mse(e, g, kD, kM, 5000, 11, 3, 2);
@@ -287,11 +286,11 @@ TEST_CASE("IS MSE: the same seed gives bit-identical results on 1 and 2 threads"
 TEST_CASE("IS proposal: interior optimum, and far lighter than plain Monte Carlo", "[importance]") {
   // All comparisons are deterministic (quadrature, no sampling); the thresholds sit orders of magnitude from the
   // measured values recorded beside them.
-  for (Estimator e : {Estimator::positive, Estimator::hyperbolic}) {
+  for (Family e : {Family::positive, Family::hyperbolic}) {
     for (const Geometry& g : {Geometry{0.3, 0.5, -0.5}, Geometry{2.0, 2.0, 1.0}}) {
       const ImportanceProposal q = optimal_importance_proposal(e, g);
       INFO(estimator_name(e) << " |z|^2=" << g.z_sq() << " mu=" << q.mean << " sd=" << q.sd);
-      CHECK(q.symmetric == (e == Estimator::hyperbolic));
+      CHECK(q.symmetric == (e == Family::hyperbolic));
       // The search box [0.9, 3] × [0, 3r + 3] never binds (measured σ ∈ [1.1, 1.75]).
       CHECK(q.sd > 0.95);
       CHECK(q.sd < 2.9);
@@ -326,13 +325,13 @@ TEST_CASE("IS proposal: interior optimum, and far lighter than plain Monte Carlo
 
 TEST_CASE("IS MSE rejects bad input", "[importance]") {
   const Geometry g{1.0, 1.0, 0.5};
-  for (Estimator e : {Estimator::trig, Estimator::smreg, Estimator::gerf}) {
+  for (Family e : {Family::trig, Family::smreg, Family::gerf}) {
     CHECK_THROWS_AS(importance_sampled_mse(e, g, kD, kM, 100, 1, 0, 1), std::invalid_argument);
     CHECK_THROWS_AS(optimal_importance_proposal(e, g), std::invalid_argument);
     CHECK_THROWS_AS(weighted_squared_error_moments(e, g, {}), std::invalid_argument);
     CHECK_THROWS_AS(weighted_estimate_moments(e, g, {}), std::invalid_argument);
   }
-  const Estimator p = Estimator::positive;
+  const Family p = Family::positive;
   CHECK_THROWS_AS(importance_sampled_mse(p, g, kD, 0, 100, 1, 0, 1), std::invalid_argument);   // m < 1
   CHECK_THROWS_AS(importance_sampled_mse(p, g, kD, kM, 1, 1, 0, 1), std::invalid_argument);    // trials < 2
   CHECK_THROWS_AS(importance_sampled_mse(p, g, 0, kM, 100, 1, 0, 1), std::invalid_argument);   // d < 1

@@ -8,8 +8,7 @@
 #include <cmath>
 #include <vector>
 
-#include "kernels/error_moments.hpp"
-#include "kernels/lemma2.hpp"
+#include "features/family_theory.hpp"
 #include "kernels/smreg.hpp"
 #include "kernels/softmax_kernel.hpp"
 #include "mc/estimator_sweep.hpp"
@@ -35,7 +34,7 @@ SweepResult sweep(Coupling c, std::vector<EstimatorSpec> specs, std::int64_t tri
 
 // Mean of spec s against `theory(point)`; returns the check's status. Requires every point to be conclusive.
 template <class Theory>
-Verdict mean_check(const SweepResult& r, std::size_t s, Estimator e, Theory theory) {
+Verdict mean_check(const SweepResult& r, std::size_t s, Family e, Theory theory) {
   ClaimCheck check("mean", "test", kAlpha, kPoints.size());
   for (std::size_t p = 0; p < kPoints.size(); ++p) {
     const auto& cell = r.cell(s, p);
@@ -53,7 +52,7 @@ Verdict mean_check(const SweepResult& r, std::size_t s, Estimator e, Theory theo
 
 TEST_CASE("Lemma 1: every estimator is unbiased for its kernel, iid and orthogonal", "[statistical][lemma1]") {
   const std::vector<EstimatorSpec> specs{
-      {Estimator::trig, kM}, {Estimator::positive, kM}, {Estimator::hyperbolic, kM}, {Estimator::smreg, kM}};
+      {Family::trig, kM}, {Family::positive, kM}, {Family::hyperbolic, kM}, {Family::smreg, kM}};
   for (Coupling c : {Coupling::iid, Coupling::orthogonal}) {
     const SweepResult r = sweep(c, specs, 40000, 2021);
     for (std::size_t s = 0; s < specs.size(); ++s) {
@@ -66,24 +65,25 @@ TEST_CASE("Lemma 1: every estimator is unbiased for its kernel, iid and orthogon
 
 TEST_CASE("Lemma 1 check has power: SMREG is not SM, and the positive estimator is not unbiased for SMREG",
           "[statistical][lemma1]") {
-  const SweepResult r = sweep(Coupling::iid, {{Estimator::positive, kM}, {Estimator::smreg, kM}}, 40000, 7);
+  const SweepResult r = sweep(Coupling::iid, {{Family::positive, kM}, {Family::smreg, kM}}, 40000, 7);
   const auto smreg = [](const Geometry& g) { return smreg_exact(g, kD); };
   const auto sm = [](const Geometry& g) { return softmax_kernel(g); };
-  CHECK(mean_check(r, 0, Estimator::positive, smreg) == Verdict::violated);
-  CHECK(mean_check(r, 1, Estimator::smreg, sm) == Verdict::violated);
+  CHECK(mean_check(r, 0, Family::positive, smreg) == Verdict::violated);
+  CHECK(mean_check(r, 1, Family::smreg, sm) == Verdict::violated);
 }
 
 TEST_CASE("Lemma 2: empirical MSE matches the closed forms (iid)", "[statistical][lemma2]") {
-  const std::vector<EstimatorSpec> specs{{Estimator::trig, kM}, {Estimator::positive, kM}, {Estimator::hyperbolic, kM}};
+  const std::vector<EstimatorSpec> specs{{Family::trig, kM}, {Family::positive, kM}, {Family::hyperbolic, kM}};
   const SweepResult r = sweep(Coupling::iid, specs, 250000, 2022, kMsePoints);
   for (double scale : {1.0, 2.0}) {  // scale 2: the MSE of m/2 features — must be caught
     for (std::size_t s = 0; s < specs.size(); ++s) {
-      const Estimator e = specs[s].estimator;
+      const Family e = specs[s].estimator;
       ClaimCheck check("mse", "test", kAlpha, kMsePoints.size());
       for (std::size_t p = 0; p < kMsePoints.size(); ++p) {
         const auto& cell = r.cell(s, p);
         const double sm = softmax_kernel(kMsePoints[p]);
-        const PointVerdict v = check.judge({cell.error.mean_square(), scale * lemma2_mse(e, kMsePoints[p], kM),
+        const double theory = family_info(e).iid_mse(kMsePoints[p], kD, kM, {});
+        const PointVerdict v = check.judge({cell.error.mean_square(), scale * theory,
                                             cell.error.mean_square_stderr(), std::pow(1e-12 * sm, 2),
                                             error_moments(e, kMsePoints[p], kD, kM).squared_error_skewness,
                                             cell.error.count(), cell.nonfinite, "p"});
@@ -97,7 +97,7 @@ TEST_CASE("Lemma 2: empirical MSE matches the closed forms (iid)", "[statistical
 }
 
 TEST_CASE("the same seed gives bit-identical sweeps with 1 and 2 threads", "[determinism]") {
-  SweepConfig c{kD, Coupling::orthogonal, {{Estimator::positive, 12}, {Estimator::trig, 5}}, kPoints, 99, 3,
+  SweepConfig c{kD, Coupling::orthogonal, {{Family::positive, 12}, {Family::trig, 5}}, kPoints, 99, 3,
                 1234 /* not a multiple of the block size */, 1, {}};
   const SweepResult one = run_estimator_sweep(c);
   c.threads = 2;
@@ -111,7 +111,7 @@ TEST_CASE("the same seed gives bit-identical sweeps with 1 and 2 threads", "[det
 }
 
 TEST_CASE("sweep rejects bad configurations", "[mc]") {
-  SweepConfig c{kD, Coupling::iid, {{Estimator::positive, 4}}, kPoints, 1, 0, 100, 1, {}};
+  SweepConfig c{kD, Coupling::iid, {{Family::positive, 4}}, kPoints, 1, 0, 100, 1, {}};
   auto bad = c;
   bad.specs[0].m = 0;
   CHECK_THROWS_AS(run_estimator_sweep(bad), std::invalid_argument);
@@ -136,7 +136,7 @@ TEST_CASE("MSEs combined across points and estimators: the delta-method SE with 
   // delta-method SE, averaged over the replications, must lie within 4 of those of 1 (false failure ≈ 6e-5 under
   // normality of the SD estimate), and the independent-MSE SE must lie above 1 + 4 of them.
   const std::vector<Geometry> points{{0.3, 0.3, -0.5}, {0.5, 0.5, -0.5}};
-  const std::vector<EstimatorSpec> specs{{Estimator::trig, 16}, {Estimator::positive, 16}};
+  const std::vector<EstimatorSpec> specs{{Family::trig, 16}, {Family::positive, 16}};
   const std::size_t ta = 0, tb = 1, pa = 2, pb = 3;  // cells: spec · 2 + point
   const int replications = 400;
   RunningMoments falls;

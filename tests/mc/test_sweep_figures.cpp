@@ -1,5 +1,5 @@
 // The figures of estimator sweeps (mc/sweep_figures.hpp) and the closed forms of Theorem 2 at a point
-// (kernels/theorem2_point.hpp), as the estimator experiments (orthogonal, structured) use them: hand-computed
+// (features/theorem2_point.hpp), as the estimator experiments (orthogonal, structured) use them: hand-computed
 // figures of known errors, the delta-method ratio and the difference evidence, and a statistical test of the
 // difference's standard error on two real sweeps against the exact MSEs (two-sided, alpha = 1e-3).
 #include <catch2/catch.hpp>
@@ -8,7 +8,7 @@
 #include <limits>
 
 #include "kernels/orthogonal_mse.hpp"
-#include "kernels/theorem2_point.hpp"
+#include "features/theorem2_point.hpp"
 #include "mc/estimator_sweep.hpp"
 #include "mc/sweep_figures.hpp"
 
@@ -83,12 +83,12 @@ TEST_CASE("sweep figures: MSE(orthogonal) - MSE(iid) of two sweeps covers the ex
   // Light tails (‖z‖² = 0.18): the z interval is reliable at these trial counts. Two-sided α = 1e-3: z = 3.29.
   const int d = 4, m = 4;
   const Geometry g{0.3, 0.3, 0.0};
-  SweepConfig config{d, Coupling::iid, {{Estimator::positive, m}}, {g}, 2024, 1, 120000, 2, FeatureParameters{}};
+  SweepConfig config{d, Coupling::iid, {{Family::positive, m}}, {g}, 2024, 1, 120000, 2, FeatureParameters{}};
   const CellFigures iid = sweep_figures(run_estimator_sweep(config)).front();
   config.coupling = Coupling::orthogonal;
   config.stream = 2;
   const CellFigures ort = sweep_figures(run_estimator_sweep(config)).front();
-  const double exact = orthogonal_mse(Estimator::positive, g, d, m) - iid_mse(Estimator::positive, g, d, m);
+  const double exact = orthogonal_mse(Family::positive, g, d, m) - iid_mse(Family::positive, g, d, m);
   const PointEvidence ev = mse_difference_evidence(ort, iid, -exact, 0, 0, 1, "g");
   INFO("difference " << ort.mse - iid.mse << ", exact " << exact << ", SE " << ev.standard_error);
   CHECK(std::abs(ev.empirical) < 3.29 * ev.standard_error);
@@ -100,16 +100,16 @@ TEST_CASE("sweep figures: MSE(orthogonal) - MSE(iid) of two sweeps covers the ex
 TEST_CASE("Theorem 2 at a point: the claimed gap and the corrected bound from K and Lambda", "[kernels][orthogonal]") {
   const Geometry g{0.8, 0.6, 0.3};
   const int d = 8, m = 4;
-  const Theorem2Point p = theorem2_point(Estimator::positive, g, d, m);
-  CHECK(p.iid_mse == iid_mse(Estimator::positive, g, d, m));
-  CHECK(p.orthogonal_mse == orthogonal_mse(Estimator::positive, g, d, m));
+  const Theorem2Point p = theorem2_point(Family::positive, g, d, m);
+  CHECK(p.iid_mse == iid_mse(Family::positive, g, d, m));
+  CHECK(p.orthogonal_mse == orthogonal_mse(Family::positive, g, d, m));
   const double k = std::exp(g.dot()), lambda = std::exp(g.log_lambda());
   CHECK(p.claimed_gap() == Approx(0.75 * 2.0 / 10 * k * k).epsilon(1e-12));
   CHECK(p.iid_mse - p.corrected_bound == Approx(0.75 * 2.0 / 10 * (k - lambda) * (k - lambda)).epsilon(1e-10));
   // One feature has no pair to couple: orthogonal = iid and no gap is claimed.
-  const Theorem2Point one = theorem2_point(Estimator::smreg, g, d, 1);
+  const Theorem2Point one = theorem2_point(Family::smreg, g, d, 1);
   CHECK(one.orthogonal_mse == Approx(one.iid_mse).epsilon(1e-12));
   CHECK(one.claimed_gap() == 0.0);
-  CHECK_THROWS_AS(theorem2_point(Estimator::trig, g, d, m), std::invalid_argument);
-  CHECK_THROWS_AS(theorem2_point(Estimator::positive, g, d, d + 1), std::invalid_argument);
+  CHECK_THROWS_AS(theorem2_point(Family::trig, g, d, m), std::invalid_argument);
+  CHECK_THROWS_AS(theorem2_point(Family::positive, g, d, d + 1), std::invalid_argument);
 }

@@ -156,7 +156,7 @@ TEST_CASE("the Monte Carlo engine's floor runs the sweep's products (FLOPs count
           "[speed]") {
   SweepConfig c;
   c.d = 5;
-  c.specs = {{Estimator::positive, 3}, {Estimator::trig, 7}};
+  c.specs = {{Family::positive, 3}, {Family::trig, 7}};
   c.points = {{0.5, 1.0, 0.3}, {1.0, 1.5, -0.2}, {0.1, 0.2, 1.0}};
   c.trials = 6;
   CHECK(mc_engine_flops(c) == 6.0 * 2 * 2 * 3 * 5 * (3 + 7));
@@ -175,7 +175,7 @@ TEST_CASE("the Monte Carlo engine's floor runs the sweep's products (FLOPs count
         Approx(first).epsilon(1e-6));
   // The estimates alone: Σ over trials and specs of the first point's estimate with that fixed projection (rows of
   // norm √d for smreg, as the sweep rescales them).
-  c.specs.push_back({Estimator::smreg, 4});
+  c.specs.push_back({Family::smreg, 4});
   Eigen::MatrixXd x(3, c.d), y(3, c.d);
   for (int p = 0; p < 3; ++p) {
     x.row(p) = geometry_x(c.points[std::size_t(p)], c.d).transpose();
@@ -185,7 +185,7 @@ TEST_CASE("the Monte Carlo engine's floor runs the sweep's products (FLOPs count
   for (const EstimatorSpec& s : c.specs) {
     Eigen::MatrixXd ws = w.topRows(s.m);
     unscaled += estimate_kernel(s.estimator, x, y, ws)(0);
-    if (s.estimator == Estimator::smreg) rescale_rows_to_sqrt_d(ws);
+    if (s.estimator == Family::smreg) rescale_rows_to_sqrt_d(ws);
     per_trial += estimate_kernel(s.estimator, x, y, ws)(0);
   }
   REQUIRE(unscaled != Approx(per_trial).epsilon(1e-6));
@@ -203,7 +203,7 @@ TEST_CASE("the Monte Carlo engine's floor runs the sweep's products (FLOPs count
   CHECK(t.estimates_seconds > 0);
   CHECK(t.ceiling() == t.products_seconds / t.estimates_seconds);
   CHECK_THROWS_AS(time_mc_engine(c, 0), std::invalid_argument);
-  c.specs.push_back({Estimator::positive, 0});
+  c.specs.push_back({Family::positive, 0});
   CHECK_THROWS_AS(mc_engine_products(c), std::invalid_argument);
   CHECK_THROWS_AS(mc_engine_estimates(c), std::invalid_argument);
 }

@@ -124,7 +124,7 @@ TEST_CASE("redraw sweep: every draw's MSE, the averages of fresh draws and the b
   exact_config.mechanism = Mechanism::exact;
   const Eigen::MatrixXd exact = attend<double>({in.q}, {in.k}, {in.v}, Eigen::MatrixXd(0, d), exact_config).front();
   AttentionConfig config;
-  config.features = FeatureKind::positive;
+  config.features = Family::positive;
   config.m = 8;
   const RedrawPlan plan{8, {1, 2, 3}, 2, 4};
   CHECK(redraw_forwards(plan) == 8 + 2 * 2 + 3 * 2);

@@ -97,7 +97,7 @@ float exact_logit_scale(int d) { return float(1 / std::sqrt(double(d))); }  // e
 
 cuda_detail::FavorOptions favor_options(const AttentionConfig& config, int d) {
   cuda_detail::FavorOptions options;
-  options.feature = family_info(config.features).map;
+  options.feature = family_info(config.features).map->code;
   options.softmax = estimates_softmax(config.features);
   options.m = projection_rows(config);
   options.columns = feature_columns(config, d);
@@ -212,7 +212,7 @@ CudaTiming time_cuda_rounded(CudaWork work, const Heads<float>& q, const Heads<f
   AttentionConfig checked = config;
   if (work == CudaWork::favor_products) {  // validated as the bidirectional positive-feature FAVOR it is the floor of
     checked.mechanism = Mechanism::favor;
-    checked.features = FeatureKind::positive;
+    checked.features = Family::positive;
     checked.causal = false;
     checked.project = true;
   }

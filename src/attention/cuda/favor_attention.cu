@@ -1,5 +1,5 @@
 // FAVOR attention on the GPU (cuda_kernels.hpp): the same arithmetic as the CPU engine in float32 — feature maps
-// with the stabilizer's log scales (attention_features.cpp), bidirectional FAVOR (bidirectional_favor_attention.cpp)
+// with the stabilizer's log scales (features/feature_maps.cpp), bidirectional FAVOR (bidirectional_favor_attention.cpp)
 // and chunked causal FAVOR with the running-max stabilizer (causal_favor_attention.cpp) — so that, with the same W,
 // the outputs agree with the CPU's to rounding. The matrix products go to cuBLAS (one strided-batched call over
 // heads); the element-wise steps are small kernels. Every step runs on the default stream, in order.
@@ -21,7 +21,8 @@ constexpr unsigned kScanThreads = 256; // prefix maximum
 __device__ std::size_t first_index() { return std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; }
 __device__ std::size_t grid_stride() { return std::size_t(blockDim.x) * gridDim.x; }
 
-// f of a generalized kernel, as apply_kernel_function in attention_features.cpp.
+// f of a generalized kernel, as features/generalized_kernels.cpp. This function and features_kernel are the only
+// device code that names a map: a new map adds its case to one of them (the host side passes its code through).
 __device__ float kernel_function(FeatureCode feature, float x) {
   switch (feature) {
     case FeatureCode::relu: return fmaxf(x, 0.0f);
