@@ -251,7 +251,7 @@ TEST_CASE("favorlab orthogonal: result rows and checks, bad options exit 2 witho
     CHECK(!std::filesystem::exists(dir / "bad.json"));
   }
   // The figures render from this file (plotting/plot_orthogonal.py through make_figures.py).
-  const auto plotting = std::filesystem::path(__FILE__).parent_path().parent_path() / "plotting" / "make_figures.py";
+  const auto plotting = std::filesystem::path(FAVORLAB_SOURCE_DIR) / "plotting" / "make_figures.py";
   const std::string plot = "/usr/bin/python3 '" + plotting.string() + "' --results '" + dir.string() + "' --quiet";
   CHECK(std::system(plot.c_str()) == 0);
   for (const char* png : {"orthogonal_positive.png", "orthogonal_smreg.png", "orthogonal_gap.png"})

@@ -7,7 +7,7 @@
 #include <cmath>
 #include <limits>
 
-#include "kernels/orthogonal_mse.hpp"
+#include "features/family_theory.hpp"
 #include "features/theorem2_point.hpp"
 #include "mc/estimator_sweep.hpp"
 #include "mc/sweep_figures.hpp"
