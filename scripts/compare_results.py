@@ -15,7 +15,9 @@ TIMING_FIELDS = {"seconds", "seconds_median", "seconds_min", "cpu_seconds_median
                  "permute_seconds", "time_ratio", "time_ratio_to_dense", "vectors_per_second", "ratio_to_exact",
                  "ratio_to_gemm", "ratio_to_identity", "cpu_ratio_to_exact", "cpu_ratio_to_gemm", "crossover_L",
                  "dropped", "gemm_flops_per_second", "load_average", "memory_ratio", "peak_bytes", "slope",
-                 "evaluations_per_second"}
+                 "evaluations_per_second", "ceiling", "estimates_seconds_median", "flops_per_second",
+                 "fraction_of_fma_peak", "products_flops_per_second", "products_seconds_median", "rate", "steps",
+                 "sweep_gemm_flops_per_second", "sweep_seconds_median"}
 
 
 def differing(a, b, path, out):
