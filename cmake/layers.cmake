@@ -2,7 +2,8 @@
 # headers of its own layer and of the layers it reaches through DEPS, nothing else; favorlab_check_layers() enforces
 # that at configure time, and the test layers_point_down re-checks it on every test run (an include added to an
 # existing file does not re-run the configure step). Order, bottom up:
-#   rng, io → runtime, stats → results → kernels → features → mc, perm → attention → perf → ledger → experiments → cli
+#   rng, io → runtime, stats → results → kernels → features → mc, perm → attention → perf → experiments → cli
+# with the claims ledger (ledger: the source of every claim, read by the command line) on stats and io alone.
 if(CMAKE_SCRIPT_MODE_FILE)
   cmake_minimum_required(VERSION 3.25)  # script mode starts with old policies (IN_LIST needs CMP0057)
 endif()
@@ -19,8 +20,8 @@ set(FAVORLAB_LAYERS
   "perm src/perm rng"
   "attention src/attention mc perm features results stats runtime io rng"
   "perf src/perf attention mc"
-  "ledger src/ledger results"
-  "experiments experiments perf ledger"
+  "ledger src/ledger stats io"
+  "experiments experiments perf"
   "cli src/cli experiments ledger")
 
 # Sets <layer>_DIR, <layer>_DEPS and <layer>_REACH (the layer itself and everything below it) in the caller's scope.

@@ -15,13 +15,13 @@
 #include "attention/attention_baselines.hpp"
 #include "attention/favor_error_summary.hpp"
 #include "attention/favor_error_sweep.hpp"
+#include "experiments/backend_option.hpp"
+#include "experiments/experiment.hpp"
+#include "experiments/softmax_estimator_options.hpp"
 #include "io/format_number.hpp"
 #include "io/join_list.hpp"
 #include "io/npy_heads.hpp"
-#include "experiments/backend_option.hpp"
-#include "experiments/experiment.hpp"
 #include "perf/memory_estimate.hpp"
-#include "experiments/softmax_estimator_options.hpp"
 #include "stats/paired_check.hpp"
 
 namespace favorlab {

@@ -20,9 +20,9 @@
 #include "attention/attention_projection.hpp"
 #include "attention/favor_error_sweep.hpp"
 #include "experiments/experiment.hpp"
-#include "perf/memory_estimate.hpp"
 #include "experiments/softmax_estimator_options.hpp"
 #include "io/format_number.hpp"
+#include "perf/memory_estimate.hpp"
 
 namespace favorlab {
 

@@ -15,17 +15,17 @@
 #include <stdexcept>
 
 #include "attention/attend.hpp"
-#include "attention/attention_report.hpp"
 #include "attention/attention_recommendation.hpp"
+#include "attention/attention_report.hpp"
 #include "attention/attention_report_summary.hpp"
 #include "attention/capture_manifest.hpp"
 #include "attention/report_layers.hpp"
 #include "attention/synthetic_heads.hpp"
 #include "experiments/experiment.hpp"
-#include "perf/memory_estimate.hpp"
 #include "experiments/softmax_estimator_options.hpp"
 #include "io/format_number.hpp"
 #include "io/input_layers.hpp"
+#include "perf/memory_estimate.hpp"
 #include "runtime/peak_memory.hpp"
 
 namespace favorlab {

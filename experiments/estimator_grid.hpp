@@ -6,11 +6,11 @@
 #include <string>
 #include <vector>
 
-#include "stats/exact_inequality.hpp"
 #include "experiments/experiment.hpp"
 #include "features/estimator.hpp"
-#include "results/result.hpp"
 #include "kernels/geometry.hpp"
+#include "results/result.hpp"
+#include "stats/exact_inequality.hpp"
 #include "stats/running_moments.hpp"
 
 namespace favorlab {

@@ -9,9 +9,9 @@
 #include <utility>
 #include <vector>
 
-#include "results/result.hpp"
 #include "mc/parallel_trials.hpp"
 #include "perf/memory_estimate.hpp"
+#include "results/result.hpp"
 
 namespace favorlab {
 

@@ -22,9 +22,9 @@
 #include "attention/random_inputs.hpp"
 #include "experiments/backend_option.hpp"
 #include "experiments/experiment.hpp"
-#include "perf/memory_estimate.hpp"
 #include "io/format_number.hpp"
 #include "io/join_list.hpp"
+#include "perf/memory_estimate.hpp"
 
 namespace favorlab {
 

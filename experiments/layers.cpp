@@ -22,8 +22,8 @@
 #include "attention/transformer_layer.hpp"
 #include "experiments/backend_option.hpp"
 #include "experiments/experiment.hpp"
-#include "perf/memory_estimate.hpp"
 #include "mc/indexed_trials.hpp"
+#include "perf/memory_estimate.hpp"
 #include "stats/paired_check.hpp"
 #include "stats/running_moments.hpp"
 

@@ -15,11 +15,11 @@
 #include <string>
 
 #include "experiments/experiment.hpp"
-#include "perf/memory_estimate.hpp"
 #include "kernels/chi_moments.hpp"
 #include "kernels/sphere_moments.hpp"
 #include "kernels/tau_maximum.hpp"
 #include "mc/sphere_moment_sweep.hpp"
+#include "perf/memory_estimate.hpp"
 #include "stats/normal_quantiles.hpp"
 #include "stats/second_order_edgeworth.hpp"
 

@@ -20,13 +20,13 @@
 
 #include "experiments/estimator_grid.hpp"
 #include "experiments/experiment.hpp"
-#include "perf/memory_estimate.hpp"
-#include "io/join_list.hpp"
 #include "features/family_theory.hpp"
-#include "kernels/simplex_moments.hpp"
 #include "features/theorem2_point.hpp"
+#include "io/join_list.hpp"
+#include "kernels/simplex_moments.hpp"
 #include "mc/estimator_sweep.hpp"
 #include "mc/sweep_figures.hpp"
+#include "perf/memory_estimate.hpp"
 
 namespace favorlab {
 

@@ -41,11 +41,11 @@
 #include "attention/permute_similarity.hpp"
 #include "attention/random_inputs.hpp"
 #include "experiments/experiment.hpp"
-#include "perf/memory_estimate.hpp"
 #include "io/format_number.hpp"
 #include "io/npy.hpp"
 #include "io/npy_heads.hpp"
 #include "perf/interleaved_timing.hpp"
+#include "perf/memory_estimate.hpp"
 #include "stats/counted_check.hpp"
 #include "stats/sample_quantile.hpp"
 

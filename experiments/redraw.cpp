@@ -26,9 +26,9 @@
 #include "attention/redraw_sweep.hpp"
 #include "experiments/backend_option.hpp"
 #include "experiments/experiment.hpp"
-#include "perf/memory_estimate.hpp"
 #include "experiments/softmax_estimator_options.hpp"
 #include "io/format_number.hpp"
+#include "perf/memory_estimate.hpp"
 #include "stats/paired_check.hpp"
 #include "stats/redraw_summary.hpp"
 

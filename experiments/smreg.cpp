@@ -19,12 +19,12 @@
 
 #include "experiments/estimator_grid.hpp"
 #include "experiments/experiment.hpp"
-#include "perf/memory_estimate.hpp"
-#include "io/format_number.hpp"
 #include "features/family_theory.hpp"
+#include "io/format_number.hpp"
 #include "kernels/smreg_ratio.hpp"
 #include "kernels/theorem1_bound.hpp"
 #include "mc/estimator_sweep.hpp"
+#include "perf/memory_estimate.hpp"
 
 namespace favorlab {
 

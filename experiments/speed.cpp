@@ -34,13 +34,13 @@
 #include "experiments/experiment.hpp"
 #include "io/format_number.hpp"
 #include "perf/fma_peak.hpp"
-#include "runtime/load_average.hpp"
 #include "perf/mc_engine_rate.hpp"
 #include "perf/memory_estimate.hpp"
 #include "perf/ratio_checks.hpp"
 #include "perf/speed_rows.hpp"
 #include "perf/speed_sweep.hpp"
 #include "perf/speed_targets.hpp"
+#include "runtime/load_average.hpp"
 #include "runtime/thread_start.hpp"
 
 namespace favorlab {

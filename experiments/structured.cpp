@@ -23,13 +23,13 @@
 
 #include "experiments/estimator_grid.hpp"
 #include "experiments/experiment.hpp"
-#include "perf/memory_estimate.hpp"
-#include "io/join_list.hpp"
+#include "features/family_theory.hpp"
 #include "features/structured_projection.hpp"
 #include "features/walsh_hadamard.hpp"
-#include "features/family_theory.hpp"
+#include "io/join_list.hpp"
 #include "mc/estimator_sweep.hpp"
 #include "mc/sweep_figures.hpp"
+#include "perf/memory_estimate.hpp"
 #include "stats/absolute_comparison.hpp"
 #include "stats/sample_quantile.hpp"
 

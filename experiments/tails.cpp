@@ -12,12 +12,12 @@
 #include <stdexcept>
 
 #include "experiments/experiment.hpp"
-#include "perf/memory_estimate.hpp"
 #include "io/format_number.hpp"
 #include "io/join_list.hpp"
 #include "kernels/regularized_tail_bound.hpp"
 #include "kernels/smreg.hpp"
 #include "mc/smreg_tail_sweep.hpp"
+#include "perf/memory_estimate.hpp"
 #include "stats/tail_bound_check.hpp"
 
 namespace favorlab {

@@ -14,7 +14,6 @@
 #include <vector>
 
 #include "kernels/softmax_kernel.hpp"
-#include "runtime/eigen_threads.hpp"
 #include "rng/philox_stream.hpp"
 #include "stats/running_moments.hpp"
 
@@ -489,24 +488,56 @@ static_assert(BlockEncodable<ImportanceTrials>);
 
 }  // namespace
 
-GerfImportanceSampledMse importance_sampled_gerf_mse(Family e, const Geometry& g, int d, int m, std::int64_t trials,
-                                                     std::uint64_t seed, std::uint64_t stream, int threads,
-                                                     const FeatureParameters& params, const ProgressFn& progress) {
+namespace {
+
+// The checks both entry points make before anything runs, in the order their errors are documented; returns SM.
+double checked_run(Family e, const Geometry& g, int d, int m, std::int64_t trials, int threads,
+                   const FeatureParameters& params) {
   require_estimator(e);
   require_d(d);
   if (m < 1) throw std::invalid_argument("number of random features m must be positive, got " + std::to_string(m));
   if (trials < 2) throw std::invalid_argument("trials must be at least 2, got " + std::to_string(trials));
   if (threads < 1) throw std::invalid_argument("threads must be at least 1, got " + std::to_string(threads));
   validate_geometry(g, d);
-  const Pair pair = pair_of(e, g, d, params);
+  pair_of(e, g, d, params);  // refuses gerf's A
   const double sm = softmax_kernel(g);
   if (!std::isfinite(sm) || !(sm > 0))
     throw std::invalid_argument("the kernel value SM = exp(x'y) at x'y = " + std::to_string(g.dot()) +
                                 " is not representable in double precision; use smaller norms");
+  return sm;
+}
+
+}  // namespace
+
+GerfProposal mean_tuned_gerf_proposal(Family e, const Geometry& g, int d, const FeatureParameters& params) {
+  require_estimator(e);
+  require_d(d);
+  validate_geometry(g, d);
+  const Pair pair = pair_of(e, g, d, params);
+  // The product of one row's features is ∝ exp(2A‖ω‖² + √(1 − 4A) ωᵀz) in the k dimensions A acts in: times the
+  // N(0, I) density that is N(z/√(1 − 4A), I/(1 − 4A)) there (docs/theory.md#lemma-1-by-the-zero-variance-proposal).
+  const double scale = 1 / std::sqrt(1 - 4 * pair.a);
+  return {std::sqrt(pair.r_sq) * scale, scale, pair.n > 0 ? scale : 1.0};
+}
+
+GerfImportanceSampledMse importance_sampled_gerf_mse(Family e, const Geometry& g, int d, int m, std::int64_t trials,
+                                                     std::uint64_t seed, std::uint64_t stream, int threads,
+                                                     const FeatureParameters& params, const ProgressFn& progress) {
+  checked_run(e, g, d, m, trials, threads, params);
+  return importance_sampled_gerf_mse(e, g, d, m, trials, seed, stream, threads, params,
+                                     optimal_gerf_proposal(e, g, d, params), progress);
+}
+
+GerfImportanceSampledMse importance_sampled_gerf_mse(Family e, const Geometry& g, int d, int m, std::int64_t trials,
+                                                     std::uint64_t seed, std::uint64_t stream, int threads,
+                                                     const FeatureParameters& params, const GerfProposal& q,
+                                                     const ProgressFn& progress) {
+  const double sm = checked_run(e, g, d, m, trials, threads, params);
+  const Pair pair = pair_of(e, g, d, params);
+  require_proposal(q);
 
   GerfImportanceSampledMse result;
   result.pair = {pair.a, pair.k};
-  const GerfProposal q = optimal_gerf_proposal(e, g, d, params);
   result.gerf_proposal = q;
   result.proposal = {q.mean, q.sd, false};
   set_a_priori_moments(result, gerf_weighted_squared_error_moments(e, g, d, params, q),
@@ -520,13 +551,9 @@ GerfImportanceSampledMse importance_sampled_gerf_mse(Family e, const Geometry& g
   const double tau = n > 0 ? q.perp_sd : 1.0;          // their proposal sd; the others stay N(0, 1)
   const double log_weight_constant = std::log(q.sd) + n * std::log(tau);
 
-  const EigenSingleThread eigen_single_thread;  // the trials loop is the parallelism (runtime/eigen_threads.hpp)
-  const ImportanceTrials total = run_parallel_trials(
-      trials, threads, ImportanceTrials{},
-      [&](std::int64_t trial, ImportanceTrials& acc) {
-        PhiloxStream rng(seed, stream, static_cast<std::uint64_t>(trial));
-        Eigen::VectorXd xi(d);
-        rng.normals(xi.data(), d);
+  const ImportanceTrials total = run_importance_trials(
+      trials, threads, seed, stream, d,
+      [&](PhiloxStream& rng, const Eigen::VectorXd& xi) {
         const double s = q.mean + q.sd * rng.normal();
         const Eigen::VectorXd across = xi - unit.dot(xi) * unit;
         const Eigen::MatrixXd w = (s * unit + tau * across).transpose();  // one projection row: m = 1
@@ -536,7 +563,7 @@ GerfImportanceSampledMse importance_sampled_gerf_mse(Family e, const Geometry& g
         const double t = (s - q.mean) / q.sd;
         const double log_w = (t * t - s * s) / 2 + log_weight_constant -
                              (n > 0 ? (tau * tau - 1) * across.squaredNorm() / 2 : 0.0);
-        acc.add(std::exp(log_w), ratio);
+        return ImportanceDraw{std::exp(log_w), ratio};
       },
       progress);
   total.report(sm, m, result);

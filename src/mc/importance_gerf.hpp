@@ -70,4 +70,17 @@ GerfImportanceSampledMse importance_sampled_gerf_mse(Family e, const Geometry& g
                                                      const FeatureParameters& params = {},
                                                      const ProgressFn& progress = {});
 
+// Lemma 1's proposal (as mean_tuned_proposal in importance_mse.hpp): the product of one row's features is
+// ∝ exp(2A‖ω‖² + √(1 − 4A) ωᵀz) in the k dimensions A acts in, so N(z/√(1 − 4A), I/(1 − 4A)) there makes the
+// weighted estimate the constant 1: mean ‖z‖/√(1 − 4A), sd and perp_sd 1/√(1 − 4A) (perp_sd 1 where n = 0).
+// Throws as gerf_importance_pair.
+GerfProposal mean_tuned_gerf_proposal(Family e, const Geometry& g, int d, const FeatureParameters& params = {});
+
+// The same trials under a given proposal (mean_tuned_gerf_proposal for Lemma 1); the a-priori figures are those of q.
+// Throws as above, and as gerf_weighted_estimate_moments for the proposal.
+GerfImportanceSampledMse importance_sampled_gerf_mse(Family e, const Geometry& g, int d, int m, std::int64_t trials,
+                                                     std::uint64_t seed, std::uint64_t stream, int threads,
+                                                     const FeatureParameters& params, const GerfProposal& proposal,
+                                                     const ProgressFn& progress = {});
+
 }  // namespace favorlab

@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "features/feature_maps.hpp"
+#include "features/feature_map.hpp"
 #include "kernels/softmax_kernel.hpp"
 #include "runtime/eigen_threads.hpp"
 #include "rng/philox_stream.hpp"
@@ -307,6 +307,22 @@ std::pair<double, double> scan_then_brent(const F& f, double lo, double hi, int 
 
 }  // namespace
 
+ImportanceTrials run_importance_trials(std::int64_t trials, int threads, std::uint64_t seed, std::uint64_t stream,
+                                       int d, const std::function<ImportanceDraw(PhiloxStream&, const Eigen::VectorXd&)>& draw,
+                                       const ProgressFn& progress) {
+  const EigenSingleThread eigen_single_thread;  // the trials loop is the parallelism (runtime/eigen_threads.hpp)
+  return run_parallel_trials(
+      trials, threads, ImportanceTrials{},
+      [&](std::int64_t trial, ImportanceTrials& acc) {
+        PhiloxStream rng(seed, stream, static_cast<std::uint64_t>(trial));
+        Eigen::VectorXd xi(d);
+        rng.normals(xi.data(), d);
+        const ImportanceDraw one = draw(rng, xi);
+        acc.add(one.weight, one.ratio);
+      },
+      progress);
+}
+
 bool is_importance_estimator(Family e) { return e == Family::positive || e == Family::hyperbolic; }
 
 WeightedMoments weighted_squared_error_moments(Family e, const Geometry& g, const ImportanceProposal& q) {
@@ -387,9 +403,16 @@ void ImportanceTrials::report(double sm, int m, ImportanceSampledMse& out) const
   out.mse_stderr = sm * sm * squared.standard_error() / m;
 }
 
-ImportanceSampledMse importance_sampled_mse(Family e, const Geometry& g, int d, int m, std::int64_t trials,
-                                            std::uint64_t seed, std::uint64_t stream, int threads,
-                                            const ProgressFn& progress) {
+ImportanceProposal mean_tuned_proposal(Family e, const Geometry& g) {
+  require_estimator(e);
+  validate_geometry(g, 2);
+  return {z_norm(g), 1, e == Family::hyperbolic};
+}
+
+namespace {
+
+// The checks both entry points make before anything runs, in the order their errors are documented; returns SM.
+double checked_run(Family e, const Geometry& g, int d, int m, std::int64_t trials, int threads) {
   require_estimator(e);
   if (d < 1) throw std::invalid_argument("dimension d must be positive, got " + std::to_string(d));
   if (m < 1) throw std::invalid_argument("number of random features m must be positive, got " + std::to_string(m));
@@ -400,9 +423,26 @@ ImportanceSampledMse importance_sampled_mse(Family e, const Geometry& g, int d, 
   if (!std::isfinite(sm) || !(sm > 0))
     throw std::invalid_argument("the kernel value SM = exp(x'y) at x'y = " + std::to_string(g.dot()) +
                                 " is not representable in double precision; use smaller norms");
+  return sm;
+}
+
+}  // namespace
+
+ImportanceSampledMse importance_sampled_mse(Family e, const Geometry& g, int d, int m, std::int64_t trials,
+                                            std::uint64_t seed, std::uint64_t stream, int threads,
+                                            const ProgressFn& progress) {
+  checked_run(e, g, d, m, trials, threads);
+  return importance_sampled_mse(e, g, d, m, trials, seed, stream, threads, optimal_importance_proposal(e, g), progress);
+}
+
+ImportanceSampledMse importance_sampled_mse(Family e, const Geometry& g, int d, int m, std::int64_t trials,
+                                            std::uint64_t seed, std::uint64_t stream, int threads,
+                                            const ImportanceProposal& proposal, const ProgressFn& progress) {
+  const double sm = checked_run(e, g, d, m, trials, threads);
+  require_proposal(proposal);
 
   ImportanceSampledMse result;
-  result.proposal = optimal_importance_proposal(e, g);
+  result.proposal = proposal;
   set_a_priori_moments(result, weighted_squared_error_moments(e, g, result.proposal),
                        weighted_estimate_moments(e, g, result.proposal),
                        weighted_squared_error_moments(e, g, {0, 1, false}), sm, g);
@@ -413,23 +453,18 @@ ImportanceSampledMse importance_sampled_mse(Family e, const Geometry& g, int d, 
   const ImportanceProposal q = result.proposal;
   const Integrands weights(e, z_norm(g), q);
 
-  const EigenSingleThread eigen_single_thread;  // the trials loop is the parallelism (runtime/eigen_threads.hpp)
-  const ImportanceTrials total = run_parallel_trials(
-      trials, threads, ImportanceTrials{},
-      [&](std::int64_t trial, ImportanceTrials& acc) {
-        PhiloxStream rng(seed, stream, static_cast<std::uint64_t>(trial));
-        Eigen::VectorXd xi(d);
-        rng.normals(xi.data(), d);
+  const auto features = family_info(e).map->f64.features;  // the project's own map, one row of W
+  const ImportanceTrials total = run_importance_trials(
+      trials, threads, seed, stream, d,
+      [&](PhiloxStream& rng, const Eigen::VectorXd& xi) {
         double s = q.mean + q.sd * rng.normal();
         if (q.symmetric && rng.uniform() < 0.5) s = -s;
         const Eigen::VectorXd omega = xi - unit.dot(xi) * unit + s * unit;
         const Eigen::MatrixXd w = omega.transpose();  // one projection row: m = 1
-        const Eigen::MatrixXd fx = e == Family::positive ? positive_features<double>(xr, w)
-                                                            : hyperbolic_features<double>(xr, w);
-        const Eigen::MatrixXd fy = e == Family::positive ? positive_features<double>(yr, w)
-                                                            : hyperbolic_features<double>(yr, w);
-        const double ratio = fx.cwiseProduct(fy).sum() / sm;  // g/SM
-        acc.add(std::exp(weights.log_w(s)), ratio);
+        Eigen::MatrixXd fx, fy;
+        features(xr, w, fx);
+        features(yr, w, fy);
+        return ImportanceDraw{std::exp(weights.log_w(s)), fx.cwiseProduct(fy).sum() / sm};  // h = g/SM
       },
       progress);
   total.report(sm, m, result);

@@ -7,10 +7,12 @@
 // PhiloxStream(seed, stream, t), evaluates the project's feature maps with W = ωᵀ, m = 1 and records a/SM, y/SM².
 // Derivation: docs/theory.md#importance-sampling-for-positive-and-hyperbolic-features
 #include <cstdint>
+#include <functional>
 
 #include "features/estimator.hpp"
 #include "kernels/geometry.hpp"
 #include "mc/parallel_trials.hpp"
+#include "rng/philox_stream.hpp"
 #include "stats/running_moments.hpp"
 
 namespace favorlab {
@@ -82,6 +84,19 @@ struct ImportanceTrials {
   void report(double sm, int m, ImportanceSampledMse& out) const;
 };
 
+// One importance-sampled draw: its weight p/q and h = g/SM, the estimate relative to the kernel value.
+struct ImportanceDraw {
+  double weight = 0;
+  double ratio = 0;
+};
+
+// The trial loop both samplers share (here and mc/importance_gerf.hpp): trial t draws ξ ~ N(0, I_d) from
+// PhiloxStream(seed, stream, t) and `draw` turns it, with further draws from the same stream, into ω and its weighted
+// value. Trials are blocks of run_parallel_trials, so the sums do not depend on the thread or rank count.
+ImportanceTrials run_importance_trials(std::int64_t trials, int threads, std::uint64_t seed, std::uint64_t stream,
+                                       int d, const std::function<ImportanceDraw(PhiloxStream&, const Eigen::VectorXd&)>& draw,
+                                       const ProgressFn& progress);
+
 // The a-priori figures of a run into `out` from the moments of the weighted squared error under the proposal used, of
 // the weighted estimate, and of the plain squared error (the proposal N(0, 1)); throws std::invalid_argument when
 // the MSE at g (SM = sm) overflows double precision.
@@ -95,5 +110,18 @@ void set_a_priori_moments(ImportanceSampledMse& out, const WeightedMoments& squa
 ImportanceSampledMse importance_sampled_mse(Family e, const Geometry& g, int d, int m, std::int64_t trials,
                                             std::uint64_t seed, std::uint64_t stream, int threads,
                                             const ProgressFn& progress = {});
+
+// Lemma 1's proposal: the one under which the weighted estimate w h is the constant 1, N(r, 1) for positive and
+// ½N(r, 1) + ½N(−r, 1) for hyperbolic (r = ‖x + y‖). Each draw then evaluates the project's feature map at a fresh ω
+// and must give SM·q(ω)/p(ω), which integrates to E_p[φ(x)ᵀφ(y)] = SM: the check built on it has no Monte Carlo
+// variance to overcome, only rounding (docs/theory.md#lemma-1-by-the-zero-variance-proposal). Throws as
+// optimal_importance_proposal.
+ImportanceProposal mean_tuned_proposal(Family e, const Geometry& g);
+
+// The same trials under a given proposal (mean_tuned_proposal for Lemma 1); the a-priori figures are those of q.
+// Throws as above, and for a proposal with |mean| > 1000 or sd outside (0, 100].
+ImportanceSampledMse importance_sampled_mse(Family e, const Geometry& g, int d, int m, std::int64_t trials,
+                                            std::uint64_t seed, std::uint64_t stream, int threads,
+                                            const ImportanceProposal& proposal, const ProgressFn& progress = {});
 
 }  // namespace favorlab

@@ -34,6 +34,7 @@
 #include "rng/philox_stream.hpp"
 #include "stats/claim_check.hpp"
 #include "stats/edgeworth.hpp"
+#include "stats/exact_inequality.hpp"
 #include "stats/normal_quantiles.hpp"
 
 using namespace favorlab;
@@ -366,6 +367,34 @@ TEST_CASE("IS gerf MSE has power where plain Monte Carlo is out of reach", "[imp
     const double plain_skew = error_moments(Family::sderf, g, kD, kM, kParams).squared_error_skewness;
     CHECK(trials_for_reliable_z_test(plain_skew, wrong_sderf.critical_z(), bonferroni_alpha(kAlpha, 2)) <= r.trials);
   }
+}
+
+TEST_CASE("IS gerf Lemma 1 under the zero-variance proposal: each weighted draw is SM, a wrong SM is refused",
+          "[importance]") {
+  // mean_tuned_gerf_proposal is the tilt N(z/√(1 − 4A), I/(1 − 4A)) in the dimensions A acts in, so w·h ≡ 1: the
+  // closed-form moments are degenerate and every draw gives SM up to one draw's rounding (exp of terms ≲ 50: a few
+  // hundred ε). The bound 1e-12 is kRoundingAllowance, the margin of the check mse builds on it.
+  for (Family e : {Family::positive, Family::gerf, Family::oprf, Family::sderf})
+    for (const std::vector<Geometry>* set : {&kLight, &kHeavy})
+      for (const Geometry& g : *set) {
+        const GerfProposal q = mean_tuned_gerf_proposal(e, g, kD, kParams);
+        const PairGerf pair = gerf_importance_pair(e, g, kD, kParams);
+        CHECK(q.sd == Approx(1 / std::sqrt(1 - 4 * pair.a)).epsilon(1e-15));
+        CHECK(gerf_weighted_estimate_moments(e, g, kD, kParams, q).degenerate);
+        const GerfImportanceSampledMse r = importance_sampled_gerf_mse(e, g, kD, kM, 2000, kSeed, 9, 2, kParams, q);
+        const double sm = softmax_kernel(g);
+        INFO(estimator_name(e) << " |z|^2=" << g.z_sq() << " a=" << pair.a << " mean/SM-1=" << r.estimate_mean / sm - 1
+                               << " stderr/SM=" << r.estimate_stderr / sm);
+        CHECK(std::abs(r.estimate_mean / sm - 1) < kRoundingAllowance);
+        CHECK(r.estimate_stderr / sm < kRoundingAllowance);
+        ClaimCheck right("E[estimate] = SM", "test", kAlpha, 1), wrong("E[estimate] = SM (1 + 1e-9)", "test", kAlpha, 1);
+        PointEvidence ev{r.estimate_mean, sm, r.estimate_stderr, kRoundingAllowance * sm, r.estimate_skewness,
+                         r.trials, r.nonfinite, "p"};
+        CHECK(right.judge(ev).status == Verdict::holds);
+        ev.theory = sm * (1 + 1e-9);
+        ev.allowance = kRoundingAllowance * ev.theory;
+        CHECK(wrong.judge(ev).status == Verdict::violated);
+      }
 }
 
 TEST_CASE("IS gerf MSE: the same seed gives bit-identical results on 1 and 2 threads", "[importance]") {

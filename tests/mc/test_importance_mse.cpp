@@ -33,6 +33,7 @@
 #include "mc/importance_mse.hpp"
 #include "stats/claim_check.hpp"
 #include "stats/edgeworth.hpp"
+#include "stats/exact_inequality.hpp"
 #include "stats/normal_quantiles.hpp"
 
 using namespace favorlab;
@@ -267,6 +268,43 @@ TEST_CASE("IS MSE has power where plain Monte Carlo is out of reach", "[importan
     }
 }
 
+TEST_CASE("IS Lemma 1 under the zero-variance proposal: each weighted draw is SM, a wrong SM is refused",
+          "[importance]") {
+  // Under mean_tuned_proposal w·h ≡ 1, so the a-priori moments are degenerate and every draw gives SM up to the
+  // rounding of one draw: exp of terms up to |s r| + r² ≈ 50 here, a relative error of a few hundred ε. 1e-12
+  // (kRoundingAllowance, the check's own margin) is ~20 times that.
+  for (Family e : {Family::positive, Family::hyperbolic})
+    for (const std::vector<Geometry>* set : {&kLight, &kHeavy})
+      for (const Geometry& g : *set) {
+        const ImportanceProposal q = mean_tuned_proposal(e, g);
+        CHECK(q.mean == Approx(std::sqrt(g.z_sq())).epsilon(1e-15));
+        CHECK(q.sd == 1);
+        CHECK(q.symmetric == (e == Family::hyperbolic));
+        CHECK(weighted_estimate_moments(e, g, q).degenerate);
+        const ImportanceSampledMse r = importance_sampled_mse(e, g, kD, kM, 2000, kSeed, 7, 2, q);
+        const double sm = softmax_kernel(g);
+        INFO(estimator_name(e) << " |z|^2=" << g.z_sq() << " mean/SM-1=" << r.estimate_mean / sm - 1
+                               << " stderr/SM=" << r.estimate_stderr / sm);
+        CHECK(std::abs(r.estimate_mean / sm - 1) < kRoundingAllowance);
+        CHECK(r.estimate_stderr / sm < kRoundingAllowance);
+        CHECK(r.estimate_skewness == 0);
+        // The check mse builds on it: holds against SM; against SM off by one part in 10⁹ (a wrong Lemma 1 far
+        // below any Monte Carlo resolution) it is violated.
+        ClaimCheck right("E[estimate] = SM", "test", kAlpha, 1), wrong("E[estimate] = SM (1 + 1e-9)", "test", kAlpha, 1);
+        const PointEvidence ev{r.estimate_mean, sm, r.estimate_stderr, kRoundingAllowance * sm, r.estimate_skewness,
+                               r.trials, r.nonfinite, "p"};
+        CHECK(right.judge(ev).status == Verdict::holds);
+        PointEvidence off = ev;
+        off.theory = sm * (1 + 1e-9);
+        off.allowance = kRoundingAllowance * off.theory;
+        CHECK(wrong.judge(off).status == Verdict::violated);
+      }
+  // The optimal (squared-error) proposal is not zero-variance for the estimate: the weighted estimate varies.
+  const Geometry heavy{2.0, 2.0, 1.0};
+  CHECK_FALSE(weighted_estimate_moments(Family::positive, heavy, optimal_importance_proposal(Family::positive, heavy))
+                  .degenerate);
+}
+
 TEST_CASE("IS MSE: the same seed gives bit-identical results on 1 and 2 threads", "[importance]") {
   for (Family e : {Family::positive, Family::hyperbolic}) {
     const Geometry g{1.5, 1.5, 1.0};
@@ -372,6 +410,13 @@ TEST_CASE("favorlab mse: the importance-sampled checks hold where plain Monte Ca
     }
   }
   CHECK(importance_checks == 2);
+  int lemma1_checks = 0;  // Lemma 1 by the zero-variance proposal: holds at every point
+  for (const auto& c : doc["checks"])
+    if (std::string(c["claim"]).find("estimate] = SM, importance-sampled") != std::string::npos) {
+      ++lemma1_checks;
+      CHECK(c["status"] == "holds");
+    }
+  CHECK(lemma1_checks == 2);
   for (const auto& r : doc["rows"])
     if (r["coupling"] == "iid" && r["m"] == 16 && r["estimator"] != "trig") CHECK(r.contains("is_mse"));
   const auto bad = favorlab::testing::run_cli("mse --importance-trials 1 --quiet --out bad.json", dir);
