@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "mc/parallel_trials.hpp"
+#include "mc/sequential_looks.hpp"
 #include "perf/memory_estimate.hpp"
 #include "results/result.hpp"
 
@@ -21,6 +22,7 @@ struct RunContext {
   int threads = 1;
   bool quick = false;
   ProgressFn progress;      // may be empty
+  LookPlan looks;           // --until-conclusive: looks after the pilot of `trials` (experiments that take_looks())
 };
 
 // How an experiment runs under `mpirun -np N` (mc/distribution.hpp):
@@ -39,6 +41,9 @@ class Experiment {
   virtual void add_options(CLI::App& app) = 0;
   virtual Result run(const RunContext& ctx) = 0;
   virtual Distribution distribution() const { return Distribution::rank0; }
+  // Whether run() honours ctx.looks: its open points get more trials in looks of doubling size
+  // (mc/sequential_looks.hpp). The others refuse --until-conclusive.
+  virtual bool takes_looks() const { return false; }
   // The peak memory run(ctx) will need, from the options alone (the memory model: perf/memory_estimate.hpp); called
   // after the options are parsed and before run(). The default is for experiments whose memory no option can make
   // large.

@@ -7,8 +7,9 @@
 
 #include "experiments/estimator_grid.hpp"
 #include "experiments/experiment.hpp"
+#include "experiments/look_report.hpp"
 #include "features/family_theory.hpp"
-#include "mc/estimator_sweep.hpp"
+#include "mc/sweep_set.hpp"
 
 namespace favorlab {
 
@@ -22,6 +23,7 @@ class UnbiasedExperiment final : public EstimatorGridExperiment {
     return "Lemma 1: trig/positive/hyperbolic estimators unbiased for SM, smreg for SMREG (iid and orthogonal)";
   }
   std::int64_t default_trials(bool quick) const override { return quick ? 20000 : 200000; }
+  bool takes_looks() const override { return true; }
 
   Result run(const RunContext& ctx) override {
     const auto points = grid_.points();
@@ -45,40 +47,57 @@ class UnbiasedExperiment final : public EstimatorGridExperiment {
         variance[s * points.size() + p] = em.variance;
       }
 
-    std::int64_t evaluations = 0;
-    double seconds = 0;
-    for (std::size_t ci = 0; ci < couplings.size(); ++ci) {
-      const Coupling coupling = couplings[ci];
-      SweepConfig config{grid_.d, coupling, specs, points, ctx.seed, static_cast<std::uint64_t>(coupling),
-                         ctx.trials, ctx.threads, grid_.parameters};
-      const SweepResult sweep = run_estimator_sweep(config, part_progress(ctx.progress, ci, couplings.size()));
-      evaluations += sweep.evaluations;
-      seconds += sweep.seconds;
+    // Every coupling's pilot, then looks over all their cells at once (cell = coupling · per_coupling + spec ·
+    // points + point), so that a budget stops every coupling at the same look.
+    std::vector<SweepConfig> configs;
+    for (Coupling coupling : couplings)
+      configs.push_back({grid_.d, coupling, specs, points, ctx.seed, static_cast<std::uint64_t>(coupling), ctx.trials,
+                         ctx.threads, grid_.parameters});
+    SweepSet sweeps(configs, ctx.progress);
+    const std::size_t per_coupling = sweeps.cells_per_sweep();
+    const auto claim = [&](std::size_t ci, std::size_t s) {
+      const Family e = specs[s].estimator;
+      const std::string target = family_info(e).target == KernelTarget::regularized_softmax ? "SMREG" : "SM";
+      return ClaimCheck("Lemma 1: E[" + std::string(estimator_name(e)) + " estimate] = " + target,
+                        std::string(coupling_name(couplings[ci])) + " projections, d=" + std::to_string(grid_.d) +
+                            ", m=" + std::to_string(grid_.m) + ", " + std::to_string(points.size()) + " points",
+                        grid_.alpha, points.size());
+    };
+    const auto evidence = [&](std::size_t cell, int look) {
+      const std::size_t local = cell % per_coupling;
+      const SweepCell& c = sweeps.cell(cell);
+      const double truth = sweeps.truth(cell);
+      PointEvidence ev{truth + c.error.mean(), truth,       c.error.standard_error(), kRoundingAllowance * truth,
+                       skew[local],         c.error.count(), c.nonfinite, point_label(points[local % points.size()])};
+      ev.look = ctx.looks.sequential() ? look : -1;  // a fixed-size run is judged at the whole α
+      return ev;
+    };
+    std::vector<ClaimCheck> scratch;  // judges of the looks; the checks below judge each point at its last look
+    for (std::size_t ci = 0; ci < couplings.size(); ++ci)
+      for (std::size_t s = 0; s < specs.size(); ++s) scratch.push_back(claim(ci, s));
+    const LookRecord looks = sweeps.take_looks(
+        ctx.looks, [&](std::size_t cell, int look) { return scratch[cell / points.size()].judge(evidence(cell, look)); },
+        ctx.progress);
 
+    for (std::size_t ci = 0; ci < couplings.size(); ++ci) {
       for (std::size_t s = 0; s < specs.size(); ++s) {
         const Family e = specs[s].estimator;
-        const std::string target = family_info(e).target == KernelTarget::regularized_softmax ? "SMREG" : "SM";
-        ClaimCheck check("Lemma 1: E[" + std::string(estimator_name(e)) + " estimate] = " + target,
-                         std::string(coupling_name(coupling)) + " projections, d=" + std::to_string(grid_.d) +
-                             ", m=" + std::to_string(grid_.m) + ", " + std::to_string(points.size()) + " points",
-                         grid_.alpha, points.size());
+        ClaimCheck check = claim(ci, s);
         for (std::size_t p = 0; p < points.size(); ++p) {
-          const SweepCell& cell = sweep.cell(s, p);
-          const double truth = sweep.truth[s * points.size() + p];
-          PointEvidence ev{truth + cell.error.mean(), truth, cell.error.standard_error(), kRoundingAllowance * truth,
-                           skew[s * points.size() + p], cell.error.count(), cell.nonfinite, point_label(points[p])};
+          const std::size_t local = s * points.size() + p, cell = ci * per_coupling + local;
+          const PointEvidence ev = evidence(cell, looks.cell_look[cell]);
           const PointVerdict v = check.judge(ev);
-          Json row = estimator_row(e, coupling, grid_.d, grid_.m, points[p]);
-          row["truth"] = truth;
+          Json row = estimator_row(e, couplings[ci], grid_.d, grid_.m, points[p]);
+          row["truth"] = ev.theory;
           row["mean"] = ev.empirical;
           row["stderr"] = ev.standard_error;
           row["mean_skewness"] = number_or_null(ev.skewness);  // for compare
           // The closed-form variance of one error draw, exact for iid projections only: compare's Chebyshev bound.
-          row["mean_draw_variance"] =
-              coupling == Coupling::iid ? number_or_null(variance[s * points.size() + p]) : Json(nullptr);
+          row["mean_draw_variance"] = couplings[ci] == Coupling::iid ? number_or_null(variance[local]) : Json(nullptr);
           row["z"] = v.z;
-          row["trials"] = cell.error.count();
-          row["nonfinite"] = cell.nonfinite;
+          row["trials"] = ev.trials;
+          row["nonfinite"] = ev.nonfinite;
+          if (ctx.looks.sequential()) row["look"] = looks.cell_look[cell];
           row["status"] = v.status;
           row["trials_needed"] = trials_json(v.trials_needed);
           result.rows.push_back(row);
@@ -86,8 +105,10 @@ class UnbiasedExperiment final : public EstimatorGridExperiment {
         result.checks.push_back(check.result());
       }
     }
-    result.measurements["estimator_evaluations"] = evaluations;
-    result.measurements["evaluations_per_second"] = seconds > 0 ? static_cast<double>(evaluations) / seconds : 0.0;
+    report_looks(ctx.looks, looks, result);
+    result.measurements["estimator_evaluations"] = sweeps.evaluations();
+    result.measurements["evaluations_per_second"] =
+        sweeps.seconds() > 0 ? static_cast<double>(sweeps.evaluations()) / sweeps.seconds() : 0.0;
     return result;
   }
 

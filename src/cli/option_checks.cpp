@@ -12,6 +12,7 @@
 #include "cli/run_experiment.hpp"
 #include "io/input_file.hpp"
 #include "io/input_layers.hpp"
+#include "runtime/duration.hpp"
 #include "runtime/memory_budget.hpp"
 
 namespace favorlab {
@@ -129,6 +130,21 @@ void add_named_option_checks(CLI::App& app) {
         } catch (const std::invalid_argument& e) {
           return std::string(e.what());
         }
+      });
+    if (name == "--budget")
+      check([](const std::string& v) {
+        try {
+          (void)parse_duration_seconds(v);
+          return std::string();
+        } catch (const std::invalid_argument& e) {
+          return std::string(e.what());
+        }
+      });
+    if (name == "--max-looks")
+      check([](const std::string& v) {
+        const long long k = std::strtoll(v.c_str(), nullptr, 10);
+        return k >= 1 && k <= kMaxLooks ? std::string()
+                                        : "must lie in [1, " + std::to_string(kMaxLooks) + "], got " + printable(v);
       });
     if (name == "--thread-counts")
       check([](const std::string& v) {

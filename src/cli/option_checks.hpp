@@ -16,6 +16,8 @@
 //          empty value is refused, not read as "the default path";
 //   --alpha        in [1e-100, 1): a denormal α overflows the normal quantile of α/2;
 //   --max-memory   a size (runtime/memory_budget.hpp), checked while parsing, before a command prints or creates anything;
+//   --budget       a duration (runtime/duration.hpp), checked while parsing;
+//   --max-looks    in [1, kMaxLooks];
 //   --thread-counts each in [1, 16 × processors], as --threads;
 //   --trials       in [2, 1e15] when given: 0 is not "the default";
 //   --groups, --positions, --batch, --heatmap-m  at least 1 when given (their unset 0 means the default).

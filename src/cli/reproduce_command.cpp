@@ -1,5 +1,6 @@
 #include "cli/reproduce_command.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -75,6 +76,7 @@ void add_reproduce_options(CLI::App& app, ReproduceOptions& options) {
   app.add_flag("--no-figures", options.no_figures, "Skip the PNG figures");
   app.add_flag("--quiet", common.quiet, "No progress output");
   app.add_flag("--verbose", options.verbose, "One line per check of every experiment (the ledger has them all)");
+  add_look_options(app, common);
   app.add_option("--backend", options.backend,
                  "cpu, or cuda: the experiments that take --backend run their attention on the GPU")
       ->capture_default_str();
@@ -91,8 +93,19 @@ int run_reproduce(const ReproduceOptions& options) {
     throw std::invalid_argument("--out-dir " + out_dir + ": cannot create the directory" +
                                 (ec ? ": " + ec.message() : std::string(": a file of that name exists")));
   if (!options.common.quiet && ranks.rank == 0) std::fputs(verdict_legend(), stderr);
+  // The paper-sized run spends trials where points are still open: looks after each pilot, within one budget shared
+  // by the experiments that take them (each gets the rest divided by those still to run).
+  CommonOptions common = options.common;
+  const bool looks_asked = common.until_conclusive || common.max_looks > 0 || common.budget_seconds > 0;
+  if (!common.quick && !looks_asked) common.until_conclusive = true;
+  if (!common.quick && common.budget_seconds == 0) common.budget_seconds = kDefaultFullBudgetSeconds;
+  auto experiments = make_experiments();
+  std::size_t looking = 0;
+  for (const auto& e : experiments) looking += e->takes_looks() ? 1 : 0;
+  double look_seconds = 0;
+  std::size_t looked = 0;
   const auto start = std::chrono::steady_clock::now();
-  for (auto& e : make_experiments()) {  // fresh objects: every option at its default, but --backend
+  for (auto& e : experiments) {  // fresh objects: every option at its default, but --backend
     if (ranks.size > 1 && e->distribution() == Distribution::refused) {
       if (ranks.rank == 0) std::fprintf(stderr, "favorlab: note: %s skipped under MPI (it measures time)\n", e->name().c_str());
       continue;
@@ -101,10 +114,24 @@ int run_reproduce(const ReproduceOptions& options) {
     e->add_options(experiment_options);
     if (experiment_options.get_option_no_throw("--backend") != nullptr)
       experiment_options.parse({options.backend, "--backend"});
-    CommonOptions o = options.common;
+    CommonOptions o = common;
     o.out = (std::filesystem::path(out_dir) / (e->name() + ".json")).string();
     o.check_lines = options.verbose;
-    run_experiment(*e, o);
+    if (!e->takes_looks()) {
+      o.until_conclusive = false;
+      o.max_looks = 0;
+      o.budget_seconds = 0;
+    } else if (common.budget_seconds > 0) {
+      LookPlan whole;
+      whole.budget_seconds = common.budget_seconds;
+      // A share of 0 s still runs the pilot; a budget must be positive, so the smallest positive share stands in.
+      o.budget_seconds = std::max(whole.share(looked, looking, look_seconds).budget_seconds, 1e-3);
+    }
+    const ExperimentRun run = run_experiment(*e, o);
+    if (e->takes_looks()) {
+      look_seconds += run.look_seconds;
+      ++looked;
+    }
   }
   if (ranks.rank != 0) return 0;
   const int figures = options.no_figures ? 0 : make_figures(out_dir, options.common.quiet);

@@ -1,5 +1,7 @@
 #pragma once
 // `favorlab reproduce`: every experiment at its defaults (or --quick), each result written to <out-dir>/<name>.json,
+// the paper-sized run (without --quick) with looks until conclusive (mc/sequential_looks.hpp) within --budget
+// (default kDefaultFullBudgetSeconds for the looks of all experiments together; --max-looks 1 turns them off),
 // then the figures (plotting/make_figures.py) and the claims ledger (<out-dir>/CLAIMS.md) with a short summary on
 // stderr. Under MPI the experiments that measure time are skipped with a note. Bad options throw
 // std::invalid_argument (exit 2) before any experiment runs.
@@ -10,6 +12,8 @@
 #include "cli/run_experiment.hpp"
 
 namespace favorlab {
+
+constexpr double kDefaultFullBudgetSeconds = 3600;
 
 struct ReproduceOptions {
   CommonOptions common;  // --quick, --seed, --threads, --max-memory, --quiet for every experiment

@@ -11,6 +11,7 @@
 #include "io/input_file.hpp"
 #include "ledger/claim_sources.hpp"
 #include "mc/distribution.hpp"
+#include "runtime/duration.hpp"
 #include "runtime/memory_budget.hpp"
 #include "runtime/peak_memory.hpp"
 #include "runtime/thread_start.hpp"
@@ -27,6 +28,46 @@ void add_common_options(CLI::App& app, CommonOptions& o) {
                  "Refuse to start when the predicted peak memory exceeds this (e.g. 8G; default: the memory available)");
   app.add_flag("--quick", o.quick, "CI-sized run: fewer trials");
   app.add_flag("--quiet", o.quiet, "No progress output");
+  add_look_options(app, o);
+}
+
+void add_look_options(CLI::App& app, CommonOptions& o) {
+  app.add_flag("--until-conclusive", o.until_conclusive,
+               "After the pilot of --trials, give each open point looks of doubling size until it settles "
+               "(docs/judging.md#looks-until-conclusive)");
+  app.add_option("--max-looks", o.max_looks,
+                 "Looks in all, the pilot included (default " + std::to_string(kDefaultMaxLooks) +
+                     " with --until-conclusive; 1: fixed trials); implies --until-conclusive");
+  app.add_option_function<std::string>(
+      "--budget", [&o](const std::string& text) { o.budget_seconds = parse_duration_seconds(text); },
+      "Wall-clock for the looks after the pilot, e.g. 15m or 1.5h; implies --until-conclusive");
+}
+
+namespace {
+std::string looking_experiments() {
+  std::string names;
+  for (const auto& e : make_experiments())
+    if (e->takes_looks()) names += (names.empty() ? "" : ", ") + e->name();
+  return names;
+}
+}  // namespace
+
+LookPlan resolve_looks(const CommonOptions& o, const Experiment& experiment, std::int64_t trials) {
+  LookPlan plan;
+  const bool asked = o.until_conclusive || o.max_looks > 0 || o.budget_seconds > 0;
+  if (!asked) return plan;
+  plan.max_looks = o.max_looks > 0 ? o.max_looks : kDefaultMaxLooks;
+  if (plan.max_looks > kMaxLooks)
+    throw std::invalid_argument("--max-looks must lie in [1, " + std::to_string(kMaxLooks) + "], got " +
+                                std::to_string(plan.max_looks));
+  if (plan.max_looks > 1 && !experiment.takes_looks())
+    throw std::invalid_argument(experiment.name() + " runs a fixed number of trials: --until-conclusive, --max-looks "
+                                "and --budget apply to " + looking_experiments());
+  if (look_trials(trials, plan.max_looks - 1) > kMaxTrials)
+    throw std::invalid_argument("--max-looks " + std::to_string(plan.max_looks) + " with " + std::to_string(trials) +
+                                " pilot trials would reach " + "more than 1e15 trials per point at the last look");
+  if (o.budget_seconds > 0) plan.budget_seconds = o.budget_seconds;
+  return plan;
 }
 
 int resolve_threads(int requested) {
@@ -41,11 +82,12 @@ int resolve_threads(int requested) {
   return threads;
 }
 
-std::filesystem::path run_experiment(Experiment& experiment, const CommonOptions& o) {
+ExperimentRun run_experiment(Experiment& experiment, const CommonOptions& o) {
   const int threads = resolve_threads(o.threads);
   if (o.trials < 0 || o.trials == 1 || o.trials > kMaxTrials)
     throw std::invalid_argument("--trials must be between 2 and 1e15, got " + std::to_string(o.trials));
   const std::int64_t trials = o.trials > 0 ? o.trials : experiment.default_trials(o.quick);
+  const LookPlan looks = resolve_looks(o, experiment, trials);
 
   const bool default_out = o.out.empty();
   const std::filesystem::path out = default_out ? std::filesystem::path("results") / (experiment.name() + ".json")
@@ -63,11 +105,11 @@ std::filesystem::path run_experiment(Experiment& experiment, const CommonOptions
   if (ranks.size > 1 && mode == Distribution::refused)
     throw std::invalid_argument(experiment.name() + " measures time, which the other ranks on the machine would distort: "
                                 "run it without mpirun");
-  if (ranks.size > 1 && mode == Distribution::rank0 && ranks.rank != 0) return out;  // rank 0 runs it alone
+  if (ranks.size > 1 && mode == Distribution::rank0 && ranks.rank != 0) return {out};  // rank 0 runs it alone
   const bool lead = ranks.rank == 0;
   Progress progress(experiment.name(), o.quiet || !lead);
   RunContext ctx{o.seed, trials, threads, o.quick,
-                 [&](std::int64_t done, std::int64_t total) { progress.update(done, total); }};
+                 [&](std::int64_t done, std::int64_t total) { progress.update(done, total); }, looks};
   // Before anything sized by the options is allocated, and before the output is opened (no file on a refusal).
   const MemoryEstimate memory = experiment.memory_estimate(ctx);
   check_memory_budget(experiment.name(), memory.bytes, memory.lower, o.max_memory);
@@ -85,7 +127,8 @@ std::filesystem::path run_experiment(Experiment& experiment, const CommonOptions
   progress.finish();
   attribute_checks(experiment.name(), result.checks);  // every check names its source (ledger/claim_sources.hpp)
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (!lead) return out;
+  const double look_seconds = result.measurements.value("look_seconds", 0.0);
+  if (!lead) return {out, look_seconds};
 
   Json params{{"seed", o.seed}, {"trials", trials}, {"threads", threads}, {"quick", o.quick}};
   for (const auto& [key, value] : result.params.items()) params[key] = value;
@@ -106,7 +149,7 @@ std::filesystem::path run_experiment(Experiment& experiment, const CommonOptions
     }
     std::fprintf(stderr, "%s: wrote %s (%.1fs)\n", experiment.name().c_str(), printable(out.string()).c_str(), wall);
   }
-  return out;
+  return {out, look_seconds};
 }
 
 }  // namespace favorlab

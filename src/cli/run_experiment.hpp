@@ -20,14 +20,33 @@ struct CommonOptions {
   bool quick = false;
   bool quiet = false;
   bool check_lines = true;  // one stderr line per check after the run (reproduce prints them with --verbose only)
+  // Looks after the pilot (mc/sequential_looks.hpp), for the experiments that take them:
+  bool until_conclusive = false;
+  int max_looks = 0;            // 0: kDefaultMaxLooks with --until-conclusive or --budget, else 1 (fixed trials)
+  double budget_seconds = 0;    // 0: no budget; else the wall-clock for the looks (--budget, parsed while parsing)
+};
+
+// The looks an experiment takes: none (max_looks 1) unless --until-conclusive, --max-looks or --budget asks; then
+// kDefaultMaxLooks unless --max-looks says otherwise. kMaxLooks keeps pilot · 2^(looks − 1) within reach.
+constexpr int kDefaultMaxLooks = 12, kMaxLooks = 40;
+
+// Throws std::invalid_argument when looks are asked of an experiment that does not take them, or when the last
+// look's trials, trials · 2^(max_looks − 1), would pass kMaxTrials.
+LookPlan resolve_looks(const CommonOptions& options, const Experiment& experiment, std::int64_t trials);
+
+struct ExperimentRun {
+  std::filesystem::path out;
+  double look_seconds = 0;  // the wall-clock its looks took (0: none)
 };
 
 void add_common_options(CLI::App& app, CommonOptions& options);
+// --until-conclusive, --max-looks and --budget alone (reproduce has them too).
+void add_look_options(CLI::App& app, CommonOptions& options);
 
 // Validates the options, opens the output (before any work, so an unwritable path fails at once), runs the
-// experiment with progress on stderr, and writes the result atomically. Returns the path written.
+// experiment with progress on stderr, and writes the result atomically. Returns the path written and the looks' time.
 // Throws std::invalid_argument or OutputError for bad input.
-std::filesystem::path run_experiment(Experiment& experiment, const CommonOptions& options);
+ExperimentRun run_experiment(Experiment& experiment, const CommonOptions& options);
 
 // 0 → all processors; refuses a negative count or more than kMaxThreadsPerProcessor × the processors (OpenMP
 // would start them all, each with its own stack, for nothing: a team that large only slows the run), and a count the

@@ -41,8 +41,11 @@ void validate(const SweepConfig& c, const CellPairs& pairs) {
   if (c.d <= 0) bad("dimension d must be positive, got " + std::to_string(c.d));
   if (c.specs.empty()) bad("no estimator to run");
   if (c.points.empty()) bad("the geometry grid is empty");
-  if (c.trials < 2) bad("trials must be at least 2, got " + std::to_string(c.trials));
+  // A continued run (first_trial > 0) may add a single trial; a fresh one needs two for a standard error.
+  if (c.trials < (c.first_trial > 0 ? 1 : 2))
+    bad("trials must be at least " + std::string(c.first_trial > 0 ? "1" : "2") + ", got " + std::to_string(c.trials));
   if (c.threads < 1) bad("threads must be at least 1, got " + std::to_string(c.threads));
+  if (c.first_trial < 0) bad("first trial must be at least 0, got " + std::to_string(c.first_trial));
   for (const auto& s : c.specs)
     if (s.m <= 0) bad("number of random features m must be positive, got " + std::to_string(s.m));
   for (const auto& g : c.points) validate_geometry(g, c.d);
@@ -72,13 +75,18 @@ std::vector<double> estimator_truths(const std::vector<EstimatorSpec>& specs, co
   return truth;
 }
 
-SweepResult run_estimator_sweep(const SweepConfig& c, const ProgressFn& progress, const CellPairs& pairs) {
+namespace {
+
+// The sweep of `c`, its accumulators starting from `initial` when given (a continued run: extend_estimator_sweep).
+SweepResult sweep(const SweepConfig& c, const ProgressFn& progress, const CellPairs& pairs,
+                  const Accumulator* initial) {
   validate(c, pairs);
   const EigenSingleThread eigen_single_thread;  // the trials loop is the parallelism (runtime/eigen_threads.hpp)
   const auto start = std::chrono::steady_clock::now();
   const std::size_t points = c.points.size(), specs = c.specs.size();
   int max_m = 0;
   for (const auto& s : c.specs) max_m = std::max(max_m, s.m);
+  const int draw_rows = std::max(max_m, c.draw_rows);
 
   SweepResult result;
   result.truth_stride = points;
@@ -108,7 +116,7 @@ SweepResult run_estimator_sweep(const SweepConfig& c, const ProgressFn& progress
       [&](std::int64_t trial, Accumulator& acc) {
         PhiloxStream rng(c.seed, c.stream, static_cast<std::uint64_t>(trial));
         std::vector<double> errors(pairs.empty() ? 0 : specs * points);
-        const Eigen::MatrixXd w_all = draw_projection(c.coupling, RowNorms::chi, max_m, c.d, rng);
+        const Eigen::MatrixXd w_all = draw_projection(c.coupling, RowNorms::chi, draw_rows, c.d, rng);
         std::vector<SpecBuffers>& mine = buffers[static_cast<std::size_t>(omp_get_thread_num())];
         for (std::size_t s = 0; s < specs; ++s) {
           Eigen::MatrixXd& w = mine[s].w;
@@ -131,7 +139,7 @@ SweepResult run_estimator_sweep(const SweepConfig& c, const ProgressFn& progress
           if (std::isfinite(a) && std::isfinite(b)) acc.pairs[k].add(a * a, b * b);
         }
       },
-      progress);
+      progress, c.first_trial, initial);
 
   result.cells = std::move(total.cells);
   result.pairs = pairs;
@@ -139,6 +147,70 @@ SweepResult run_estimator_sweep(const SweepConfig& c, const ProgressFn& progress
   result.evaluations = c.trials * static_cast<std::int64_t>(specs * points);
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;
+}
+
+}  // namespace
+
+SweepResult run_estimator_sweep(const SweepConfig& c, const ProgressFn& progress, const CellPairs& pairs) {
+  return sweep(c, progress, pairs, nullptr);
+}
+
+void extend_estimator_sweep(const SweepConfig& c, SweepResult& r, const std::vector<std::size_t>& cells,
+                            std::int64_t to_trials, const ProgressFn& progress) {
+  if (!r.pairs.empty())
+    throw std::invalid_argument("extend_estimator_sweep: the sweep tracks squared-error pairs, which it cannot extend");
+  const std::size_t points = c.points.size();
+  const auto trials_of = [&](std::size_t cell) { return r.cells[cell].error.count() + r.cells[cell].nonfinite; };
+  for (std::size_t cell : cells) {
+    if (cell >= r.cells.size())
+      throw std::invalid_argument("extend_estimator_sweep: cell " + std::to_string(cell) + " beyond the " +
+                                  std::to_string(r.cells.size()) + " cells of the sweep");
+    if (trials_of(cell) >= to_trials)
+      throw std::invalid_argument("extend_estimator_sweep: cell " + std::to_string(cell) + " already has " +
+                                  std::to_string(trials_of(cell)) + " trials, not fewer than " +
+                                  std::to_string(to_trials));
+  }
+  int max_m = 0;
+  for (const auto& s : c.specs) max_m = std::max(max_m, s.m);
+  // Cells at the same trial count continue together: one sub-sweep over the specs and points they name.
+  std::vector<std::size_t> pending = cells;
+  std::sort(pending.begin(), pending.end());
+  pending.erase(std::unique(pending.begin(), pending.end()), pending.end());
+  while (!pending.empty()) {
+    const std::int64_t from = trials_of(pending.front());
+    std::vector<std::size_t> group, rest, spec_index, point_index;
+    for (std::size_t cell : pending) (trials_of(cell) == from ? group : rest).push_back(cell);
+    for (std::size_t cell : group) {
+      spec_index.push_back(cell / points);
+      point_index.push_back(cell % points);
+    }
+    for (auto* v : {&spec_index, &point_index}) {
+      std::sort(v->begin(), v->end());
+      v->erase(std::unique(v->begin(), v->end()), v->end());
+    }
+    SweepConfig sub = c;
+    sub.specs.clear();
+    sub.points.clear();
+    for (std::size_t s : spec_index) sub.specs.push_back(c.specs[s]);
+    for (std::size_t p : point_index) sub.points.push_back(c.points[p]);
+    sub.first_trial = from;
+    sub.trials = to_trials - from;
+    sub.draw_rows = std::max(max_m, c.draw_rows);  // the draw of the full sweep, whatever m the subset needs
+    Accumulator initial;
+    for (std::size_t s : spec_index)
+      for (std::size_t p : point_index) initial.cells.push_back(r.cells[s * points + p]);
+    const SweepResult part = sweep(sub, progress, {}, &initial);
+    for (std::size_t cell : group) {
+      const auto s = static_cast<std::size_t>(std::lower_bound(spec_index.begin(), spec_index.end(), cell / points) -
+                                              spec_index.begin());
+      const auto p = static_cast<std::size_t>(
+          std::lower_bound(point_index.begin(), point_index.end(), cell % points) - point_index.begin());
+      r.cells[cell] = part.cell(s, p);
+    }
+    r.evaluations += part.evaluations;
+    r.seconds += part.seconds;
+    pending = std::move(rest);
+  }
 }
 
 double SweepResult::mse_covariance(std::size_t i, std::size_t j) const {

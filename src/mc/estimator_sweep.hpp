@@ -35,6 +35,8 @@ struct SweepConfig {
   std::int64_t trials = 1000;
   int threads = 1;
   FeatureParameters parameters;  // gerf's A
+  std::int64_t first_trial = 0;  // the run draws trials [first_trial, first_trial + trials) of the stream
+  int draw_rows = 0;             // rows of each trial's projection (0: the largest m of the specs); specs use the first m
 };
 
 using CellPairs = std::vector<std::pair<std::size_t, std::size_t>>;  // (spec · points + point) index pairs
@@ -76,5 +78,14 @@ std::vector<double> estimator_truths(const std::vector<EstimatorSpec>& specs, co
 // or a truth that is not finite in double precision.
 SweepResult run_estimator_sweep(const SweepConfig& config, const ProgressFn& progress = {},
                                 const CellPairs& squared_error_pairs = {});
+
+// Brings the listed cells (spec · points + point) of `result`, a sweep run with `config`, to `to_trials` trials each:
+// it draws the trials each cell has not seen yet from the same streams and evaluates only the specs and points the
+// cells name, so a cell ends with the draws of a fixed run of `to_trials` trials (and, as run_parallel_trials continues
+// a fold, the same sums when its trial count was a multiple of kTrialBlock; mc/sequential_looks.hpp).
+// Throws std::invalid_argument for a cell index beyond the sweep, a cell at or beyond to_trials, or a result that
+// tracks squared-error pairs (their covariances would not be extended).
+void extend_estimator_sweep(const SweepConfig& config, SweepResult& result, const std::vector<std::size_t>& cells,
+                            std::int64_t to_trials, const ProgressFn& progress = {});
 
 }  // namespace favorlab

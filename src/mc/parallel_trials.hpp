@@ -9,6 +9,10 @@
 // own exception, the others std::runtime_error "another rank of the MPI job failed".
 //   Acc:  copyable, with merge(const Acc&); encodable by block_codec.hpp when run under MPI
 //   body: void(std::int64_t trial, Acc& acc)     must not depend on anything but the trial index and acc
+// Continuing a run: trials [first_trial, first_trial + trials) merged onto `initial` (the total of trials
+// [0, first_trial)) give the same bits as one run of first_trial + trials trials when first_trial is a multiple of
+// kTrialBlock — the blocks and their left-to-right merge are the same — so a sequential check's later look equals
+// a fixed-size run of that size (mc/sequential_looks.hpp).
 //         it runs on a thread of a team of `threads`, so omp_get_thread_num() < threads can index per-thread scratch
 //         buffers (whose contents must not carry into the result)
 #include <omp.h>
@@ -37,15 +41,17 @@ inline ProgressFn part_progress(const ProgressFn& whole, std::size_t part, std::
   };
 }
 
+inline constexpr std::int64_t kTrialBlock = 32;
+
 template <class Acc, class Body>
 Acc run_parallel_trials(std::int64_t trials, int threads, const Acc& zero, Body&& body,
-                        const ProgressFn& progress = {}) {
-  constexpr std::int64_t kBlock = 32, kWave = 512;
+                        const ProgressFn& progress = {}, std::int64_t first_trial = 0, const Acc* initial = nullptr) {
+  constexpr std::int64_t kBlock = kTrialBlock, kWave = 512;
   const std::int64_t blocks = (trials + kBlock - 1) / kBlock;
   // An accumulator block_codec.hpp cannot encode is computed whole on every rank (correct, not faster).
   RankInfo ranks;
   if constexpr (BlockEncodable<Acc>) ranks = active_trial_distribution();
-  Acc total = zero;
+  Acc total = initial != nullptr ? *initial : zero;
   std::exception_ptr failure;
   for (std::int64_t wave = 0; wave < blocks; wave += kWave) {
     const std::int64_t count = std::min(kWave, blocks - wave);
@@ -60,7 +66,7 @@ Acc run_parallel_trials(std::int64_t trials, int threads, const Acc& zero, Body&
       const std::int64_t i = mine[static_cast<std::size_t>(j)];
       try {
         const std::int64_t first = (wave + i) * kBlock, last = std::min(trials, first + kBlock);
-        for (std::int64_t t = first; t < last; ++t) body(t, parts[static_cast<std::size_t>(i)]);
+        for (std::int64_t t = first; t < last; ++t) body(first_trial + t, parts[static_cast<std::size_t>(i)]);
       } catch (...) {
 #pragma omp critical(favorlab_trial_failure)
         if (!failure) failure = std::current_exception();

@@ -8,6 +8,7 @@
 
 #include "io/format_number.hpp"
 #include "stats/edgeworth.hpp"
+#include "stats/look_spending.hpp"
 #include "stats/normal_quantiles.hpp"
 
 namespace favorlab {
@@ -25,7 +26,8 @@ std::int64_t trials_to_shrink(std::int64_t trials, double half_width, double gap
 
 ClaimCheck::ClaimCheck(std::string claim, std::string where, double family_alpha, std::size_t points, Sides sides,
                        double equivalence_margin)
-    : claim_(std::move(claim)), where_(std::move(where)), sides_(sides), margin_(equivalence_margin),
+    : claim_(std::move(claim)), where_(std::move(where)), sides_(sides), family_alpha_(family_alpha),
+      margin_(equivalence_margin),
       point_alpha_(bonferroni_alpha(family_alpha, std::max<std::size_t>(points, 1))),
       z_crit_(sides == Sides::two ? two_sided_critical_z(point_alpha_) : one_sided_critical_z(point_alpha_)),
       split_(points) {}
@@ -44,9 +46,13 @@ PointVerdict ClaimCheck::judge(const PointEvidence& p) {
   }
   // Differences within the rounding allowance count as zero (exact points can have a vanishing SE).
   if (std::abs(d) > a) v.z = se > 0 ? d / se : std::copysign(kHugeZ, d);
+  const double alpha = point_alpha(p);
+  const double z_crit = p.look < 0 ? z_crit_ : sides_ == Sides::two ? two_sided_critical_z(alpha)
+                                                                    : one_sided_critical_z(alpha);
+  deepest_look_ = std::max(deepest_look_, p.look);
   // The Edgeworth shift concerns one tail; a one-sided test spends all of α there, a two-sided one half.
-  const double tail_alpha = sides_ == Sides::two ? point_alpha_ : 2 * point_alpha_;
-  const std::int64_t reliable = std::max(trials_for_reliable_z_test(p.skewness, z_crit_, tail_alpha), p.min_trials);
+  const double tail_alpha = sides_ == Sides::two ? alpha : 2 * alpha;
+  const std::int64_t reliable = std::max(trials_for_reliable_z_test(p.skewness, z_crit, tail_alpha), p.min_trials);
   if (p.trials < reliable) {
     ++inconclusive_;
     ++unreliable_;
@@ -62,7 +68,7 @@ PointVerdict ClaimCheck::judge(const PointEvidence& p) {
   const double h = crit * se;
   // What a point needs to settle comes from the normal limit: with more trials a Student t interval's degrees of
   // freedom grow too (more jackknife groups), so its quantile tends to z_crit; t's half-width would overstate it.
-  const double h_limit = z_crit_ * se;
+  const double h_limit = z_crit * se;
   used_t_ = used_t_ || p.degrees_of_freedom > 0;
   critical_used_ = std::max(critical_used_, crit);
   if (p.degrees_of_freedom > 0) smallest_df_ = std::min(smallest_df_, p.degrees_of_freedom);
@@ -127,10 +133,18 @@ PointVerdict ClaimCheck::judge(const PointEvidence& p) {
   return v;
 }
 
+double ClaimCheck::point_alpha(const PointEvidence& p) const {
+  return p.look < 0 ? point_alpha_ : bonferroni_alpha(look_alpha(family_alpha_, p.look), std::max<std::size_t>(split_, 1));
+}
+
 double ClaimCheck::critical_value(const PointEvidence& p) const {
-  if (!(p.degrees_of_freedom > 0)) return z_crit_;
+  const double alpha = point_alpha(p);
+  if (!(p.degrees_of_freedom > 0)) {
+    if (p.look < 0) return z_crit_;
+    return sides_ == Sides::two ? two_sided_critical_z(alpha) : one_sided_critical_z(alpha);
+  }
   const boost::math::students_t t(p.degrees_of_freedom);
-  return boost::math::quantile(boost::math::complement(t, sides_ == Sides::two ? point_alpha_ / 2 : point_alpha_));
+  return boost::math::quantile(boost::math::complement(t, sides_ == Sides::two ? alpha / 2 : alpha));
 }
 
 Check ClaimCheck::result() const {
@@ -164,6 +178,9 @@ Check ClaimCheck::result() const {
     s << "one-sided interval empirical + " << k.str()
       << " SE: holds where it lies at or below the claimed value, violated where empirical - critical SE lies above it";
   s << " (family alpha split over " << split_ << " points)";
+  if (deepest_look_ >= 0)
+    s << "; sequential: a point judged at look k (0 = the pilot, trials doubling per look) spends 6 alpha/(pi^2 (k+1)^2) "
+      << "of it, deepest look " << deepest_look_;
   if (!worst_label_.empty())
     s << (sides_ == Sides::two ? "; largest |z| " : "; largest z ")
       << format_number(sides_ == Sides::two ? std::abs(worst_z_) : worst_z_, 4) << " at " << worst_label_;

@@ -20,6 +20,8 @@
 // claims the largest tightening (h + a − d)/scale (0 at a violated point), reported with where it is. Points exact to
 // rounding (half-width h ≤ a: an SE of rounding noise, e.g. x = −y) count toward power and the one-sided margin only
 // when no point was sampled.
+// Sequential checks (PointEvidence::look ≥ 0): each point is judged at its look's share of α (stats/look_spending.hpp),
+// split over the points as above; the detail names the scheme and the deepest look.
 // Critical value and trials: `critical` and the detail give what was used (Student's t where a point gives degrees of
 // freedom); trials_needed comes from the normal limit z_crit·SE, which the t interval tends to as trials grow.
 // Out of reach (trials_needed = INT64_MAX in memory): Check::out_of_reach says why; result files write null + reason.
@@ -47,6 +49,9 @@ struct PointEvidence {
   // > 0: the SE is itself estimated from this many degrees of freedom (e.g. a jackknife over G blocks: G − 1), so the
   // point's critical value is Student's t quantile at the point α instead of the normal one.
   double degrees_of_freedom = 0;
+  // ≥ 0: the look of a sequential check this evidence comes from (stats/look_spending.hpp): the point is judged at the
+  // α that look spends. −1: a fixed-size run, judged at the whole α.
+  int look = -1;
 };
 
 struct PointVerdict {
@@ -69,13 +74,16 @@ class ClaimCheck {
   // The critical value a point is judged with: critical_z(), or Student's t quantile at the point α when the point
   // gives degrees of freedom (for intervals reported beside the verdict).
   double critical_value(const PointEvidence& point) const;
+  // The per-point α a point is judged at: the family α split over the points, of its look's share when it has one.
+  double point_alpha(const PointEvidence& point) const;
 
   static constexpr double kDefaultEquivalenceMargin = 0.02;
 
  private:
   std::string claim_, where_;
   Sides sides_;
-  double margin_, point_alpha_, z_crit_;
+  double family_alpha_, margin_, point_alpha_, z_crit_;
+  int deepest_look_ = -1;  // the latest look a judged point came from (−1: none was sequential)
   std::int64_t held_ = 0, violated_ = 0, inconclusive_ = 0, confirmed_ = 0;
   double worst_z_ = 0, worst_badness_ = 0, worst_margin_ = std::numeric_limits<double>::quiet_NaN();
   std::size_t split_;  // the points the family α is split over (Bonferroni)
