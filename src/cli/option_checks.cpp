@@ -122,24 +122,19 @@ void add_named_option_checks(CLI::App& app) {
         const double a = std::strtod(v.c_str(), nullptr);
         return a >= kMinAlpha && a < 1 ? std::string() : "must lie in [1e-100, 1), got " + printable(v);
       });
-    if (name == "--max-memory")
-      check([](const std::string& v) {
+    // A value its own parser accepts (runtime/memory_budget.hpp, runtime/duration.hpp); else the parser's message.
+    const auto parses = [&](double (*parse)(const std::string&, const std::string&)) {
+      check([parse, name](const std::string& v) {
         try {
-          (void)parse_memory_size(v);
+          (void)parse(v, name);
           return std::string();
         } catch (const std::invalid_argument& e) {
           return std::string(e.what());
         }
       });
-    if (name == "--budget")
-      check([](const std::string& v) {
-        try {
-          (void)parse_duration_seconds(v);
-          return std::string();
-        } catch (const std::invalid_argument& e) {
-          return std::string(e.what());
-        }
-      });
+    };
+    if (name == "--max-memory") parses(parse_memory_size);
+    if (name == "--budget") parses(parse_duration_seconds);
     if (name == "--max-looks")
       check([](const std::string& v) {
         const long long k = std::strtoll(v.c_str(), nullptr, 10);

@@ -76,7 +76,7 @@ void add_reproduce_options(CLI::App& app, ReproduceOptions& options) {
   app.add_flag("--no-figures", options.no_figures, "Skip the PNG figures");
   app.add_flag("--quiet", common.quiet, "No progress output");
   app.add_flag("--verbose", options.verbose, "One line per check of every experiment (the ledger has them all)");
-  add_look_options(app, common);
+  add_look_options(app, common, true);
   app.add_option("--backend", options.backend,
                  "cpu, or cuda: the experiments that take --backend run their attention on the GPU")
       ->capture_default_str();

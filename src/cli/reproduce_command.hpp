@@ -13,8 +13,6 @@
 
 namespace favorlab {
 
-constexpr double kDefaultFullBudgetSeconds = 3600;
-
 struct ReproduceOptions {
   CommonOptions common;  // --quick, --seed, --threads, --max-memory, --quiet for every experiment
   std::string out_dir = "results";

@@ -18,6 +18,15 @@
 
 namespace favorlab {
 
+namespace {
+std::string looking_experiments() {
+  std::string names;
+  for (const auto& e : make_experiments())
+    if (e->takes_looks()) names += (names.empty() ? "" : ", ") + e->name();
+  return names;
+}
+}  // namespace
+
 void add_common_options(CLI::App& app, CommonOptions& o) {
   app.add_option("--seed", o.seed, "Random seed; the same seed gives the same numbers at any thread count")
       ->capture_default_str();
@@ -31,26 +40,22 @@ void add_common_options(CLI::App& app, CommonOptions& o) {
   add_look_options(app, o);
 }
 
-void add_look_options(CLI::App& app, CommonOptions& o) {
+void add_look_options(CLI::App& app, CommonOptions& o, bool for_reproduce) {
   app.add_flag("--until-conclusive", o.until_conclusive,
-               "After the pilot of --trials, give each open point looks of doubling size until it settles "
-               "(docs/judging.md#looks-until-conclusive)");
+               std::string(for_reproduce ? "The experiments that take looks (" + looking_experiments() + ") give" :
+                                           "After the pilot of --trials, give") +
+                   " each open point looks of doubling size until it settles (docs/judging.md#looks-until-conclusive)" +
+                   (for_reproduce ? "; on by default without --quick" : ""));
   app.add_option("--max-looks", o.max_looks,
                  "Looks in all, the pilot included (default " + std::to_string(kDefaultMaxLooks) +
                      " with --until-conclusive; 1: fixed trials); implies --until-conclusive");
   app.add_option_function<std::string>(
       "--budget", [&o](const std::string& text) { o.budget_seconds = parse_duration_seconds(text); },
-      "Wall-clock for the looks after the pilot, e.g. 15m or 1.5h; implies --until-conclusive");
+      std::string("Wall-clock for the looks after the pilot, e.g. 15m or 1.5h; implies --until-conclusive") +
+          (for_reproduce ? " (default without --quick: " + std::to_string(static_cast<int>(kDefaultFullBudgetSeconds / 60)) +
+                                "m for the looks of all experiments together)"
+                          : ""));
 }
-
-namespace {
-std::string looking_experiments() {
-  std::string names;
-  for (const auto& e : make_experiments())
-    if (e->takes_looks()) names += (names.empty() ? "" : ", ") + e->name();
-  return names;
-}
-}  // namespace
 
 LookPlan resolve_looks(const CommonOptions& o, const Experiment& experiment, std::int64_t trials) {
   LookPlan plan;

@@ -29,6 +29,8 @@ struct CommonOptions {
 // The looks an experiment takes: none (max_looks 1) unless --until-conclusive, --max-looks or --budget asks; then
 // kDefaultMaxLooks unless --max-looks says otherwise. kMaxLooks keeps pilot · 2^(looks − 1) within reach.
 constexpr int kDefaultMaxLooks = 12, kMaxLooks = 40;
+// `reproduce` without --quick takes looks by default, within this budget for all experiments' looks together.
+constexpr double kDefaultFullBudgetSeconds = 3600;
 
 // Throws std::invalid_argument when looks are asked of an experiment that does not take them, or when the last
 // look's trials, trials · 2^(max_looks − 1), would pass kMaxTrials.
@@ -40,8 +42,8 @@ struct ExperimentRun {
 };
 
 void add_common_options(CLI::App& app, CommonOptions& options);
-// --until-conclusive, --max-looks and --budget alone (reproduce has them too).
-void add_look_options(CLI::App& app, CommonOptions& options);
+// --until-conclusive, --max-looks and --budget alone; `reproduce` adds them with its own defaults (for_reproduce).
+void add_look_options(CLI::App& app, CommonOptions& options, bool for_reproduce = false);
 
 // Validates the options, opens the output (before any work, so an unwritable path fails at once), runs the
 // experiment with progress on stderr, and writes the result atomically. Returns the path written and the looks' time.

@@ -43,7 +43,7 @@ PairedLogDifferences paired_log_differences(const std::vector<double>& a, const 
 // Student's t quantile: t with P(T_df > t) = alpha.
 double one_sided_critical_t(double alpha, double degrees_of_freedom);
 
-// P(Binomial(n, ½) ≥ k), exactly (0 ≤ k ≤ n ≤ 1000).
+// P(Binomial(n, ½) ≥ k), exactly (0 ≤ k ≤ n ≤ 1e6).
 double binomial_half_upper_tail(std::int64_t k, std::int64_t n);
 // The smallest k with P(Bin(n, ½) ≥ k) ≤ alpha; n + 1 when none.
 std::int64_t sign_test_critical_count(std::int64_t n, double alpha);
