@@ -183,8 +183,8 @@ TEST_CASE("run_looks: doubling looks, the stop reported, every cell's look recor
   CHECK(calls.empty());
 }
 
-TEST_CASE("looks: the false-violation rate stays within alpha over 6 looks (normal, skewed, heavy-tailed draws); "
-          "without spending it does not",
+TEST_CASE("looks: the false-violation rate stays within alpha over 6 looks (normal, skewed, heavy-tailed draws), "
+          "and exceeds it without spending",
           "[mc][looks][statistical]") {
   for (Draw kind : {Draw::normal, Draw::exponential, Draw::lognormal}) {
     Simulation s;
