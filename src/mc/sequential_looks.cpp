@@ -67,7 +67,7 @@ LookRecord run_looks(std::size_t cells, std::int64_t pilot_trials, double pilot_
 
   std::vector<std::size_t> open;
   for (std::size_t c = 0; c < cells; ++c) open.push_back(c);
-  bool beyond = false;
+  bool beyond = false, helpless = false;  // a cell dropped as skewed, or one no trial count helps
   for (int look = 0;; ++look) {
     // Judge the cells drawn at this look. An open cell draws on unless its z test stays unreliable beyond the last
     // look: that count comes from the a-priori skewness, not from the noisy difference, so dropping the cell costs no
@@ -77,7 +77,12 @@ LookRecord run_looks(std::size_t cells, std::int64_t pilot_trials, double pilot_
     for (std::size_t c : open) {
       record.cell_look[c] = look;
       const PointVerdict v = judge(c, look);
-      if (v.status != Verdict::inconclusive || v.trials_needed <= 0) continue;  // settled, or trials cannot help
+      if (v.status != Verdict::inconclusive) continue;  // settled
+      // Open, but more trials cannot help: a non-finite figure (0), or a difference at the margin (kOutOfReach).
+      if (v.trials_needed <= 0 || (v.reliable && v.trials_needed == kOutOfReach)) {
+        helpless = true;
+        continue;
+      }
       if (!v.reliable && v.trials_needed > last_trials) {
         beyond = true;
         continue;
@@ -87,7 +92,7 @@ LookRecord run_looks(std::size_t cells, std::int64_t pilot_trials, double pilot_
     open = std::move(next);
     record.looks_reached = look + 1;
     if (open.empty()) {
-      record.stopped_by = beyond ? "skewed beyond the last look" : "settled";
+      record.stopped_by = beyond ? "skewed beyond the last look" : helpless ? "no trial count helps" : "settled";
       break;
     }
     if (look + 1 >= plan.max_looks) {

@@ -32,7 +32,9 @@ struct LookPlan {
 struct LookRecord {
   std::vector<int> cell_look;        // per cell: the look its verdict comes from (0: the pilot)
   int looks_reached = 1;             // looks taken, the pilot included
-  std::string stopped_by = "settled";  // settled | skewed beyond the last look | max looks | budget
+  // settled | skewed beyond the last look | no trial count helps (non-finite figures, a difference at the margin) |
+  // max looks | budget
+  std::string stopped_by = "settled";
   double seconds = 0;                // wall-clock of the looks after the pilot
   std::int64_t extra_cell_trials = 0;  // cell-trials drawn after the pilot
 };
