@@ -169,4 +169,19 @@ std::string point_label(const Geometry& g) {
   return s.str();
 }
 
+void add_importance_fields(Json& row, const CoupledImportanceSampledMse& r, const PointVerdict& v) {
+  row["is_mean"] = r.estimate_mean;
+  row["is_stderr"] = r.estimate_stderr;
+  row["is_mse"] = r.mse;
+  row["is_mse_stderr"] = r.mse_stderr;
+  row["is_trials"] = r.trials;
+  row["is_mean_skewness"] = nullptr;  // the proposal is tuned for the squared error; no gate figure for the mean
+  row["is_mse_skewness"] = number_or_null(r.gate_skewness());
+  row["is_z"] = v.z;
+  row["is_status"] = v.status;
+  row["is_trials_needed"] = trials_json(v.trials_needed);
+  row["is_proposal_mean"] = r.proposal.mean;
+  row["is_proposal_sd"] = r.proposal.sd;
+}
+
 }  // namespace favorlab

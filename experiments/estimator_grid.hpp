@@ -9,7 +9,9 @@
 #include "experiments/experiment.hpp"
 #include "features/estimator.hpp"
 #include "kernels/geometry.hpp"
+#include "mc/importance_coupled.hpp"
 #include "results/result.hpp"
+#include "stats/claim_check.hpp"
 #include "stats/exact_inequality.hpp"
 #include "stats/running_moments.hpp"
 
@@ -80,6 +82,11 @@ Json estimator_row(Family e, Coupling c, int d, int m, const Geometry& g);
 // importance-sampled is_mean ± is_stderr and is_mse ± is_mse_stderr (is_mean_skewness, is_mse_skewness) over
 // `is_trials`; rounding relative to the truth (squared for MSEs); exact truth (and mse_theory); verdict status.
 Json estimator_row_schema(bool with_mse);
+
+// The is_* fields of a row from an importance-sampled run with coupled rows (mc/importance_coupled.hpp) and the
+// verdict of its MSE: is_mean, is_stderr, is_mse, is_mse_stderr, is_trials, is_mse_skewness (the gate's figure),
+// is_z, is_status, is_trials_needed, is_proposal_mean, is_proposal_sd.
+void add_importance_fields(Json& row, const CoupledImportanceSampledMse& r, const PointVerdict& v);
 
 // "x_norm=…, y_norm=…, cos=…" for check details.
 std::string point_label(const Geometry& g);

@@ -10,7 +10,10 @@
 //      (mc/importance_mse.hpp): light-tailed, so conclusive where the plain Monte Carlo of check 1 is not; the same
 //      for gerf, oprf and sderf's exact variances (mc/importance_gerf.hpp: also scaled across x + y). Lemma 1 runs
 //      under its own proposal, the one that makes every weighted estimate SM (zero variance), Lemma 2 under the one
-//      tuned for the weighted squared error.
+//      tuned for the weighted squared error;
+//   5. checks 2 and 3 again with the positive (and hyperbolic) MSEs from the importance-sampled runs of check 4, which
+//      are independent of the sweep and of each other (trig keeps its plain, light-tailed Monte Carlo); and check 3
+//      on Lemma 2's closed forms, whose margin at large ‖z‖ is far below what any Monte Carlo resolves.
 // Checks 2 and 3 combine MSEs of one sweep, which share ω trial by trial: their standard errors come from the delta
 // method with the covariances of the squared errors (mc/estimator_sweep.hpp), not from treating them as independent.
 #include <algorithm>
@@ -22,6 +25,7 @@
 #include "experiments/experiment.hpp"
 #include "features/family_theory.hpp"
 #include "mc/estimator_sweep.hpp"
+#include "stats/exact_inequality.hpp"
 #include "mc/importance_gerf.hpp"
 #include "mc/importance_mse.hpp"
 
@@ -76,6 +80,7 @@ class MseExperiment final : public EstimatorGridExperiment {
 
     std::int64_t evaluations = 0;
     double seconds = 0;
+    std::map<Family, std::vector<MseFigure>> sampled;  // check 4's MSE figures, for check 5
     for (std::size_t ci = 0; ci < couplings.size(); ++ci) {
       const Coupling coupling = couplings[ci];
       const bool iid = coupling == Coupling::iid;
@@ -142,15 +147,34 @@ class MseExperiment final : public EstimatorGridExperiment {
         // conclusive where plain MC cannot be (iid, at the grid's m; the rows of those points get the is_* fields).
         if (iid && ms == m && importance_trials_ > 0 &&
             (is_importance_estimator(e) || has_gerf_importance(e)))
-          importance_checks(result, e, points, ctx, s * points.size(), result.rows.size() - points.size());
+          sampled[e] = importance_checks(result, e, points, ctx, s * points.size(), result.rows.size() - points.size());
       }
       if (!iid) continue;
-      if (const auto t = find_spec(specs, Family::trig, m), pos = find_spec(specs, Family::positive, m);
-          t && pos)
-        result.checks.push_back(ratio_check(points, sweep, *t, *pos, figures[*t], figures[*pos]));
+      const auto t = find_spec(specs, Family::trig, m), pos = find_spec(specs, Family::positive, m);
+      if (t && pos) result.checks.push_back(ratio_check(points, sweep, *t, *pos, figures[*t], figures[*pos]));
       if (const auto h = find_spec(specs, Family::hyperbolic, m), pos2 = find_spec(specs, Family::positive, 2 * m);
           h && pos2)
         result.checks.push_back(hyperbolic_check(points, sweep, *h, *pos2, figures[*h], figures[*pos2]));
+      // Check 5: the same claims on the importance-sampled MSEs (positive at 2m is the m-feature run's MSE halved).
+      if (t && sampled.count(Family::positive))
+        result.checks.push_back(ratio_check(points, sweep, *t, *t, figures[*t], sampled[Family::positive], true));
+      if (sampled.count(Family::hyperbolic) && sampled.count(Family::positive)) {
+        std::vector<MseFigure> pos2 = sampled[Family::positive];
+        for (MseFigure& f : pos2) f.mse /= 2, f.stderr_ /= 2;
+        result.checks.push_back(hyperbolic_check(points, sweep, 0, 0, sampled[Family::hyperbolic], pos2, true));
+      }
+      // Check 3 on the closed forms: MSE_pos(2m) − MSE_hyp(m) = (1 − e^{−‖z‖²}) SM²/(2m), a margin that is a fraction
+      // (1 − e^{−‖z‖²})/(e^{‖z‖²} − 1) of either MSE — below any Monte Carlo's resolution where ‖z‖ is large.
+      if (find_spec(specs, Family::hyperbolic, m) && find_spec(specs, Family::positive, m)) {
+        ExactInequality exact("Lemma 2: hyperbolic with m beats positive with 2m, exact values",
+                              "iid, m=" + std::to_string(m) + " vs 2m=" + std::to_string(2 * m) + ", " +
+                                  std::to_string(points.size()) + " points, Lemma 2's closed forms");
+        for (const Geometry& g : points)
+          exact.judge(family_info(Family::hyperbolic).iid_mse(g, d, m, grid_.parameters),
+                      family_info(Family::positive).iid_mse(g, d, 2 * m, grid_.parameters), std::exp(2 * g.dot()),
+                      point_label(g), std::sqrt(g.z_sq()));
+        result.checks.push_back(exact.result());
+      }
     }
     result.measurements["estimator_evaluations"] = evaluations;
     result.measurements["evaluations_per_second"] = seconds > 0 ? static_cast<double>(evaluations) / seconds : 0.0;
@@ -159,8 +183,10 @@ class MseExperiment final : public EstimatorGridExperiment {
 
  private:
   // Lemma 1 and Lemma 2 at every point by importance sampling, as two checks; annotates rows[first_row + p].
-  void importance_checks(Result& result, Family e, const std::vector<Geometry>& points, const RunContext& ctx,
-                         std::size_t stream_base, std::size_t first_row) const {
+  // Returns the importance-sampled MSE figures per point (a-priori skewness) for check 5.
+  std::vector<MseFigure> importance_checks(Result& result, Family e, const std::vector<Geometry>& points,
+                                           const RunContext& ctx, std::size_t stream_base,
+                                           std::size_t first_row) const {
     const int m = grid_.m, d = grid_.d;
     const std::string name(estimator_name(e));
     const FamilyInfo& family = family_info(e);
@@ -180,6 +206,7 @@ class MseExperiment final : public EstimatorGridExperiment {
                           mean_where, grid_.alpha, points.size());
     ClaimCheck mse_check(std::string(family.mse_source) + ": MSE(" + name + ") closed form, importance-sampled", where,
                          grid_.alpha, points.size());
+    std::vector<MseFigure> figures;
     for (std::size_t p = 0; p < points.size(); ++p) {
       const std::uint64_t stream = kImportanceStream + stream_base + p;
       ImportanceSampledMse is;
@@ -226,9 +253,11 @@ class MseExperiment final : public EstimatorGridExperiment {
       row["is_proposal_perp_sd"] = perp_sd;
       row["is_relative_variance"] = is.relative_variance;
       row["plain_relative_variance"] = number_or_null(is.plain_relative_variance);
+      figures.push_back({is.mse, is.mse_stderr, is.mse_skewness, is.trials, is.nonfinite});
     }
     result.checks.push_back(mean_check.result());
     result.checks.push_back(mse_check.result());
+    return figures;
   }
 
   static std::optional<std::size_t> find_spec(const std::vector<EstimatorSpec>& specs, Family e, int m) {
@@ -270,27 +299,36 @@ class MseExperiment final : public EstimatorGridExperiment {
   }
 
   // Check 2. On each path consecutive points a → b have SM falling; the claim is log R_b − log R_a ≥ 0 with
-  // R = MSE_trig/MSE_pos, tested one-sided (a significant fall violates).
+  // R = MSE_trig/MSE_pos, tested one-sided (a significant fall violates). `sampled`: pos holds independent
+  // importance-sampled figures (check 5), so only the trig terms share a covariance.
   Check ratio_check(const std::vector<Geometry>& points, const SweepResult& sweep, std::size_t t_spec,
-                    std::size_t pos_spec, const std::vector<MseFigure>& trig, const std::vector<MseFigure>& pos) const {
+                    std::size_t pos_spec, const std::vector<MseFigure>& trig, const std::vector<MseFigure>& pos,
+                    bool sampled = false) const {
     const std::vector<std::pair<std::size_t, std::size_t>> steps = ratio_steps(points);
     const std::size_t n_points = points.size();
-    const std::string where = "iid, m=" + std::to_string(grid_.m) + ", paths x_norm = y_norm = r at each cos in (-1, 0)";
+    const std::string claim = std::string("Lemma 2: MSE(trig)/MSE(positive) grows as SM -> 0") +
+                              (sampled ? ", importance-sampled" : "");
+    const std::string where = "iid, m=" + std::to_string(grid_.m) +
+                              ", paths x_norm = y_norm = r at each cos in (-1, 0)" +
+                              (sampled ? ", positive MSEs importance-sampled (independent runs)" : "");
     if (steps.empty())
-      return exact_check("Lemma 2: MSE(trig)/MSE(positive) grows as SM -> 0", where, 0, 0, 0,
+      return exact_check(claim, where, 0, 0, 0,
                          "the grid has no two equal-norm points at a common cos in (-1, 0), so nothing is judged; add "
                          "them with --x-norm/--y-norm/--cos");
-    ClaimCheck check("Lemma 2: MSE(trig)/MSE(positive) grows as SM -> 0", where, grid_.alpha, steps.size(),
-                     ClaimCheck::Sides::upper);
+    ClaimCheck check(claim, where, grid_.alpha, steps.size(), ClaimCheck::Sides::upper);
     double largest_ratio = 0, sm_there = 0;
     for (auto [a, b] : steps) {
       auto log_ratio = [&](std::size_t p) { return std::log(trig[p].mse) - std::log(pos[p].mse); };
       const double fall = log_ratio(a) - log_ratio(b);
       // Gradient of the fall in the four MSEs, with their covariances (all from the same ω per trial).
-      const double se = mse_combination_stderr(sweep, {{t_spec * n_points + a, 1 / trig[a].mse},
-                                                       {pos_spec * n_points + a, -1 / pos[a].mse},
-                                                       {t_spec * n_points + b, -1 / trig[b].mse},
-                                                       {pos_spec * n_points + b, 1 / pos[b].mse}});
+      const double se =
+          sampled ? std::hypot(mse_combination_stderr(sweep, {{t_spec * n_points + a, 1 / trig[a].mse},
+                                                              {t_spec * n_points + b, -1 / trig[b].mse}}),
+                               pos[a].stderr_ / pos[a].mse, pos[b].stderr_ / pos[b].mse)
+                  : mse_combination_stderr(sweep, {{t_spec * n_points + a, 1 / trig[a].mse},
+                                                   {pos_spec * n_points + a, -1 / pos[a].mse},
+                                                   {t_spec * n_points + b, -1 / trig[b].mse},
+                                                   {pos_spec * n_points + b, 1 / pos[b].mse}});
       const double skew = std::max({std::abs(trig[a].skewness), std::abs(trig[b].skewness), std::abs(pos[a].skewness),
                                     std::abs(pos[b].skewness)});
       const std::int64_t n = std::min({trig[a].trials, trig[b].trials, pos[a].trials, pos[b].trials});
@@ -310,17 +348,23 @@ class MseExperiment final : public EstimatorGridExperiment {
     return c;
   }
 
-  // Check 3. MSE_hyp(m) ≤ MSE_pos(2m) at every point, one-sided.
+  // Check 3. MSE_hyp(m) ≤ MSE_pos(2m) at every point, one-sided. `sampled`: both from independent importance-sampled
+  // runs (check 5; the specs are then unused).
   Check hyperbolic_check(const std::vector<Geometry>& points, const SweepResult& sweep, std::size_t h_spec,
-                         std::size_t pos2_spec, const std::vector<MseFigure>& hyp,
-                         const std::vector<MseFigure>& pos2) const {
+                         std::size_t pos2_spec, const std::vector<MseFigure>& hyp, const std::vector<MseFigure>& pos2,
+                         bool sampled = false) const {
     const std::size_t n_points = points.size();
-    ClaimCheck check("Lemma 2: hyperbolic with m beats positive with 2m",
+    ClaimCheck check(std::string("Lemma 2: hyperbolic with m beats positive with 2m") +
+                         (sampled ? ", importance-sampled" : ""),
                      "iid, m=" + std::to_string(grid_.m) + " vs 2m=" + std::to_string(2 * grid_.m) + ", " +
-                         std::to_string(points.size()) + " points",
+                         std::to_string(points.size()) + " points" +
+                         (sampled ? ", independent importance-sampled runs (positive at 2m: its m-feature MSE / 2)"
+                                  : ""),
                      grid_.alpha, points.size(), ClaimCheck::Sides::upper);
     for (std::size_t p = 0; p < points.size(); ++p) {
-      const double se = mse_combination_stderr(sweep, {{h_spec * n_points + p, 1}, {pos2_spec * n_points + p, -1}});
+      const double se =
+          sampled ? std::hypot(hyp[p].stderr_, pos2[p].stderr_)
+                  : mse_combination_stderr(sweep, {{h_spec * n_points + p, 1}, {pos2_spec * n_points + p, -1}});
       const double skew = std::max(std::abs(hyp[p].skewness), std::abs(pos2[p].skewness));
       const double allowance = std::pow(kRoundingAllowance * std::exp(points[p].dot()), 2);
       PointEvidence e{hyp[p].mse - pos2[p].mse, 0, se, allowance, skew, std::min(hyp[p].trials, pos2[p].trials),

@@ -52,14 +52,18 @@ void require_estimator(Family e) {
                                 std::string(estimator_name(e)) + "'");
 }
 
+}  // namespace
+
 // The quadrature grid spans the widest Gaussian term at the resolution of the narrowest: |mean| ≤ 1000 and sd ≤ 100
 // keep it below ~1e5 points (proposals that wide are useless anyway: the optima have σ < 2, μ ≈ 2r).
-void require_proposal(const ImportanceProposal& q) {
+void check_importance_proposal(const ImportanceProposal& q) {
   if (!(std::abs(q.mean) <= 1000))
     throw std::invalid_argument("proposal mean must be finite with |mean| <= 1000, got " + std::to_string(q.mean));
   if (!(q.sd > 0 && q.sd <= 100))
     throw std::invalid_argument("proposal sd must lie in (0, 100], got " + std::to_string(q.sd));
 }
+
+namespace {
 
 // ‖z‖ of a valid geometry; z_sq can round to a tiny negative value at cos = −1, ‖x‖ = ‖y‖.
 double z_norm(const Geometry& g) { return std::sqrt(std::max(0.0, g.z_sq())); }
@@ -83,6 +87,15 @@ double log_cosh(double x) {
 // log|e^u − 1| (−inf at u = 0), without overflow for large u.
 double log_abs_expm1(double u) { return u > 40 ? u + std::log1p(-std::exp(-u)) : std::log(std::abs(std::expm1(u))); }
 
+// log q(s) of the proposal q, given log q.sd.
+double log_proposal_density(const ImportanceProposal& q, double log_sd, double s) {
+  const double u = (s - q.mean) / q.sd;
+  const double single = -u * u / 2 - log_sd - kLogSqrtTwoPi;
+  if (!q.symmetric || q.mean == 0) return single;
+  // N(−μ)(s)/N(μ)(s) = e^{−2μs/σ²}
+  return single + log_half_one_plus_exp(-2 * q.mean * s / (q.sd * q.sd));
+}
+
 // The integrand family of one estimator, geometry and proposal, all relative to SM:
 //   log h(s), log w(s) = log φ(s) − log q(s), log q(s).
 class Integrands {
@@ -93,13 +106,7 @@ class Integrands {
     const double half = r_ * r_ / 2;
     return e_ == Family::positive ? r_ * s - half : log_cosh(r_ * s) - half;
   }
-  double log_q(double s) const {
-    const double u = (s - q_.mean) / q_.sd;
-    const double single = -u * u / 2 - log_sd_ - kLogSqrtTwoPi;
-    if (!q_.symmetric || q_.mean == 0) return single;
-    // N(−μ)(s)/N(μ)(s) = e^{−2μs/σ²}
-    return single + log_half_one_plus_exp(-2 * q_.mean * s / (q_.sd * q_.sd));
-  }
+  double log_q(double s) const { return log_proposal_density(q_, log_sd_, s); }
   double log_w(double s) const { return -s * s / 2 - kLogSqrtTwoPi - log_q(s); }
 
   // log F(s): F = (h − 1)² for the squared error, F = h for the estimate.
@@ -252,7 +259,7 @@ LogParts log_central_moment(const Integrands& in, bool squared_error, int j, dou
 
 WeightedMoments weighted_moments(Family e, const Geometry& g, const ImportanceProposal& q, bool squared_error) {
   require_estimator(e);
-  require_proposal(q);
+  check_importance_proposal(q);
   validate_geometry(g, 2);  // the moments do not depend on d; d = 2 admits every cosine
   const Integrands in(e, z_norm(g), q);
   WeightedMoments out;
@@ -321,6 +328,10 @@ ImportanceTrials run_importance_trials(std::int64_t trials, int threads, std::ui
         acc.add(one.weight, one.ratio);
       },
       progress);
+}
+
+double proposal_log_ratio(const ImportanceProposal& q, double s) {
+  return log_proposal_density(q, std::log(q.sd), s) + s * s / 2 + kLogSqrtTwoPi;
 }
 
 bool is_importance_estimator(Family e) { return e == Family::positive || e == Family::hyperbolic; }
@@ -409,10 +420,7 @@ ImportanceProposal mean_tuned_proposal(Family e, const Geometry& g) {
   return {z_norm(g), 1, e == Family::hyperbolic};
 }
 
-namespace {
-
-// The checks both entry points make before anything runs, in the order their errors are documented; returns SM.
-double checked_run(Family e, const Geometry& g, int d, int m, std::int64_t trials, int threads) {
+double check_importance_run(Family e, const Geometry& g, int d, int m, std::int64_t trials, int threads) {
   require_estimator(e);
   if (d < 1) throw std::invalid_argument("dimension d must be positive, got " + std::to_string(d));
   if (m < 1) throw std::invalid_argument("number of random features m must be positive, got " + std::to_string(m));
@@ -426,20 +434,18 @@ double checked_run(Family e, const Geometry& g, int d, int m, std::int64_t trial
   return sm;
 }
 
-}  // namespace
-
 ImportanceSampledMse importance_sampled_mse(Family e, const Geometry& g, int d, int m, std::int64_t trials,
                                             std::uint64_t seed, std::uint64_t stream, int threads,
                                             const ProgressFn& progress) {
-  checked_run(e, g, d, m, trials, threads);
+  check_importance_run(e, g, d, m, trials, threads);
   return importance_sampled_mse(e, g, d, m, trials, seed, stream, threads, optimal_importance_proposal(e, g), progress);
 }
 
 ImportanceSampledMse importance_sampled_mse(Family e, const Geometry& g, int d, int m, std::int64_t trials,
                                             std::uint64_t seed, std::uint64_t stream, int threads,
                                             const ImportanceProposal& proposal, const ProgressFn& progress) {
-  const double sm = checked_run(e, g, d, m, trials, threads);
-  require_proposal(proposal);
+  const double sm = check_importance_run(e, g, d, m, trials, threads);
+  check_importance_proposal(proposal);
 
   ImportanceSampledMse result;
   result.proposal = proposal;

@@ -27,6 +27,9 @@ struct ImportanceProposal {
   bool symmetric = false;
 };
 
+// log(q(s)/φ(s)): the proposal's density of s over the standard normal's (the inverse of the weight of a draw s).
+double proposal_log_ratio(const ImportanceProposal& q, double s);
+
 // What optimal_importance_proposal minimises: E_q[y^k]/(E_q y)^k for k = 2 or 3 (why 3:
 // docs/theory.md#importance-sampling-for-positive-and-hyperbolic-features).
 enum class ProposalCriterion { relative_second_moment, relative_third_moment };
@@ -102,6 +105,12 @@ ImportanceTrials run_importance_trials(std::int64_t trials, int threads, std::ui
 // the MSE at g (SM = sm) overflows double precision.
 void set_a_priori_moments(ImportanceSampledMse& out, const WeightedMoments& squared_error,
                           const WeightedMoments& estimate, const WeightedMoments& plain, double sm, const Geometry& g);
+
+// The checks every importance-sampled run makes before it draws, in the order the errors below are documented;
+// returns SM. And the proposal's: |mean| ≤ 1000, sd in (0, 100] (wider ones are useless and would make the
+// quadrature grid huge).
+double check_importance_run(Family e, const Geometry& g, int d, int m, std::int64_t trials, int threads);
+void check_importance_proposal(const ImportanceProposal& q);
 
 // Runs `trials` importance-sampled trials at g in dimension d with the optimal proposal (third-moment criterion).
 // Throws std::invalid_argument for an estimator other than positive or hyperbolic, d < 1, m < 1, trials < 2,

@@ -222,13 +222,17 @@ TEST_CASE("orthogonal MSE functions reject bad input", "[kernels][orthogonal]") 
 TEST_CASE("favorlab orthogonal: result rows and checks, bad options exit 2 without a file", "[cli][orthogonal]") {
   using namespace favorlab::testing;
   const auto dir = scratch_dir("orthogonal");
-  const auto ok = run_cli("orthogonal --d 4,8 --m 1,4,8 --cos -0.9,0.5 --trials 300 --quiet --out orthogonal.json", dir);
+  const auto ok = run_cli(
+      "orthogonal --d 4,8 --m 1,4,8 --cos -0.9,0.5 --trials 300 --importance-trials 300 --quiet --out orthogonal.json",
+      dir);
   REQUIRE(ok.status == 0);
   const auto json = nlohmann::json::parse(read_text(dir / "orthogonal.json"));
   // d=4 uses m 1,4 and d=8 uses m 1,4,8; 2 estimators × 2 couplings × 2 points, plus positive with simplex rows;
-  // 5 checks per d × estimator and 3 simplex checks per d.
+  // 5 checks per d × estimator, 3 simplex checks per d and 4 importance-sampled ones per d (iid, orthogonal,
+  // simplex, simplex <= orthogonal).
   CHECK(json["rows"].size() == (2 + 3) * 2 * 2 * 2 + (2 + 3) * 2);
-  CHECK(json["checks"].size() == 2 * 2 * 5 + 2 * 3);
+  CHECK(json["checks"].size() == 2 * 2 * 5 + 2 * 3 + 2 * 4);
+  CHECK(json["params"]["importance_trials"] == 300);
   std::size_t simplex_rows = 0;
   for (const auto& row : json["rows"]) {
     if (row["coupling"] == "orthogonal") CHECK(row.contains("claim_exact_status"));
@@ -240,8 +244,10 @@ TEST_CASE("favorlab orthogonal: result rows and checks, bad options exit 2 witho
     }
   }
   CHECK(simplex_rows == (2 + 3) * 2);
-  // --no-simplex: the Theorem 2 checks alone.
-  const auto plain = run_cli("orthogonal --d 4 --m 1,4 --cos 0.5 --trials 300 --no-simplex --quiet --out plain.json", dir);
+  // --no-simplex --importance-trials 0: the Theorem 2 checks alone.
+  const auto plain =
+      run_cli("orthogonal --d 4 --m 1,4 --cos 0.5 --trials 300 --no-simplex --importance-trials 0 --quiet --out plain.json",
+              dir);
   REQUIRE(plain.status == 0);
   CHECK(nlohmann::json::parse(read_text(dir / "plain.json"))["checks"].size() == 2 * 5);
   for (const char* bad : {"--d 4 --m 8", "--d 1", "--estimators trig", "--m 0", "--alpha 2", "--cos 1.5"}) {

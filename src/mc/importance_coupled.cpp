@@ -1,0 +1,157 @@
+#include "mc/importance_coupled.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "features/feature_family.hpp"
+#include "features/feature_map.hpp"
+#include "kernels/row_norms.hpp"
+#include "kernels/softmax_kernel.hpp"
+#include "rng/uniform_index.hpp"
+
+namespace favorlab {
+
+bool is_importance_coupling(Coupling c) {
+  return c == Coupling::iid || c == Coupling::orthogonal || c == Coupling::simplex;
+}
+
+CoupledBlockSampler::CoupledBlockSampler(Coupling c, int rows, int d) : d_(d) {
+  if (!is_importance_coupling(c))
+    throw std::invalid_argument("coupling must be iid, orthogonal or simplex for importance sampling, got '" +
+                                std::string(coupling_name(c)) + "'");
+  if (c == Coupling::simplex && d < 2)
+    throw std::invalid_argument("simplex random features need d >= 2, got d = " + std::to_string(d));
+  if (d < 1 || rows < 1 || rows > (c == Coupling::iid ? 1 : d))
+    throw std::invalid_argument("a block needs 1 <= rows <= d (1 for iid rows), got rows = " + std::to_string(rows) +
+                                ", d = " + std::to_string(d));
+  if (c != Coupling::simplex) {
+    coefficients_ = Eigen::MatrixXd::Identity(rows, rows);  // v_k = e_k: B = [e_1 … e_rows]
+    identity_ = true;
+    return;
+  }
+  // The vertices s_k = (e_k − 1/d)/√(1 − 1/d) (as in features/projection.cpp); any d − 1 of them are independent.
+  const Eigen::MatrixXd vertices =
+      ((Eigen::MatrixXd::Identity(d, d) - Eigen::MatrixXd::Constant(d, d, 1.0 / d)) / std::sqrt(1 - 1.0 / d))
+          .topRows(rows);
+  const int p = std::min(rows, d - 1);
+  const Eigen::HouseholderQR<Eigen::MatrixXd> qr(vertices.transpose());
+  const Eigen::MatrixXd basis = qr.householderQ() * Eigen::MatrixXd::Identity(d, p);
+  coefficients_ = vertices * basis;
+}
+
+void CoupledBlockSampler::draw(Eigen::MatrixXd& w, int start, PhiloxStream& rng) const {
+  const int p = static_cast<int>(coefficients_.cols());
+  Eigen::MatrixXd g(d_, p);
+  rng.normals(g.data(), g.size());
+  // A uniform d×p frame: QR of a Gaussian matrix with the signs of diag(R) folded into Q (as for a Haar matrix).
+  const Eigen::HouseholderQR<Eigen::MatrixXd> qr(g);
+  Eigen::MatrixXd frame = Eigen::MatrixXd::Identity(d_, p);
+  frame.applyOnTheLeft(qr.householderQ());
+  for (int j = 0; j < p; ++j)
+    if (qr.matrixQR()(j, j) < 0) frame.col(j) = -frame.col(j);
+  if (identity_) w.middleRows(start, rows()) = frame.transpose();
+  else w.middleRows(start, rows()) = coefficients_ * frame.transpose();
+  for (int k = 0; k < rows(); ++k) w.row(start + k) *= chi_variate(d_, rng);
+}
+
+void condition_block_on_row(Eigen::MatrixXd& w, int block, int row, const Eigen::VectorXd& omega) {
+  if (block < 1 || row < 0 || row >= w.rows() || omega.size() != w.cols() || !(omega.norm() > 0))
+    throw std::invalid_argument("condition_block_on_row: row outside W, or omega of the wrong size or zero");
+  const int start = row / block * block, rows = std::min<int>(block, static_cast<int>(w.rows()) - start);
+  const Eigen::VectorXd a = w.row(row).transpose().normalized(), u = omega.normalized();
+  // H = I − 2nnᵀ with n ∥ a − u maps a to u; a = u (to rounding) needs no reflection.
+  Eigen::VectorXd n = a - u;
+  const double len = n.norm();
+  if (len > 1e-300) {
+    n /= len;
+    for (int k = start; k < start + rows; ++k) {
+      const double c = w.row(k).dot(n);
+      w.row(k) -= 2 * c * n.transpose();
+    }
+  }
+  w.row(row) = omega.transpose();
+}
+
+namespace {
+
+// log Σ exp(v_i) without overflow.
+double log_sum_exp(const std::vector<double>& v) {
+  const double top = *std::max_element(v.begin(), v.end());
+  if (!std::isfinite(top)) return top;
+  double sum = 0;
+  for (double x : v) sum += std::exp(x - top);
+  return top + std::log(sum);
+}
+
+}  // namespace
+
+RowProposal optimal_row_proposal(Family e, const Geometry& g) {
+  RowProposal row{optimal_importance_proposal(e, g), 0};
+  // The a-priori figures of one row (the run's at m = 1); they also refuse an MSE beyond double precision.
+  ImportanceSampledMse figures;
+  set_a_priori_moments(figures, weighted_squared_error_moments(e, g, row.proposal),
+                       weighted_estimate_moments(e, g, row.proposal),
+                       weighted_squared_error_moments(e, g, {0, 1, false}), softmax_kernel(g), g);
+  row.mse_skewness = figures.mse_skewness;
+  return row;
+}
+
+RowProposal mean_tuned_row_proposal(Family e, const Geometry& g) {
+  return {mean_tuned_proposal(e, g), std::numeric_limits<double>::infinity()};
+}
+
+CoupledImportanceSampledMse importance_sampled_coupled_mse(Family e, Coupling c, const Geometry& g, int d, int m,
+                                                           std::int64_t trials, std::uint64_t seed,
+                                                           std::uint64_t stream, int threads,
+                                                           const RowProposal& row_proposal,
+                                                           const ProgressFn& progress) {
+  const double sm = check_importance_run(e, g, d, m, trials, threads);
+  const int block = c == Coupling::iid ? 1 : d;
+  // Full blocks and the last, shorter one.
+  const CoupledBlockSampler full(c, std::min(block, m), d), last(c, m % block == 0 ? std::min(block, m) : m % block, d);
+  check_importance_proposal(row_proposal.proposal);
+
+  CoupledImportanceSampledMse result;
+  result.proposal = row_proposal.proposal;
+  result.row_mse_skewness = row_proposal.mse_skewness;
+  const ImportanceFrame frame = importance_frame(g, d);
+  const Eigen::VectorXd& unit = frame.unit;
+  const auto features = family_info(e).map->f64.features;  // the project's own map on all m rows
+  const ImportanceProposal q = row_proposal.proposal;
+  const ImportanceTrials total = run_importance_trials(
+      trials, threads, seed, stream, d,
+      [&](PhiloxStream& rng, const Eigen::VectorXd& xi) {
+        const int row = static_cast<int>(uniform_index(rng, static_cast<std::uint64_t>(m)));
+        double s = q.mean + q.sd * rng.normal();
+        if (q.symmetric && rng.uniform() < 0.5) s = -s;
+        const Eigen::VectorXd omega = xi - unit.dot(xi) * unit + s * unit;
+        Eigen::MatrixXd w(m, d);
+        for (int start = 0; start < m; start += block) (start + block >= m ? last : full).draw(w, start, rng);
+        condition_block_on_row(w, block, row, omega);
+        // w = 1 / mean_i q₁(s_i)/φ(s_i): the proposal's density over the plain law, inverted.
+        std::vector<double> log_ratio(static_cast<std::size_t>(m));
+        for (int i = 0; i < m; ++i) log_ratio[static_cast<std::size_t>(i)] = proposal_log_ratio(q, w.row(i).dot(unit));
+        const double weight = std::exp(std::log(static_cast<double>(m)) - log_sum_exp(log_ratio));
+        Eigen::MatrixXd fx, fy;
+        features(frame.x_row, w, fx);
+        features(frame.y_row, w, fy);
+        return ImportanceDraw{weight, fx.cwiseProduct(fy).sum() / sm};
+      },
+      progress);
+  ImportanceSampledMse figures;
+  total.report(sm, 1, figures);  // a trial is the whole m-row estimator: no division by m
+  result.estimate_mean = figures.estimate_mean;
+  result.estimate_stderr = figures.estimate_stderr;
+  result.mse = figures.mse;
+  result.mse_stderr = figures.mse_stderr;
+  result.trials = figures.trials;
+  result.nonfinite = figures.nonfinite;
+  result.mse_sample_skewness = total.squared.skewness();
+  return result;
+}
+
+}  // namespace favorlab

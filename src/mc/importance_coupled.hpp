@@ -1,0 +1,86 @@
+#pragma once
+// Importance sampling of the MSE of m coupled rows (orthogonal or simplex blocks with chi_d norms, or iid rows) for
+// the positive and hyperbolic estimators: the second route to the exact orthogonal and simplex MSEs, whose plain
+// Monte Carlo squared errors are far too skewed for a z test (docs/theory.md#importance-sampling-for-coupled-rows).
+// Every such row is marginally N(0, I_d), so the proposal is a mixture over the rows: pick row J uniformly, draw
+// its s_J = ω_Jᵀẑ from the one-row proposal q₁ of mc/importance_mse.hpp (the rest of ω_J as under N(0, I_d)), then
+// the other rows of J's block from their law given ω_J, and every other block as usual. Its density over the plain
+// law is the mean over the rows of q₁(s_i)/φ(s_i), so the weight of a draw is w = 1 / ((1/m) Σ_i q₁(s_i)/φ(s_i)), in
+// closed form. q₁ is the one-row optimum (third-moment criterion): the block's tail comes from one row's large s.
+// Every weighted moment exists wherever q₁'s exists, since w ≤ m φ(s_i)/q₁(s_i) for every i.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+
+#include "features/estimator.hpp"
+#include "features/projection.hpp"
+#include "kernels/geometry.hpp"
+#include "mc/importance_mse.hpp"
+#include "mc/parallel_trials.hpp"
+
+namespace favorlab {
+
+// iid, orthogonal and simplex: the couplings whose rows are marginally N(0, I_d) with chi_d norms.
+bool is_importance_coupling(Coupling c);
+
+struct CoupledImportanceSampledMse {
+  ImportanceProposal proposal;                     // q₁, the law of the tilted row's s
+  double estimate_mean = 0, estimate_stderr = 0;   // of E[g] (compare with SM: unbiasedness of the coupled rows)
+  double mse = 0, mse_stderr = 0;                  // of the MSE of the m-row estimator
+  // Skewness of one trial's weighted squared error w (g/SM − 1)²: sampled (g1 of the trials), and a priori for one
+  // row (q₁'s exact figure, which is this sampler's at m = 1).
+  double mse_sample_skewness = 0, row_mse_skewness = 0;
+  std::int64_t trials = 0, nonfinite = 0;
+  // The skewness the z test's gate takes (stats/edgeworth.hpp): the larger of the two above in magnitude. No a-priori
+  // figure exists for m coupled rows; this gate's level is simulated in tests/mc/test_importance_coupled.cpp.
+  double gate_skewness() const { return std::max(std::abs(mse_sample_skewness), std::abs(row_mse_skewness)); }
+};
+
+// A block of `rows` coupled rows as r_k (R v_k)ᵀ (R Haar on O(d), r_k iid chi_d, v_k the coupling's unit template
+// vectors: e_k for orthogonal, the simplex vertices for simplex, e_1 for iid). Only R restricted to span{v_k} enters:
+// with B an orthonormal basis of that span (p = rows, or min(rows, d − 1) for simplex), R B is a uniform d×p frame
+// F and R v_k = F Bᵀv_k. So a block costs a d×p QR instead of the d×d one of features/projection.hpp, the same law.
+class CoupledBlockSampler {
+ public:
+  CoupledBlockSampler(Coupling c, int rows, int d);  // throws std::invalid_argument as importance_sampled_coupled_mse
+  int rows() const { return static_cast<int>(coefficients_.rows()); }
+  // The block's rows into w.middleRows(start, rows()).
+  void draw(Eigen::MatrixXd& w, int start, PhiloxStream& rng) const;
+
+ private:
+  Eigen::MatrixXd coefficients_;  // rows × p: row k is (Bᵀ v_k)ᵀ
+  bool identity_ = false;         // coefficients_ = I (orthogonal and iid rows): the frame's columns are the rows
+  int d_;
+};
+
+// Row J's block redrawn from its law given ω_J, in place: with the block's rows r_k R v_k, the reflection H taking
+// W_J's direction to ω_J's, applied to every row of the block, gives H R, uniform among the R' with R' v_J =
+// ω_J/‖ω_J‖, and keeps the other norms; row J then becomes ω_J. `block` is the number of rows per block (d for
+// orthogonal and simplex, 1 for iid). Exposed for tests.
+void condition_block_on_row(Eigen::MatrixXd& w, int block, int row, const Eigen::VectorXd& omega);
+
+// The one-row proposal q₁ at a point and the a-priori skewness of one row's weighted squared error under it: they
+// depend on the estimator and the geometry alone (a quadrature optimisation), so one serves every m and coupling.
+struct RowProposal {
+  ImportanceProposal proposal;
+  double mse_skewness = 0;
+};
+// The third-moment optimum (optimal_importance_proposal). Throws as that function, and when the MSE at g overflows
+// double precision.
+RowProposal optimal_row_proposal(Family e, const Geometry& g);
+// Lemma 1's proposal (mean_tuned_proposal): with it every weighted estimate of the m rows is SM, whatever the coupling
+// (w·g = SM · mean_i h(s_i) / mean_i q₁(s_i)/φ(s_i), and q₁/φ = h); its squared error is not what it is for, so the
+// skewness is +∞ (no MSE verdict from it).
+RowProposal mean_tuned_row_proposal(Family e, const Geometry& g);
+
+// `trials` importance-sampled trials of the m-row estimator e with rows coupled by c at g in dimension d, each from
+// PhiloxStream(seed, stream, t), under the row proposal q. Bit-identical for any thread count (trial blocks of
+// run_parallel_trials). Throws std::invalid_argument for an estimator other than positive or hyperbolic, a coupling
+// other than iid, orthogonal or simplex, d < 2 for simplex, m < 1, trials < 2, threads < 1, an invalid geometry or
+// proposal, or an SM that double precision cannot hold.
+CoupledImportanceSampledMse importance_sampled_coupled_mse(Family e, Coupling c, const Geometry& g, int d, int m,
+                                                           std::int64_t trials, std::uint64_t seed,
+                                                           std::uint64_t stream, int threads, const RowProposal& q,
+                                                           const ProgressFn& progress = {});
+
+}  // namespace favorlab
