@@ -172,8 +172,8 @@ class EstimatorsExperiment final : public EstimatorGridExperiment {
   // Check 5 for (e, c): the exact MSE against an importance-sampled run at every point; annotates the rows of the
   // points, rows[first_row + p].
   void importance_check(Result& result, Family e, Coupling c, int d, int m, const std::vector<Geometry>& points,
-                        const std::vector<RowProposal>& proposals, std::int64_t trials, std::uint64_t stream, const std::string& where, const RunContext& ctx,
-                        std::size_t first_row) const {
+                        const std::vector<RowProposal>& proposals, std::int64_t trials, std::uint64_t stream,
+                        const std::string& where, const RunContext& ctx, std::size_t first_row) const {
     const std::string label = std::string(estimator_name(e)) + ", " + std::string(coupling_name(c));
     ClaimCheck check("Exact MSE (" + label + ") = Monte Carlo, importance-sampled",
                      where + ", " + std::to_string(trials) +

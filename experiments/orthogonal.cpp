@@ -146,7 +146,7 @@ class OrthogonalExperiment final : public Experiment {
                          std::find(estimators.begin(), estimators.end(), Family::positive) != estimators.end();
     // Progress parts per d: the sweeps, then the importance-sampled runs as one more part.
     const std::size_t runs_per_d = 2 + structured.size() + (simplex ? 1 : 0),
-                      parts = (runs_per_d + (sampled ? 1 : 0)) * dims_.size();
+                      parts_per_d = runs_per_d + (sampled ? 1 : 0), parts = parts_per_d * dims_.size();
     for (std::size_t di = 0; di < dims_.size(); ++di) {
       Cells cells{dims_[di], features_for(dims_[di]), {}, grid()};
       for (Family e : estimators)
@@ -156,7 +156,7 @@ class OrthogonalExperiment final : public Experiment {
                        std::size_t part) {
         const SweepConfig config{cells.d, coupling, specs, cells.points, ctx.seed, stream, ctx.trials, ctx.threads,
                                  FeatureParameters{}};
-        const SweepResult r = run_estimator_sweep(config, part_progress(ctx.progress, (runs_per_d + (sampled ? 1 : 0)) * di + part, parts));
+        const SweepResult r = run_estimator_sweep(config, part_progress(ctx.progress, parts_per_d * di + part, parts));
         tally.add(r);
         return sweep_figures(r);
       };
@@ -178,7 +178,7 @@ class OrthogonalExperiment final : public Experiment {
       }
       if (sampled)
         importance_checks(result, cells, di, simplex, importance_trials, ctx.seed, ctx.threads,
-                          part_progress(ctx.progress, (runs_per_d + 1) * di + runs_per_d, parts));
+                          part_progress(ctx.progress, parts_per_d * di + runs_per_d, parts));
     }
     result.measurements["estimator_evaluations"] = tally.evaluations;
     result.measurements["evaluations_per_second"] = tally.per_second();
@@ -342,9 +342,11 @@ class OrthogonalExperiment final : public Experiment {
     const std::string where = cells.where() + ", " + std::to_string(trials) +
                               " trials per point, proposal tilting one row along x+y (a mixture over the rows)";
     const std::size_t n = cells.ms.size() * cells.points.size(), np = cells.points.size();
-    ClaimCheck iid_check("Lemma 2: MSE(positive) closed form, importance-sampled", "iid projections, " + where, alpha_, n);
-    ClaimCheck ort_check("Exact orthogonal MSE (positive, from the proof of Theorem 2) = Monte Carlo, importance-sampled",
-                         "orthogonal projections, " + where, alpha_, n);
+    ClaimCheck iid_check("Lemma 2: MSE(positive) closed form, importance-sampled", "iid projections, " + where,
+                         alpha_, n);
+    ClaimCheck ort_check(
+        "Exact orthogonal MSE (positive, from the proof of Theorem 2) = Monte Carlo, importance-sampled",
+        "orthogonal projections, " + where, alpha_, n);
     ClaimCheck simplex_check("Exact simplex MSE (positive, Reid et al. 2023) = Monte Carlo, importance-sampled",
                              "simplex projections, " + where, alpha_, n);
     ClaimCheck order_check("Simplex RFs (positive): MSE(simplex) <= MSE(orthogonal), importance-sampled",

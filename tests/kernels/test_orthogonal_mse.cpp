@@ -246,7 +246,8 @@ TEST_CASE("favorlab orthogonal: result rows and checks, bad options exit 2 witho
   CHECK(simplex_rows == (2 + 3) * 2);
   // --no-simplex --importance-trials 0: the Theorem 2 checks alone.
   const auto plain =
-      run_cli("orthogonal --d 4 --m 1,4 --cos 0.5 --trials 300 --no-simplex --importance-trials 0 --quiet --out plain.json",
+      run_cli("orthogonal --d 4 --m 1,4 --cos 0.5 --trials 300 --no-simplex --importance-trials 0 --quiet "
+              "--out plain.json",
               dir);
   REQUIRE(plain.status == 0);
   CHECK(nlohmann::json::parse(read_text(dir / "plain.json"))["checks"].size() == 2 * 5);

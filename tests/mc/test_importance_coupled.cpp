@@ -119,14 +119,16 @@ TEST_CASE("under the plain proposal the coupled sampler's MSE is the exact MSE",
   // the sampled skewness of the squared error is 4–18 (simplex rows the most) and the gate asks for up to 1.2e5).
   const Geometry g{0.3, 0.3, 0.0};
   const RowProposal plain{{0, 1, false}, 0};
-  ClaimCheck check("plain", "cases", kAlpha, kCases.size()), wrong("plain, theory x 1.05", "cases", kAlpha, kCases.size());
+  ClaimCheck check("plain", "cases", kAlpha, kCases.size());
+  ClaimCheck wrong("plain, theory x 1.05", "cases", kAlpha, kCases.size());
   for (std::size_t i = 0; i < kCases.size(); ++i) {
     const Case& k = kCases[i];
     const CoupledImportanceSampledMse r =
         importance_sampled_coupled_mse(Family::positive, k.c, g, k.d, k.m, 200000, kSeed, 10 + i, 2, plain);
     const PointEvidence ev = mse_evidence(r, exact(k, g), g);
     const PointVerdict v = check.judge(ev);
-    INFO("case " << i << ": mse " << r.mse << " exact " << exact(k, g) << " z " << v.z << " skew " << ev.skewness << " needed " << v.trials_needed);
+    INFO("case " << i << ": mse " << r.mse << " exact " << exact(k, g) << " z " << v.z << " skew " << ev.skewness
+                  << " needed " << v.trials_needed);
     REQUIRE(v.reliable);
     REQUIRE(v.status != Verdict::violated);
     // Power: relative SE ≤ 0.6 %, so a 5 % error of the law's MSE lies ≈ 9 SE away.
@@ -267,7 +269,8 @@ TEST_CASE("favorlab orthogonal, estimators and unbiased: the importance-sampled 
     for (const auto& c : result["checks"]) {
       const std::string claim = c["claim"];
       const bool is_sampled = claim.find("importance-sampled") != std::string::npos;
-      const bool equality = claim.find("= Monte Carlo") != std::string::npos || claim.find("closed form") != std::string::npos;
+      const bool equality =
+          claim.find("= Monte Carlo") != std::string::npos || claim.find("closed form") != std::string::npos;
       if (is_sampled == sampled && (sampled || equality)) found.push_back(c["status"]);
     }
     return found;
