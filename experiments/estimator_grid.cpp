@@ -180,8 +180,14 @@ void add_importance_fields(Json& row, const CoupledImportanceSampledMse& r, cons
   row["is_z"] = v.z;
   row["is_status"] = v.status;
   row["is_trials_needed"] = trials_json(v.trials_needed);
-  row["is_proposal_mean"] = r.proposal.mean;
-  row["is_proposal_sd"] = r.proposal.sd;
+  if (r.sphere) {
+    // Rows of norm √d: the direction's tilt and the plain law's share, no Gaussian proposal.
+    row["is_sphere_kappa"] = r.sphere_tilt.kappa;
+    row["is_sphere_plain_share"] = r.sphere_tilt.plain_share;
+  } else {
+    row["is_proposal_mean"] = r.proposal.mean;
+    row["is_proposal_sd"] = r.proposal.sd;
+  }
 }
 
 }  // namespace favorlab

@@ -15,7 +15,8 @@
 // whose features have the same marginals). So the positive estimator's exact MSEs are tested again by importance
 // sampling (mc/importance_coupled.hpp; `--importance-trials 0` leaves it out), light-tailed at every point:
 // 9. Lemma 2 (iid rows), 10. the exact orthogonal MSE, 11. the exact simplex MSE, 12. simplex ≤ orthogonal
-// (one-sided, independent streams), each "..., importance-sampled".
+// (one-sided, independent streams), each "..., importance-sampled"; and smreg's rows of norm √d by their own tilt
+// (mc/importance_sphere.hpp): 13. the exact iid MSE, 14. the exact orthogonal MSE.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -27,6 +28,7 @@
 #include "features/theorem2_point.hpp"
 #include "io/join_list.hpp"
 #include "kernels/simplex_moments.hpp"
+#include "kernels/smreg.hpp"
 #include "kernels/softmax_kernel.hpp"
 #include "mc/estimator_sweep.hpp"
 #include "mc/importance_coupled.hpp"
@@ -39,6 +41,8 @@ namespace {
 
 // Streams of the importance-sampled runs, disjoint from the sweeps' (below 3000): base + (3·d index + kind)·2³² + cell.
 constexpr std::uint64_t kImportanceStream = 0x1700'0000ULL;
+// smreg's: base + (2·d index + coupling)·2³² + cell (cells stay below 2²⁴, so the two bases never meet).
+constexpr std::uint64_t kSphereImportanceStream = 0x1800'0000ULL;
 
 // The cells of one d: its m values, the (estimator, m) specs every sweep runs and the geometries; figures and rows
 // index them spec-major, [spec * points + point].
@@ -119,7 +123,7 @@ class OrthogonalExperiment final : public Experiment {
         ->capture_default_str();
     app.add_flag("--no-simplex", no_simplex_, "Leave out simplex rows against R-ORF (positive features)");
     app.add_option("--importance-trials", importance_trials_,
-                   "Trials per cell of the importance-sampled checks of the positive estimator (0: skip them; "
+                   "Trials per cell of the importance-sampled checks of the positive and smreg estimators (0: skip them; "
                    "default 2000 with --quick, else 200000)");
   }
 
@@ -142,11 +146,13 @@ class OrthogonalExperiment final : public Experiment {
     SweepTally tally;
     const bool simplex = !no_simplex_ && std::find(estimators.begin(), estimators.end(), Family::positive) !=
                                               estimators.end();
-    const bool sampled = importance_trials > 0 &&
-                         std::find(estimators.begin(), estimators.end(), Family::positive) != estimators.end();
-    // Progress parts per d: the sweeps, then the importance-sampled runs as one more part.
+    const auto has = [&](Family e) { return std::find(estimators.begin(), estimators.end(), e) != estimators.end(); };
+    const bool sampled = importance_trials > 0 && has(Family::positive),
+               sampled_smreg = importance_trials > 0 && has(Family::smreg);
+    // Progress parts per d: the sweeps, then the importance-sampled runs of each estimator as one more part.
     const std::size_t runs_per_d = 2 + structured.size() + (simplex ? 1 : 0),
-                      parts_per_d = runs_per_d + (sampled ? 1 : 0), parts = parts_per_d * dims_.size();
+                      parts_per_d = runs_per_d + (sampled ? 1 : 0) + (sampled_smreg ? 1 : 0),
+                      parts = parts_per_d * dims_.size();
     for (std::size_t di = 0; di < dims_.size(); ++di) {
       Cells cells{dims_[di], features_for(dims_[di]), {}, grid()};
       for (Family e : estimators)
@@ -179,6 +185,9 @@ class OrthogonalExperiment final : public Experiment {
       if (sampled)
         importance_checks(result, cells, di, simplex, importance_trials, ctx.seed, ctx.threads,
                           part_progress(ctx.progress, parts_per_d * di + runs_per_d, parts));
+      if (sampled_smreg)
+        sphere_importance_checks(result, cells, di, importance_trials, ctx.seed, ctx.threads,
+                                 part_progress(ctx.progress, parts_per_d * (di + 1) - 1, parts));
     }
     result.measurements["estimator_evaluations"] = tally.evaluations;
     result.measurements["evaluations_per_second"] = tally.per_second();
@@ -397,6 +406,46 @@ class OrthogonalExperiment final : public Experiment {
       result.checks.push_back(simplex_check.result());
       result.checks.push_back(with_equal_law_note(order_check.result(), cells.ms));
     }
+  }
+
+  // smreg's exact iid and orthogonal MSEs by importance sampling, one run per (coupling, m, point), the rows' direction
+  // tilted toward x + y (mc/importance_sphere.hpp). Annotates the cells' rows (is_* fields).
+  void sphere_importance_checks(Result& result, const Cells& cells, std::size_t di, std::int64_t trials,
+                                std::uint64_t seed, int threads, const ProgressFn& progress) const {
+    const std::string where = cells.where() + ", " + std::to_string(trials) +
+                              " trials per point, proposal tilting one row's direction toward x+y (von Mises-Fisher, "
+                              "a mixture over the rows)";
+    const std::size_t n = cells.ms.size() * cells.points.size(), np = cells.points.size();
+    ClaimCheck iid_check("Exact iid MSE (smreg, sphere MGF) = Monte Carlo, importance-sampled",
+                         "iid projections, " + where, alpha_, n);
+    ClaimCheck ort_check("Exact orthogonal MSE (smreg, from the proof of Theorem 2) = Monte Carlo, importance-sampled",
+                         "orthogonal projections, " + where, alpha_, n);
+    std::vector<RowProposal> proposals;
+    for (const Geometry& g : cells.points) proposals.push_back(optimal_sphere_row_proposal(g, cells.d));
+    std::size_t done = 0;
+    for (std::size_t i = 0; i < cells.ms.size(); ++i) {
+      const int m = cells.ms[i];
+      for (std::size_t p = 0; p < np; ++p) {
+        const Geometry& g = cells.points[p];
+        const double k = smreg_exact(g, cells.d), allowance = kRoundingAllowance * kRoundingAllowance * k * k;
+        const std::string label = "m=" + std::to_string(m) + ", " + point_label(g);
+        for (std::size_t c = 0; c < 2; ++c) {
+          const Coupling coupling = c == 0 ? Coupling::iid : Coupling::orthogonal;
+          const std::uint64_t stream = kSphereImportanceStream + ((2 * di + c) << 32) + i * np + p;
+          const CoupledImportanceSampledMse r =
+              importance_sampled_coupled_mse(Family::smreg, coupling, g, cells.d, m, trials, seed, stream, threads,
+                                             proposals[p], part_progress(progress, done++, 2 * n));
+          const double theory = c == 0 ? iid_mse(Family::smreg, g, cells.d, m)
+                                       : orthogonal_mse(Family::smreg, g, cells.d, m);
+          const PointVerdict v = (c == 0 ? iid_check : ort_check)
+                                     .judge({r.mse, theory, r.mse_stderr, allowance, r.gate_skewness(), r.trials,
+                                             r.nonfinite, label});
+          annotate(result, Family::smreg, coupling, cells.d, m, g, r, v);
+        }
+      }
+    }
+    result.checks.push_back(iid_check.result());
+    result.checks.push_back(ort_check.result());
   }
 
   // Simplex ≤ orthogonal by Monte Carlo: at m = 1 both couplings are one Gaussian row, so the claim is an equality

@@ -10,7 +10,9 @@
 #include "features/feature_family.hpp"
 #include "features/feature_map.hpp"
 #include "kernels/row_norms.hpp"
+#include "kernels/smreg.hpp"
 #include "kernels/softmax_kernel.hpp"
+#include "mc/importance_sphere.hpp"
 #include "rng/uniform_index.hpp"
 
 namespace favorlab {
@@ -19,7 +21,8 @@ bool is_importance_coupling(Coupling c) {
   return c == Coupling::iid || c == Coupling::orthogonal || c == Coupling::simplex;
 }
 
-CoupledBlockSampler::CoupledBlockSampler(Coupling c, int rows, int d) : d_(d) {
+CoupledBlockSampler::CoupledBlockSampler(Coupling c, int rows, int d, bool sphere_norms)
+    : sphere_norms_(sphere_norms), d_(d) {
   if (!is_importance_coupling(c))
     throw std::invalid_argument("coupling must be iid, orthogonal or simplex for importance sampling, got '" +
                                 std::string(coupling_name(c)) + "'");
@@ -55,7 +58,7 @@ void CoupledBlockSampler::draw(Eigen::MatrixXd& w, int start, PhiloxStream& rng)
     if (qr.matrixQR()(j, j) < 0) frame.col(j) = -frame.col(j);
   if (identity_) w.middleRows(start, rows()) = frame.transpose();
   else w.middleRows(start, rows()) = coefficients_ * frame.transpose();
-  for (int k = 0; k < rows(); ++k) w.row(start + k) *= chi_variate(d_, rng);
+  for (int k = 0; k < rows(); ++k) w.row(start + k) *= sphere_norms_ ? std::sqrt(d_) : chi_variate(d_, rng);
 }
 
 void condition_block_on_row(Eigen::MatrixXd& w, int block, int row, const Eigen::VectorXd& omega) {
@@ -90,7 +93,7 @@ double log_sum_exp(const std::vector<double>& v) {
 }  // namespace
 
 RowProposal optimal_row_proposal(Family e, const Geometry& g) {
-  RowProposal row{optimal_importance_proposal(e, g), 0};
+  RowProposal row{optimal_importance_proposal(e, g), 0, false, {}};
   // The a-priori figures of one row (the run's at m = 1); they also refuse an MSE beyond double precision.
   ImportanceSampledMse figures;
   set_a_priori_moments(figures, weighted_squared_error_moments(e, g, row.proposal),
@@ -101,40 +104,93 @@ RowProposal optimal_row_proposal(Family e, const Geometry& g) {
 }
 
 RowProposal mean_tuned_row_proposal(Family e, const Geometry& g) {
-  return {mean_tuned_proposal(e, g), std::numeric_limits<double>::infinity()};
+  return {mean_tuned_proposal(e, g), std::numeric_limits<double>::infinity(), false, {}};
 }
+
+RowProposal optimal_sphere_row_proposal(const Geometry& g, int d) {
+  RowProposal row;
+  row.sphere = true;
+  row.sphere_tilt = optimal_sphere_tilt(g, d);
+  row.mse_skewness = sphere_squared_error_moments(g, d, row.sphere_tilt).skewness;
+  return row;
+}
+
+namespace {
+
+// The run's checks for rows of norm √d (check_importance_run's for the chi-norm families); returns SMREG.
+double check_sphere_run(Coupling c, const Geometry& g, int d, int m, std::int64_t trials, int threads,
+                        const RowProposal& q) {
+  if (c != Coupling::iid && c != Coupling::orthogonal)
+    throw std::invalid_argument("smreg importance sampling needs iid or orthogonal rows, got '" +
+                                std::string(coupling_name(c)) + "'");
+  if (d < 2) throw std::invalid_argument("smreg importance sampling needs d >= 2, got d = " + std::to_string(d));
+  if (m < 1) throw std::invalid_argument("number of random features m must be positive, got " + std::to_string(m));
+  if (trials < 2) throw std::invalid_argument("trials must be at least 2, got " + std::to_string(trials));
+  if (threads < 1) throw std::invalid_argument("threads must be at least 1, got " + std::to_string(threads));
+  validate_geometry(g, d);
+  if (!q.sphere) throw std::invalid_argument("smreg importance sampling needs a sphere tilt (optimal_sphere_row_proposal)");
+  sphere_tilt_log_ratio(d, q.sphere_tilt, 0);  // throws for an invalid tilt
+  const double k = smreg_exact(g, d);
+  if (!std::isfinite(k) || !(k > 0))
+    throw std::invalid_argument("the kernel value SMREG is not representable in double precision; use smaller norms");
+  return k;
+}
+
+}  // namespace
 
 CoupledImportanceSampledMse importance_sampled_coupled_mse(Family e, Coupling c, const Geometry& g, int d, int m,
                                                            std::int64_t trials, std::uint64_t seed,
                                                            std::uint64_t stream, int threads,
                                                            const RowProposal& row_proposal,
                                                            const ProgressFn& progress) {
-  const double sm = check_importance_run(e, g, d, m, trials, threads);
+  const bool sphere = e == Family::smreg;
+  const double sm = sphere ? check_sphere_run(c, g, d, m, trials, threads, row_proposal)
+                           : check_importance_run(e, g, d, m, trials, threads);
+  if (!sphere && row_proposal.sphere)
+    throw std::invalid_argument("a sphere tilt is for smreg's rows of norm sqrt(d), not for " +
+                                std::string(estimator_name(e)));
   const int block = c == Coupling::iid ? 1 : d;
   // Full blocks and the last, shorter one.
-  const CoupledBlockSampler full(c, std::min(block, m), d), last(c, m % block == 0 ? std::min(block, m) : m % block, d);
+  const CoupledBlockSampler full(c, std::min(block, m), d, sphere),
+      last(c, m % block == 0 ? std::min(block, m) : m % block, d, sphere);
   check_importance_proposal(row_proposal.proposal);
 
   CoupledImportanceSampledMse result;
   result.proposal = row_proposal.proposal;
+  result.sphere = sphere;
+  result.sphere_tilt = row_proposal.sphere_tilt;
   result.row_mse_skewness = row_proposal.mse_skewness;
   const ImportanceFrame frame = importance_frame(g, d);
   const Eigen::VectorXd& unit = frame.unit;
   const auto features = family_info(e).map->f64.features;  // the project's own map on all m rows
   const ImportanceProposal q = row_proposal.proposal;
+  const SphereTilt& tilt = row_proposal.sphere_tilt;
+  const SphereTiltRatio tilt_ratio(sphere ? d : 2, tilt);
+  const double root_d = std::sqrt(d);
   const ImportanceTrials total = run_importance_trials(
       trials, threads, seed, stream, d,
       [&](PhiloxStream& rng, const Eigen::VectorXd& xi) {
         const int row = static_cast<int>(uniform_index(rng, static_cast<std::uint64_t>(m)));
-        double s = q.mean + q.sd * rng.normal();
-        if (q.symmetric && rng.uniform() < 0.5) s = -s;
-        const Eigen::VectorXd omega = xi - unit.dot(xi) * unit + s * unit;
+        Eigen::VectorXd omega = xi - unit.dot(xi) * unit;  // the part of ω across ẑ, as under the plain law
+        if (sphere) {
+          // √d (t ẑ + √(1 − t²) v), v uniform on the directions across ẑ.
+          const double t = draw_sphere_tilt(d, tilt, rng);
+          omega = root_d * (t * unit + std::sqrt(std::max(0.0, 1 - t * t)) * omega.normalized());
+        } else {
+          double s = q.mean + q.sd * rng.normal();
+          if (q.symmetric && rng.uniform() < 0.5) s = -s;
+          omega += s * unit;
+        }
         Eigen::MatrixXd w(m, d);
         for (int start = 0; start < m; start += block) (start + block >= m ? last : full).draw(w, start, rng);
         condition_block_on_row(w, block, row, omega);
         // w = 1 / mean_i q₁(s_i)/φ(s_i): the proposal's density over the plain law, inverted.
         std::vector<double> log_ratio(static_cast<std::size_t>(m));
-        for (int i = 0; i < m; ++i) log_ratio[static_cast<std::size_t>(i)] = proposal_log_ratio(q, w.row(i).dot(unit));
+        for (int i = 0; i < m; ++i) {
+          const double s = w.row(i).dot(unit);
+          log_ratio[static_cast<std::size_t>(i)] =
+              sphere ? tilt_ratio.log_ratio(std::clamp(s / root_d, -1.0, 1.0)) : proposal_log_ratio(q, s);
+        }
         const double weight = std::exp(std::log(static_cast<double>(m)) - log_sum_exp(log_ratio));
         Eigen::MatrixXd fx, fy;
         features(frame.x_row, w, fx);

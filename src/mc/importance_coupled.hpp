@@ -8,6 +8,8 @@
 // law is the mean over the rows of q₁(s_i)/φ(s_i), so the weight of a draw is w = 1 / ((1/m) Σ_i q₁(s_i)/φ(s_i)), in
 // closed form. q₁ is the one-row optimum (third-moment criterion): the block's tail comes from one row's large s.
 // Every weighted moment exists wherever q₁'s exists, since w ≤ m φ(s_i)/q₁(s_i) for every i.
+// Rows of norm √d (smreg: iid or orthogonal, uniform directions) work the same way with the one-row tilt of
+// mc/importance_sphere.hpp in place of q₁ (docs/theory.md#importance-sampling-for-rows-of-norm-d).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -16,15 +18,19 @@
 #include "features/projection.hpp"
 #include "kernels/geometry.hpp"
 #include "mc/importance_mse.hpp"
+#include "mc/importance_sphere.hpp"
 #include "mc/parallel_trials.hpp"
 
 namespace favorlab {
 
-// iid, orthogonal and simplex: the couplings whose rows are marginally N(0, I_d) with chi_d norms.
+// iid, orthogonal and simplex: the couplings whose rows are marginally N(0, I_d) with chi_d norms (and, for iid and
+// orthogonal, uniform on the sphere of radius √d for smreg).
 bool is_importance_coupling(Coupling c);
 
 struct CoupledImportanceSampledMse {
-  ImportanceProposal proposal;                     // q₁, the law of the tilted row's s
+  ImportanceProposal proposal;                     // q₁, the law of the tilted row's s (chi-norm rows)
+  bool sphere = false;                             // rows of norm √d (smreg): t = s/√d drawn from sphere_tilt
+  SphereTilt sphere_tilt;
   double estimate_mean = 0, estimate_stderr = 0;   // of E[g] (compare with SM: unbiasedness of the coupled rows)
   double mse = 0, mse_stderr = 0;                  // of the MSE of the m-row estimator
   // Skewness of one trial's weighted squared error w (g/SM − 1)²: sampled (g1 of the trials), and a priori for one
@@ -42,7 +48,9 @@ struct CoupledImportanceSampledMse {
 // F and R v_k = F Bᵀv_k. So a block costs a d×p QR instead of the d×d one of features/projection.hpp, the same law.
 class CoupledBlockSampler {
  public:
-  CoupledBlockSampler(Coupling c, int rows, int d);  // throws std::invalid_argument as importance_sampled_coupled_mse
+  // Rows of norm √d instead of chi_d norms when sphere_norms (the smreg estimator's rows).
+  CoupledBlockSampler(Coupling c, int rows, int d, bool sphere_norms = false);  // throws as
+                                                                                // importance_sampled_coupled_mse
   int rows() const { return static_cast<int>(coefficients_.rows()); }
   // The block's rows into w.middleRows(start, rows()).
   void draw(Eigen::MatrixXd& w, int start, PhiloxStream& rng) const;
@@ -50,6 +58,7 @@ class CoupledBlockSampler {
  private:
   Eigen::MatrixXd coefficients_;  // rows × p: row k is (Bᵀ v_k)ᵀ
   bool identity_ = false;         // coefficients_ = I (orthogonal and iid rows): the frame's columns are the rows
+  bool sphere_norms_ = false;
   int d_;
 };
 
@@ -61,9 +70,12 @@ void condition_block_on_row(Eigen::MatrixXd& w, int block, int row, const Eigen:
 
 // The one-row proposal q₁ at a point and the a-priori skewness of one row's weighted squared error under it: they
 // depend on the estimator and the geometry alone (a quadrature optimisation), so one serves every m and coupling.
+// For rows of norm √d the proposal of t = s/√d replaces q₁ (sphere = true).
 struct RowProposal {
   ImportanceProposal proposal;
   double mse_skewness = 0;
+  bool sphere = false;
+  SphereTilt sphere_tilt;
 };
 // The third-moment optimum (optimal_importance_proposal). Throws as that function, and when the MSE at g overflows
 // double precision.
@@ -73,11 +85,15 @@ RowProposal optimal_row_proposal(Family e, const Geometry& g);
 // skewness is +∞ (no MSE verdict from it).
 RowProposal mean_tuned_row_proposal(Family e, const Geometry& g);
 
+// The same for rows of norm √d (smreg) in dimension d: optimal_sphere_tilt. Throws as that function.
+RowProposal optimal_sphere_row_proposal(const Geometry& g, int d);
+
 // `trials` importance-sampled trials of the m-row estimator e with rows coupled by c at g in dimension d, each from
 // PhiloxStream(seed, stream, t), under the row proposal q. Bit-identical for any thread count (trial blocks of
-// run_parallel_trials). Throws std::invalid_argument for an estimator other than positive or hyperbolic, a coupling
-// other than iid, orthogonal or simplex, d < 2 for simplex, m < 1, trials < 2, threads < 1, an invalid geometry or
-// proposal, or an SM that double precision cannot hold.
+// run_parallel_trials). Throws std::invalid_argument for an estimator other than positive, hyperbolic or smreg, a
+// coupling other than iid, orthogonal or simplex (iid or orthogonal for smreg), d < 2 for simplex and smreg, m < 1,
+// trials < 2, threads < 1, an invalid geometry or proposal (a sphere tilt exactly for smreg), or a kernel value (SM,
+// SMREG) that double precision cannot hold.
 CoupledImportanceSampledMse importance_sampled_coupled_mse(Family e, Coupling c, const Geometry& g, int d, int m,
                                                            std::int64_t trials, std::uint64_t seed,
                                                            std::uint64_t stream, int threads, const RowProposal& q,
