@@ -123,7 +123,8 @@ class OrthogonalExperiment final : public Experiment {
         ->capture_default_str();
     app.add_flag("--no-simplex", no_simplex_, "Leave out simplex rows against R-ORF (positive features)");
     app.add_option("--importance-trials", importance_trials_,
-                   "Trials per cell of the importance-sampled checks of the positive and smreg estimators (0: skip them; "
+                   "Trials per cell of the importance-sampled checks of the positive and smreg estimators "
+                   "(0: skip them; "
                    "default 2000 with --quick, else 200000)");
   }
 

@@ -44,7 +44,7 @@ experiment_run() {
 }
 experiments="orthogonal smreg estimators tails moments structured perm-order redraw"
 # The measured fraction of each baseline's statistics that compare cannot judge (gated with no closed-form variance,
-# or non-finite), which --max-uncompared must allow and no more: orthogonal 6 of 78 (the plain coupled MSEs at cos
+# or non-finite), which --max-uncompared must allow and no more: orthogonal 6 of 90 (the plain coupled MSEs at cos
 # -0.9 and -0.7; their importance-sampled ones are compared), structured 18 of 96 (coupled MSEs and d = 4 positive
 # means), perm-order 2 of 10 (the mean log10 lcm over heads: no a-priori skewness), redraw 4 of 6 (B, V and the
 # law's prediction: 20 jackknife blocks); the others 0.

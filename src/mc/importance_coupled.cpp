@@ -93,7 +93,7 @@ double log_sum_exp(const std::vector<double>& v) {
 }  // namespace
 
 RowProposal optimal_row_proposal(Family e, const Geometry& g) {
-  RowProposal row{optimal_importance_proposal(e, g), 0, false, {}};
+  RowProposal row{optimal_importance_proposal(e, g), 0};
   // The a-priori figures of one row (the run's at m = 1); they also refuse an MSE beyond double precision.
   ImportanceSampledMse figures;
   set_a_priori_moments(figures, weighted_squared_error_moments(e, g, row.proposal),
@@ -104,7 +104,7 @@ RowProposal optimal_row_proposal(Family e, const Geometry& g) {
 }
 
 RowProposal mean_tuned_row_proposal(Family e, const Geometry& g) {
-  return {mean_tuned_proposal(e, g), std::numeric_limits<double>::infinity(), false, {}};
+  return {mean_tuned_proposal(e, g), std::numeric_limits<double>::infinity()};
 }
 
 RowProposal optimal_sphere_row_proposal(const Geometry& g, int d) {
@@ -128,7 +128,8 @@ double check_sphere_run(Coupling c, const Geometry& g, int d, int m, std::int64_
   if (trials < 2) throw std::invalid_argument("trials must be at least 2, got " + std::to_string(trials));
   if (threads < 1) throw std::invalid_argument("threads must be at least 1, got " + std::to_string(threads));
   validate_geometry(g, d);
-  if (!q.sphere) throw std::invalid_argument("smreg importance sampling needs a sphere tilt (optimal_sphere_row_proposal)");
+  if (!q.sphere)
+    throw std::invalid_argument("smreg importance sampling needs a sphere tilt (optimal_sphere_row_proposal)");
   sphere_tilt_log_ratio(d, q.sphere_tilt, 0);  // throws for an invalid tilt
   const double k = smreg_exact(g, d);
   if (!std::isfinite(k) || !(k > 0))

@@ -30,7 +30,7 @@ bool is_importance_coupling(Coupling c);
 struct CoupledImportanceSampledMse {
   ImportanceProposal proposal;                     // q₁, the law of the tilted row's s (chi-norm rows)
   bool sphere = false;                             // rows of norm √d (smreg): t = s/√d drawn from sphere_tilt
-  SphereTilt sphere_tilt;
+  SphereTilt sphere_tilt{};
   double estimate_mean = 0, estimate_stderr = 0;   // of E[g] (compare with SM: unbiasedness of the coupled rows)
   double mse = 0, mse_stderr = 0;                  // of the MSE of the m-row estimator
   // Skewness of one trial's weighted squared error w (g/SM − 1)²: sampled (g1 of the trials), and a priori for one
@@ -75,7 +75,7 @@ struct RowProposal {
   ImportanceProposal proposal;
   double mse_skewness = 0;
   bool sphere = false;
-  SphereTilt sphere_tilt;
+  SphereTilt sphere_tilt{};
 };
 // The third-moment optimum (optimal_importance_proposal). Throws as that function, and when the MSE at g overflows
 // double precision.

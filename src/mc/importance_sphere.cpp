@@ -101,7 +101,8 @@ double sphere_tilt_log_ratio(int d, const SphereTilt& q, double t) {
   return SphereTiltRatio(d, q).log_ratio(t);
 }
 
-SphereTiltRatio::SphereTiltRatio(int d, const SphereTilt& q) : q_(q), log_m_((check_tilt(d, q), log_sphere_mgf(d, q.kappa))) {}
+SphereTiltRatio::SphereTiltRatio(int d, const SphereTilt& q)
+    : q_(q), log_m_((check_tilt(d, q), log_sphere_mgf(d, q.kappa))) {}
 
 double SphereTiltRatio::log_ratio(double t) const { return mixture_log_ratio(q_, log_m_, t); }
 

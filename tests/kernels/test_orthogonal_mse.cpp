@@ -228,10 +228,15 @@ TEST_CASE("favorlab orthogonal: result rows and checks, bad options exit 2 witho
   REQUIRE(ok.status == 0);
   const auto json = nlohmann::json::parse(read_text(dir / "orthogonal.json"));
   // d=4 uses m 1,4 and d=8 uses m 1,4,8; 2 estimators × 2 couplings × 2 points, plus positive with simplex rows;
-  // 5 checks per d × estimator, 3 simplex checks per d and 4 importance-sampled ones per d (iid, orthogonal,
-  // simplex, simplex <= orthogonal).
+  // 5 checks per d × estimator, 3 simplex checks per d, 4 importance-sampled ones of positive per d (iid,
+  // orthogonal, simplex, simplex <= orthogonal) and 2 of smreg (iid, orthogonal).
   CHECK(json["rows"].size() == (2 + 3) * 2 * 2 * 2 + (2 + 3) * 2);
-  CHECK(json["checks"].size() == 2 * 2 * 5 + 2 * 3 + 2 * 4);
+  CHECK(json["checks"].size() == 2 * 2 * 5 + 2 * 3 + 2 * (4 + 2));
+  for (const auto& row : json["rows"])
+    if (row["estimator"] == "smreg") {
+      CHECK(row.contains("is_status"));
+      CHECK(row["is_sphere_plain_share"].get<double>() >= 0.2);
+    }
   CHECK(json["params"]["importance_trials"] == 300);
   std::size_t simplex_rows = 0;
   for (const auto& row : json["rows"]) {

@@ -28,6 +28,7 @@
 
 #include "cli_runner.hpp"
 #include "features/family_theory.hpp"
+#include "gate_level.hpp"
 #include "features/projection.hpp"
 #include "kernels/softmax_kernel.hpp"
 #include "mc/importance_coupled.hpp"
@@ -182,18 +183,13 @@ TEST_CASE("the gate of coupled importance sampling keeps the z test's level at f
   const Geometry g{1, 1, 0.0};
   const RowProposal q = optimal_row_proposal(Family::positive, g);
   const double theory = *exact_mse(Family::positive, Coupling::orthogonal, g, 16, 16);
-  int violated = 0, judged = 0, wrong_held = 0;
   const int replicates = 400;
-  for (int rep = 0; rep < replicates; ++rep) {
-    const CoupledImportanceSampledMse r = importance_sampled_coupled_mse(
-        Family::positive, Coupling::orthogonal, g, 16, 16, 300, kSeed, 1000 + static_cast<std::uint64_t>(rep), 2, q);
-    ClaimCheck check("level", "one point", 0.05, 1);
-    const PointVerdict v = check.judge(mse_evidence(r, theory, g));
-    judged += v.reliable ? 1 : 0;
-    violated += v.status == Verdict::violated ? 1 : 0;
-    ClaimCheck off("power", "one point", 0.05, 1);
-    wrong_held += off.judge(mse_evidence(r, 1.05 * theory, g)).status == Verdict::holds ? 1 : 0;
-  }
+  const auto [violated, judged, wrong_held] = testing::simulate_gate_level(
+      [&](std::uint64_t stream) {
+        return importance_sampled_coupled_mse(Family::positive, Coupling::orthogonal, g, 16, 16, 300, kSeed, stream, 2,
+                                              q);
+      },
+      theory, softmax_kernel(g), replicates);
   INFO("false violations " << violated << " of " << replicates << ", judged " << judged);
   REQUIRE(clopper_pearson(violated, replicates, 2e-6).lower <= 1.5 * 0.05);
   // docs/theory.md and docs/judging.md quote these counts (deterministic for the fixed seed).
