@@ -76,7 +76,7 @@ class SpeedExperiment final : public Experiment {
     const double inputs = 3 * heads * L * d * kFloat + L * d * kDouble + projection_bytes(Coupling::orthogonal, m, d);
     double forward = 0;
     if (!gpu) {
-      forward = speed_forward_bytes(heads, L, d, m, chunk_, threads);
+      forward = speed_forward_bytes(heads, L, d, m, chunk(Backend::cpu), threads);
       if (!no_memory_) forward = std::min(forward, memory_cap_gb_ * 1073741824.0);
     }
     return estimate(inputs + forward, "--max-L, --m or --d");
@@ -101,7 +101,7 @@ class SpeedExperiment final : public Experiment {
                                 ->capture_default_str();
     app.add_option("--d", d_, "Head dimension d (= dv)")->capture_default_str();
     app.add_option("--m", m_, "Random features m")->capture_default_str();
-    app.add_option("--chunk", chunk_, "Causal FAVOR chunk (rows)")->capture_default_str();
+    chunk_option_ = app.add_option("--chunk", chunk_, "Causal FAVOR chunk (rows; default 48 on cpu, 512 on cuda)");
     app.add_option("--fit-from", fit_from_, "Fit the log-log slopes on L >= this")->capture_default_str();
     app.add_flag("--no-memory", no_memory_, "Skip the peak-memory measurements");
     mc_trials_option_ = app.add_option("--mc-trials", mc_trials_,
@@ -128,7 +128,7 @@ class SpeedExperiment final : public Experiment {
     config.thread_counts = gpu ? std::vector<int>{1} : thread_counts_;
     config.favor.features = Family::positive;
     config.favor.m = m_;
-    config.favor.chunk = chunk_;
+    config.favor.chunk = chunk(backend);
     config.d = d_;
     config.repeats = static_cast<int>(ctx.trials);
     config.time_cap = time_cap;
@@ -145,7 +145,7 @@ class SpeedExperiment final : public Experiment {
     result.params = Json{{"min_L", min_l_},         {"max_L", max_l},       {"memory_cap_gb", memory_cap_gb_},
                          {"time_cap", time_cap},    {"shapes", shapes_},    {"thread_counts", config.thread_counts},
                          {"d", d_},                 {"dv", d_},             {"m", m_},
-                         {"chunk", chunk_},         {"features", "positive"}, {"precision", "float32"},
+                         {"chunk", chunk(backend)}, {"features", "positive"}, {"precision", "float32"},
                          {"fit_from", fit_from_},   {"repeats", config.repeats}, {"memory", !no_memory_},
                          {"mc_trials", mc_trials(ctx.quick)},
                          {"methods", measured},
@@ -234,6 +234,8 @@ class SpeedExperiment final : public Experiment {
   // could type).
   std::int64_t mc_trials(bool quick) const { return given(mc_trials_option_) ? mc_trials_ : quick ? 500 : 4000; }
   static bool given(const CLI::Option* option) { return option != nullptr && option->count() > 0; }
+  // The causal chunk: --chunk where given, else the backend's default (48 on the CPU, 512 on the GPU).
+  int chunk(Backend backend) const { return given(chunk_option_) ? chunk_ : default_chunk(backend); }
 
   int resolved_max_l(bool quick, bool gpu) const {
     return given(max_l_option_) ? max_l_ : gpu ? (quick ? 65536 : 262144) : (quick ? 4096 : 65536);
@@ -258,7 +260,8 @@ class SpeedExperiment final : public Experiment {
     check_threads_can_start(*std::max_element(thread_counts_.begin(), thread_counts_.end()));
     if (d_ < 1 || d_ > 4096) throw std::invalid_argument("--d must lie in [1, 4096], got " + std::to_string(d_));
     if (m_ < 1 || m_ > 65536) throw std::invalid_argument("--m must lie in [1, 65536], got " + std::to_string(m_));
-    if (chunk_ < 1) throw std::invalid_argument("--chunk must be positive, got " + std::to_string(chunk_));
+    if (given(chunk_option_) && chunk_ < 1)
+      throw std::invalid_argument("--chunk must be positive, got " + std::to_string(chunk_));
     if (given(mc_trials_option_) && (mc_trials_ < 0 || mc_trials_ == 1 || mc_trials_ > 100000000))
       throw std::invalid_argument("--mc-trials must be 0 (skip) or lie in [2, 1e8], got " + std::to_string(mc_trials_));
     if (fit_from_ < 1) throw std::invalid_argument("--fit-from must be positive, got " + std::to_string(fit_from_));
@@ -273,13 +276,14 @@ class SpeedExperiment final : public Experiment {
   std::vector<int> thread_counts_{1, 2};
   int d_ = 64;
   int m_ = 256;
-  int chunk_ = AttentionConfig{}.chunk;
+  int chunk_ = 0;  // when not given: the backend's default (default_chunk)
   int fit_from_ = 1024;
   bool no_memory_ = false;
   std::int64_t mc_trials_ = 0;  // when not given: the default for the run (4000, quick 500)
   BackendOption backend_;
   CLI::Option* thread_counts_option_ = nullptr;
   CLI::Option* max_l_option_ = nullptr;
+  CLI::Option* chunk_option_ = nullptr;
   CLI::Option* time_cap_option_ = nullptr;
   CLI::Option* mc_trials_option_ = nullptr;
 };

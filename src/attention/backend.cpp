@@ -33,6 +33,8 @@ CudaAvailability cuda_available() {
 #endif
 }
 
+int default_chunk(Backend backend) { return backend == Backend::cuda ? 512 : AttentionConfig{}.chunk; }
+
 void require_backend(Backend backend) {
   if (backend == Backend::cpu) return;
   const CudaAvailability cuda = cuda_available();

@@ -32,7 +32,7 @@ AttentionConfig config_from(const AttendOptions& o) {
   c.features = parse_feature_kind(o.features);
   c.coupling = parse_coupling(o.coupling);
   c.m = o.m;
-  c.chunk = o.chunk;
+  c.chunk = o.chunk_given ? o.chunk : default_chunk(parse_backend(o.backend));
   c.kernel_epsilon = o.kernel_epsilon;
   c.parameters.gerf_a = o.gerf_a;
   c.causal = o.causal;
@@ -158,7 +158,13 @@ void add_attend_options(CLI::App& app, AttendOptions& o) {
   app.add_flag("--no-stabilizer", o.no_stabilizer, "Plain exp(·) in softmax features (may overflow)");
   app.add_flag("--no-projection", o.no_projection, "Generalized kernels: f(u) instead of f(Wu)");
   app.add_option("--kernel-epsilon", o.kernel_epsilon, "ε_k added to generalized-kernel features")->capture_default_str();
-  app.add_option("--chunk", o.chunk, "Causal FAVOR: rows per chunk (1 = plain prefix sums)")->capture_default_str();
+  app.add_option_function<int>(
+      "--chunk",
+      [&o](int chunk) {
+        o.chunk = chunk;
+        o.chunk_given = true;
+      },
+      "Causal FAVOR: rows per chunk (1 = plain prefix sums; default 48 on cpu, 512 on cuda)");
   app.add_option("--dtype", o.dtype,
                  "float32 or float64 (default: float64 if any input is float64; float16 inputs run in float32)");
   app.add_option("--seed", o.seed, "Seed of the projection draw")->capture_default_str();

@@ -18,7 +18,9 @@ struct AttendOptions {
   std::string backend = "cpu";
   std::string half_inputs = "off";     // off, float16, bfloat16 (attention/half_inputs.hpp)
   std::string max_memory;              // "" = the memory available (runtime/memory_budget.hpp)
-  int m = 256, chunk = AttentionConfig{}.chunk, threads = 0;
+  int m = 256, threads = 0;
+  int chunk = 0;                       // when chunk_given is false: the backend's default (default_chunk)
+  bool chunk_given = false;
   double kernel_epsilon = 1e-3;
   double gerf_a = FeatureParameters{}.gerf_a;
   bool causal = false, no_renormalize = false, no_stabilizer = false, no_projection = false, quiet = false;

@@ -293,6 +293,10 @@ TEST_CASE("the backend switch: parsing, cpu = attend, cuda fails clearly where i
   CHECK(parse_backend("cuda") == Backend::cuda);
   CHECK(backend_name(Backend::cuda) == "cuda");
   CHECK_THROWS_WITH(parse_backend("gpu"), Catch::Contains("--backend") && Catch::Contains("gpu"));
+  // Causal FAVOR's chunk where none is given: the CPU's measured 48, the GPU's measured 512 (an H200 sweep).
+  CHECK(default_chunk(Backend::cpu) == AttentionConfig{}.chunk);
+  CHECK(default_chunk(Backend::cpu) == 48);
+  CHECK(default_chunk(Backend::cuda) == 512);
 
   const Inputs in = make_inputs(2, 20, 20, 8, 4, 47);
   AttentionConfig c;
@@ -425,7 +429,7 @@ TEST_CASE("16-bit inputs: rounded as the formats define, beyond float16's range 
       moved += f16[h](i) != in.q[h](i);
     }
   }
-  CHECK(moved > in.q[0].size());  // the rounding did something (a float rarely has 11 significant bits)
+  CHECK(moved > static_cast<std::size_t>(in.q[0].size()));  // the rounding did something (a float rarely has 11 significant bits)
   Heads<float> big = in.q;
   big[1](3, 5) = 70000.0f;
   CHECK_THROWS_WITH(rounded_to(HalfInputs::float16, big, "--q q.npy"),

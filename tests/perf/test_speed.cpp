@@ -249,6 +249,7 @@ TEST_CASE("speed driver at a tiny size writes every method, field, fit and check
   REQUIRE(run.status == 0);
   const auto doc = nlohmann::json::parse(read_text(dir / "r.json"));
   CHECK(doc["experiment"] == "speed");
+  CHECK(doc["params"]["chunk"] == 48);  // no --chunk: the CPU's default
   std::map<std::string, int> count;
   int fits = 0, crossovers = 0, mc_rows = 0, peak_rows = 0;
   double peak = 0;
@@ -350,6 +351,7 @@ TEST_CASE("speed --backend cuda at a tiny size: every device method, device peak
   const auto doc = nlohmann::json::parse(read_text(dir / "r.json"));
   CHECK(doc["params"]["backend"] == "cuda");
   CHECK(doc["params"]["cuda_device"] == cuda.reason);
+  CHECK(doc["params"]["chunk"] == 512);  // no --chunk: the GPU's default
   std::map<std::string, int> count;
   for (const auto& row : doc["rows"]) {
     if (row["kind"] != "time") continue;
@@ -371,6 +373,16 @@ TEST_CASE("speed --backend cuda at a tiny size: every device method, device peak
   REQUIRE(doc["checks"].size() == 4);
   CHECK(doc["checks"][0]["status"] == "inconclusive");
   CHECK(doc["checks"][2]["status"] == "measured");
+  fs::remove_all(dir);
+}
+
+TEST_CASE("speed --chunk: the chunk given is the chunk timed and recorded", "[speed][cli]") {
+  const auto dir = scratch_dir("speed-chunk");
+  const auto run = run_cli("speed --quiet --min-L 64 --max-L 64 --shapes small --thread-counts 1 --d 8 --m 16 "
+                           "--trials 2 --mc-trials 0 --no-memory --chunk 16 --out r.json",
+                           dir);
+  REQUIRE(run.status == 0);
+  CHECK(nlohmann::json::parse(read_text(dir / "r.json"))["params"]["chunk"] == 16);
   fs::remove_all(dir);
 }
 

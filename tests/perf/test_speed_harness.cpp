@@ -173,8 +173,9 @@ TEST_CASE("the drop rule predicts time and memory from the point at L/2", "[spee
   SpeedThreadPoints sp;
   sp[1]["exact"][1024] = point(0.3);
   sp[1]["favor_bidirectional"][1024] = point(0.3);
-  const SpeedMethod& exact = speed_method_named("exact");
-  const SpeedMethod& favor = speed_method_named("favor_bidirectional");
+  const std::string exact_name = "exact", favor_name = "favor_bidirectional";  // named: no temporary outlives a call
+  const SpeedMethod& exact = speed_method_named(exact_name);
+  const SpeedMethod& favor = speed_method_named(favor_name);
   // Quadratic: 0.3 × 4 = 1.2 s passes a 1 s cap; linear: 0.6 s does not.
   const std::string why = speed_drop_reason(sp, exact, 2048, 1.0, 16, false);
   CHECK(why.find("predicted forward time 1.2 s (CPU time per thread) at L=2048 (1 thread(s)) passes --time-cap 1") !=
