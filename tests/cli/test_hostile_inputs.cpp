@@ -286,7 +286,7 @@ TEST_CASE("temporary result files go on a signal or a crash, the old result stay
       sigset_t none;
       sigemptyset(&none);
       ::sigprocmask(SIG_SETMASK, &none, nullptr);
-      ::chdir(dir.c_str());
+      if (::chdir(dir.c_str()) != 0) ::_exit(127);
       ::execl(FAVORLAB_BINARY, FAVORLAB_BINARY, "mse", "--trials", "4000000000", "--threads", "1", "--quiet",
               "--importance-trials", "0", "--out", "r.json", static_cast<char*>(nullptr));
       ::_exit(127);

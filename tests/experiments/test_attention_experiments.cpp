@@ -416,7 +416,8 @@ TEST_CASE("attention-error: rows, thread independence, and Fig. 4's claims at a 
                             dir, "c.json");
   for (const char* coupling : {"iid", "orthogonal"})
     for (const char* mode : {"bidirectional", "causal"}) {
-      const auto& c = find_check(doc, "positive features give lower", std::string(coupling) + " projections, " + mode);
+      const nlohmann::json c =
+          find_check(doc, "positive features give lower", std::string(coupling) + " projections, " + mode);
       INFO(c.dump());
       CHECK(c["status"] == "holds");
     }

@@ -136,7 +136,8 @@ TEST_CASE("feature maps and estimates written into reused buffers equal freshly 
         Eigen::MatrixXd w = iid_projection(m, d, rng);
         if (row_norms_for(e) == RowNorms::sqrt_d) rescale_rows_to_sqrt_d(w);
         const Eigen::VectorXd fresh = estimate_kernel(e, x, y, w);
-        const Eigen::VectorXd& reused = estimate_kernel(e, x, y, w, {}, workspace);
+        const FeatureParameters defaults;
+        const Eigen::VectorXd& reused = estimate_kernel(e, x, y, w, defaults, workspace);
         REQUIRE(reused.size() == rows);
         CHECK((reused.array() == fresh.array()).all());
         ++calls;
