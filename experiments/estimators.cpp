@@ -8,7 +8,8 @@
 //   3. simplex ≤ orthogonal, on the exact values, for positive and oprf features (Reid et al. 2023);
 //   4. SDERF ≤ OPRF with iid rows, on the exact values (Likhosherstov et al. 2023);
 //   5. check 1 again by importance sampling for positive and hyperbolic features (mc/importance_coupled.hpp), whose
-//      plain squared errors are too skewed at most points: "..., importance-sampled" (`--importance-trials 0`: none).
+//      plain squared errors are too skewed at most points: "..., importance-sampled" (`--importance-trials 0`: none),
+//      and the two combined point by point: "..., plain or importance-sampled" (stats/either_check.hpp).
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -20,6 +21,7 @@
 #include "features/family_theory.hpp"
 #include "mc/estimator_sweep.hpp"
 #include "mc/importance_coupled.hpp"
+#include "stats/either_check.hpp"
 #include "stats/exact_inequality.hpp"
 
 namespace favorlab {
@@ -119,6 +121,7 @@ class EstimatorsExperiment final : public EstimatorGridExperiment {
           // No reliable point at all: every point is judged (all inconclusive, with the trials they need).
           const bool judge_all = reachable == 0;
           std::optional<ClaimCheck> check;
+          std::vector<PointVerdict> plain(points.size());  // what the importance-sampled check combines with
           if (has_theory)
             check.emplace("Exact MSE (" + label + ") = Monte Carlo",
                           where + (judge_all ? " (none is reliable at this trial count)"
@@ -148,6 +151,7 @@ class EstimatorsExperiment final : public EstimatorGridExperiment {
               // A point left out of the split still counts, as unreliable: its trial requirement from the probe.
               if (!judge_all && !probe[p].reliable) ev.min_trials = std::max(ev.min_trials, probe[p].trials_needed);
               const PointVerdict v = check->judge(ev);
+              plain[p] = v;
               row["status"] = v.status;
               row["trials_needed"] = trials_json(v.trials_needed);
             }
@@ -158,7 +162,7 @@ class EstimatorsExperiment final : public EstimatorGridExperiment {
             const std::uint64_t stream =
                 kImportanceStream + (((di * 8 + static_cast<std::uint64_t>(coupling)) * 64 + s) << 32);
             importance_check(result, e, coupling, d, m, points, row_proposals[e], importance_trials, stream, where,
-                             ctx, result.rows.size() - points.size());
+                             ctx, result.rows.size() - points.size(), plain);
           }
         }
       }
@@ -169,16 +173,19 @@ class EstimatorsExperiment final : public EstimatorGridExperiment {
   }
 
  private:
-  // Check 5 for (e, c): the exact MSE against an importance-sampled run at every point; annotates the rows of the
-  // points, rows[first_row + p].
+  // Check 5 for (e, c): the exact MSE against an importance-sampled run at every point, and that check combined with
+  // the plain one (`plain`, its verdict per point) point by point; annotates the rows of the points,
+  // rows[first_row + p].
   void importance_check(Result& result, Family e, Coupling c, int d, int m, const std::vector<Geometry>& points,
                         const std::vector<RowProposal>& proposals, std::int64_t trials, std::uint64_t stream,
-                        const std::string& where, const RunContext& ctx, std::size_t first_row) const {
+                        const std::string& where, const RunContext& ctx, std::size_t first_row,
+                        const std::vector<PointVerdict>& plain) const {
     const std::string label = std::string(estimator_name(e)) + ", " + std::string(coupling_name(c));
     ClaimCheck check("Exact MSE (" + label + ") = Monte Carlo, importance-sampled",
                      where + ", " + std::to_string(trials) +
                          " trials per point, proposal tilting one row along x+y (a mixture over the rows)",
                      grid_.alpha, points.size());
+    EitherCheck either = plain_or_importance_sampled("Exact MSE (" + label + ") = Monte Carlo", where, trials);
     for (std::size_t p = 0; p < points.size(); ++p) {
       const Geometry& g = points[p];
       const CoupledImportanceSampledMse r =
@@ -189,8 +196,10 @@ class EstimatorsExperiment final : public EstimatorGridExperiment {
                        std::pow(kRoundingAllowance * truth, 2), r.gate_skewness(), r.trials, r.nonfinite,
                        point_label(g)});
       add_importance_fields(result.rows[first_row + p], r, v);
+      either.add(plain[p], v, point_label(g));
     }
     result.checks.push_back(check.result());
+    result.checks.push_back(either.result());
   }
 
   // Rows pair by estimator × coupling × d × m × geometry; the Monte Carlo MSE is the statistic, closed forms exact.

@@ -16,11 +16,15 @@
 // sampling (mc/importance_coupled.hpp; `--importance-trials 0` leaves it out), light-tailed at every point:
 // 9. Lemma 2 (iid rows), 10. the exact orthogonal MSE, 11. the exact simplex MSE, 12. simplex ≤ orthogonal
 // (one-sided, independent streams), each "..., importance-sampled"; and smreg's rows of norm √d by their own tilt
-// (mc/importance_sphere.hpp): 13. the exact iid MSE, 14. the exact orthogonal MSE.
+// (mc/importance_sphere.hpp): 13. the exact iid MSE, 14. the exact orthogonal MSE. Each of 9-14 also gets a line
+// "..., plain or importance-sampled" that combines the plain and the importance-sampled verdict point by point
+// (stats/either_check.hpp): the claim holds there when the two methods together settle every point.
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <sstream>
+#include <utility>
 
 #include "experiments/estimator_grid.hpp"
 #include "experiments/experiment.hpp"
@@ -34,6 +38,7 @@
 #include "mc/importance_coupled.hpp"
 #include "mc/sweep_figures.hpp"
 #include "perf/memory_estimate.hpp"
+#include "stats/either_check.hpp"
 
 namespace favorlab {
 
@@ -43,6 +48,18 @@ namespace {
 constexpr std::uint64_t kImportanceStream = 0x1700'0000ULL;
 // smreg's: base + (2·d index + coupling)·2³² + cell (cells stay below 2²⁴, so the two bases never meet).
 constexpr std::uint64_t kSphereImportanceStream = 0x1800'0000ULL;
+
+// The plain Monte Carlo verdicts of one d by (claim without its method, point label): what the importance-sampled
+// checks combine with, point by point.
+using PlainVerdicts = std::map<std::pair<std::string, std::string>, PointVerdict>;
+
+// The claims that both Monte Carlo methods judge, without their method suffix.
+const std::string kLemma2Positive = "Lemma 2: MSE(positive) closed form";
+const std::string kOrthogonalPositive = "Exact orthogonal MSE (positive, from the proof of Theorem 2) = Monte Carlo";
+const std::string kSimplexPositive = "Exact simplex MSE (positive, Reid et al. 2023) = Monte Carlo";
+const std::string kSimplexOrder = "Simplex RFs (positive): MSE(simplex) <= MSE(orthogonal)";
+const std::string kIidSmreg = "Exact iid MSE (smreg, sphere MGF) = Monte Carlo";
+const std::string kOrthogonalSmreg = "Exact orthogonal MSE (smreg, from the proof of Theorem 2) = Monte Carlo";
 
 // The cells of one d: its m values, the (estimator, m) specs every sweep runs and the geometries; figures and rows
 // index them spec-major, [spec * points + point].
@@ -171,7 +188,8 @@ class OrthogonalExperiment final : public Experiment {
       // Independent streams per (d, coupling): iid and orthogonal, then the structured couplings and simplex.
       const std::vector<CellFigures> iid = sweep(Coupling::iid, cells.specs, 2 * di, 0);
       const std::vector<CellFigures> ort = sweep(Coupling::orthogonal, cells.specs, 2 * di + 1, 1);
-      for (Family e : estimators) theorem2_checks(result, cells, e, iid, ort);
+      PlainVerdicts plain;
+      for (Family e : estimators) theorem2_checks(result, cells, e, iid, ort, plain);
       // Structured couplings: Monte Carlo only (no exact theory); the claimed bound is tested against their MSE.
       for (std::size_t si = 0; si < structured.size(); ++si) {
         const std::vector<CellFigures> figures = sweep(structured[si], cells.specs, 1000 + 10 * di + si, 2 + si);
@@ -181,14 +199,14 @@ class OrthogonalExperiment final : public Experiment {
         // Simplex rows (Reid et al. 2023) for positive features, on their own stream: the sweep for m ∈ ms.
         std::vector<EstimatorSpec> specs;
         for (int m : cells.ms) specs.push_back({Family::positive, m});
-        simplex_checks(result, cells, sweep(Coupling::simplex, specs, 2000 + di, runs_per_d - 1), ort);
+        simplex_checks(result, cells, sweep(Coupling::simplex, specs, 2000 + di, runs_per_d - 1), ort, plain);
       }
       if (sampled)
         importance_checks(result, cells, di, simplex, importance_trials, ctx.seed, ctx.threads,
-                          part_progress(ctx.progress, parts_per_d * di + runs_per_d, parts));
+                          part_progress(ctx.progress, parts_per_d * di + runs_per_d, parts), plain);
       if (sampled_smreg)
         sphere_importance_checks(result, cells, di, importance_trials, ctx.seed, ctx.threads,
-                                 part_progress(ctx.progress, parts_per_d * (di + 1) - 1, parts));
+                                 part_progress(ctx.progress, parts_per_d * (di + 1) - 1, parts), plain);
     }
     result.measurements["estimator_evaluations"] = tally.evaluations;
     result.measurements["evaluations_per_second"] = tally.per_second();
@@ -199,15 +217,15 @@ class OrthogonalExperiment final : public Experiment {
   // Theorem 2 for estimator e at one d, two rows per cell (iid, orthogonal): the exact MSEs against Monte Carlo, the
   // claimed bound on the exact and on the Monte Carlo values, the corrected bound on the exact values.
   void theorem2_checks(Result& result, const Cells& cells, Family e, const std::vector<CellFigures>& iid,
-                       const std::vector<CellFigures>& ort) const {
+                       const std::vector<CellFigures>& ort, PlainVerdicts& plain) const {
     const std::string en(estimator_name(e)), k = e == Family::smreg ? "SMREG" : "SM";
     const std::string claim = "): MSE(ort) <= MSE(iid) - (1-1/m) 2/(d+2) ", where = cells.where();
     const std::size_t n = cells.count(e);
-    ClaimCheck ort_check("Exact orthogonal MSE (" + en + ", from the proof of Theorem 2) = Monte Carlo",
-                         "orthogonal projections, " + where, alpha_, n);
-    ClaimCheck iid_check(e == Family::smreg ? "Exact iid MSE (smreg, sphere MGF) = Monte Carlo"
-                                               : "Lemma 2: MSE(positive) closed form",
-                         "iid projections, " + where, alpha_, n);
+    // The names the importance-sampled checks look the plain verdicts up by (validate() admits positive and smreg).
+    const std::string& ort_claim = e == Family::smreg ? kOrthogonalSmreg : kOrthogonalPositive;
+    const std::string& iid_claim = e == Family::smreg ? kIidSmreg : kLemma2Positive;
+    ClaimCheck ort_check(ort_claim, "orthogonal projections, " + where, alpha_, n);
+    ClaimCheck iid_check(iid_claim, "iid projections, " + where, alpha_, n);
     ClaimCheck claim_mc("Theorem 2 (" + en + claim + k + "^2, Monte Carlo",
                         "both couplings, independent streams, " + where, alpha_, n, ClaimCheck::Sides::upper);
     ExactInequality claim_exact("Theorem 2 (" + en + claim + k + "^2, exact values", where);
@@ -232,6 +250,8 @@ class OrthogonalExperiment final : public Experiment {
         result.rows.push_back(theorem2_row(e, Coupling::iid, cells.d, m, g, fi, th, vi, em));
         const PointVerdict vo = ort_check.judge(
             {fo.mse, th.orthogonal_mse, fo.mse_stderr, allowance, skew, fo.trials, fo.nonfinite, label});
+        plain[{iid_claim, label}] = vi;
+        plain[{ort_claim, label}] = vo;
         Json row = theorem2_row(e, Coupling::orthogonal, cells.d, m, g, fo, th, vo, em);
         const PointVerdict mc =
             claim_mc.judge(mse_difference_evidence(fo, fi, th.claimed_gap(), allowance, skew, k2, label));
@@ -301,13 +321,12 @@ class OrthogonalExperiment final : public Experiment {
   // simplex ≤ orthogonal on the exact values; and on the Monte Carlo values (one-sided, independent streams).
   // `simplex` holds the figures of the positive specs at cells.ms, `ort` the orthogonal figures of cells.specs.
   void simplex_checks(Result& result, const Cells& cells, const std::vector<CellFigures>& simplex,
-                      const std::vector<CellFigures>& ort) const {
+                      const std::vector<CellFigures>& ort, PlainVerdicts& plain) const {
     const std::string where = cells.where();
     const std::size_t n = cells.ms.size() * cells.points.size(), np = cells.points.size();
-    ClaimCheck exact_check("Exact simplex MSE (positive, Reid et al. 2023) = Monte Carlo", "simplex projections, " + where,
-                           alpha_, n);
-    ClaimCheck mc_check("Simplex RFs (positive): MSE(simplex) <= MSE(orthogonal), Monte Carlo",
-                        "both couplings, independent streams, " + where, alpha_, n, ClaimCheck::Sides::upper);
+    ClaimCheck exact_check(kSimplexPositive, "simplex projections, " + where, alpha_, n);
+    ClaimCheck mc_check(kSimplexOrder + ", Monte Carlo", "both couplings, independent streams, " + where, alpha_, n,
+                        ClaimCheck::Sides::upper);
     ExactInequality exact_order("Simplex RFs (positive): MSE(simplex) <= MSE(orthogonal), exact values", where);
     for (std::size_t i = 0; i < cells.ms.size(); ++i) {
       const int m = cells.ms[i];
@@ -326,6 +345,8 @@ class OrthogonalExperiment final : public Experiment {
         const PointVerdict v =
             exact_check.judge({f.mse, simplex_theory, f.mse_stderr, allowance, skew, f.trials, f.nonfinite, label});
         const PointVerdict mc = mc_check.judge(mse_difference_evidence(f, of, 0.0, allowance, skew, k2, label));
+        plain[{kSimplexPositive, label}] = v;
+        plain[{kSimplexOrder, label}] = mc;
         Json row = figure_row(Family::positive, Coupling::simplex, cells.d, m, g, f);
         row["mse_iid_theory"] = th.iid_mse;
         row["mse_orthogonal_theory"] = th.orthogonal_mse;
@@ -348,19 +369,24 @@ class OrthogonalExperiment final : public Experiment {
   // The positive estimator's exact MSEs by importance sampling, one run per (coupling, m, point): iid (Lemma 2),
   // orthogonal and simplex rows, and simplex ≤ orthogonal on those runs. Annotates the cells' rows (is_* fields).
   void importance_checks(Result& result, const Cells& cells, std::size_t di, bool simplex, std::int64_t trials,
-                         std::uint64_t seed, int threads, const ProgressFn& progress) const {
+                         std::uint64_t seed, int threads, const ProgressFn& progress,
+                         const PlainVerdicts& plain) const {
     const std::string where = cells.where() + ", " + std::to_string(trials) +
                               " trials per point, proposal tilting one row along x+y (a mixture over the rows)";
     const std::size_t n = cells.ms.size() * cells.points.size(), np = cells.points.size();
-    ClaimCheck iid_check("Lemma 2: MSE(positive) closed form, importance-sampled", "iid projections, " + where,
-                         alpha_, n);
-    ClaimCheck ort_check(
-        "Exact orthogonal MSE (positive, from the proof of Theorem 2) = Monte Carlo, importance-sampled",
-        "orthogonal projections, " + where, alpha_, n);
-    ClaimCheck simplex_check("Exact simplex MSE (positive, Reid et al. 2023) = Monte Carlo, importance-sampled",
-                             "simplex projections, " + where, alpha_, n);
-    ClaimCheck order_check("Simplex RFs (positive): MSE(simplex) <= MSE(orthogonal), importance-sampled",
-                           "both couplings, independent streams, " + where, alpha_, n, ClaimCheck::Sides::upper);
+    ClaimCheck iid_check(kLemma2Positive + ", importance-sampled", "iid projections, " + where, alpha_, n);
+    ClaimCheck ort_check(kOrthogonalPositive + ", importance-sampled", "orthogonal projections, " + where, alpha_, n);
+    ClaimCheck simplex_check(kSimplexPositive + ", importance-sampled", "simplex projections, " + where, alpha_, n);
+    ClaimCheck order_check(kSimplexOrder + ", importance-sampled", "both couplings, independent streams, " + where,
+                           alpha_, n, ClaimCheck::Sides::upper);
+    // Per coupling k (iid, orthogonal, simplex): the claim both methods judge, and its combined line.
+    const std::vector<std::string> claims{kLemma2Positive, kOrthogonalPositive, kSimplexPositive},
+        kinds{"iid", "orthogonal", "simplex"};
+    std::vector<EitherCheck> either;
+    for (std::size_t k = 0; k < claims.size(); ++k)
+      either.push_back(plain_or_importance_sampled(claims[k], kinds[k] + " projections, " + cells.where(), trials));
+    EitherCheck order_either =
+        plain_or_importance_sampled(kSimplexOrder, "both couplings, independent streams, " + cells.where(), trials);
     // The one-row proposal depends on the geometry alone (a quadrature optimisation): once per point.
     std::vector<RowProposal> proposals;
     for (const Geometry& g : cells.points) proposals.push_back(optimal_row_proposal(Family::positive, g));
@@ -387,6 +413,7 @@ class OrthogonalExperiment final : public Experiment {
           ClaimCheck& check = k == 0 ? iid_check : k == 1 ? ort_check : simplex_check;
           verdicts.push_back(
               check.judge({r.mse, theory, r.mse_stderr, allowance, r.gate_skewness(), r.trials, r.nonfinite, label}));
+          either[k].add(plain_verdict(plain, claims[k], label), verdicts.back(), label);
         }
         annotate(result, Family::positive, Coupling::iid, cells.d, m, g, runs_here[0], verdicts[0]);
         annotate(result, Family::positive, Coupling::orthogonal, cells.d, m, g, runs_here[1], verdicts[1]);
@@ -397,6 +424,7 @@ class OrthogonalExperiment final : public Experiment {
                          sx.nonfinite + ot.nonfinite, label};
         ev.scale = k2;
         const PointVerdict order = order_check.judge(ev);
+        order_either.add(plain_verdict(plain, kSimplexOrder, label), order, label);
         Json& row = annotate(result, Family::positive, Coupling::simplex, cells.d, m, g, sx, verdicts[2]);
         row["is_simplex_below_orthogonal_status"] = order.status;
       }
@@ -407,20 +435,34 @@ class OrthogonalExperiment final : public Experiment {
       result.checks.push_back(simplex_check.result());
       result.checks.push_back(with_equal_law_note(order_check.result(), cells.ms));
     }
+    result.checks.push_back(either[0].result());
+    result.checks.push_back(either[1].result());
+    if (simplex) {
+      result.checks.push_back(either[2].result());
+      result.checks.push_back(with_equal_law_note(order_either.result(), cells.ms));
+    }
+  }
+
+  // The plain verdict recorded for (claim, point); inconclusive where the plain sweep did not judge it.
+  static PointVerdict plain_verdict(const PlainVerdicts& plain, const std::string& claim, const std::string& label) {
+    const auto it = plain.find({claim, label});
+    return it == plain.end() ? PointVerdict{} : it->second;
   }
 
   // smreg's exact iid and orthogonal MSEs by importance sampling, one run per (coupling, m, point), the rows' direction
   // tilted toward x + y (mc/importance_sphere.hpp). Annotates the cells' rows (is_* fields).
   void sphere_importance_checks(Result& result, const Cells& cells, std::size_t di, std::int64_t trials,
-                                std::uint64_t seed, int threads, const ProgressFn& progress) const {
+                                std::uint64_t seed, int threads, const ProgressFn& progress,
+                                const PlainVerdicts& plain) const {
     const std::string where = cells.where() + ", " + std::to_string(trials) +
                               " trials per point, proposal tilting one row's direction toward x+y (von Mises-Fisher, "
                               "a mixture over the rows)";
     const std::size_t n = cells.ms.size() * cells.points.size(), np = cells.points.size();
-    ClaimCheck iid_check("Exact iid MSE (smreg, sphere MGF) = Monte Carlo, importance-sampled",
-                         "iid projections, " + where, alpha_, n);
-    ClaimCheck ort_check("Exact orthogonal MSE (smreg, from the proof of Theorem 2) = Monte Carlo, importance-sampled",
-                         "orthogonal projections, " + where, alpha_, n);
+    ClaimCheck iid_check(kIidSmreg + ", importance-sampled", "iid projections, " + where, alpha_, n);
+    ClaimCheck ort_check(kOrthogonalSmreg + ", importance-sampled", "orthogonal projections, " + where, alpha_, n);
+    EitherCheck iid_either = plain_or_importance_sampled(kIidSmreg, "iid projections, " + cells.where(), trials);
+    EitherCheck ort_either =
+        plain_or_importance_sampled(kOrthogonalSmreg, "orthogonal projections, " + cells.where(), trials);
     std::vector<RowProposal> proposals;
     for (const Geometry& g : cells.points) proposals.push_back(optimal_sphere_row_proposal(g, cells.d));
     std::size_t done = 0;
@@ -441,12 +483,16 @@ class OrthogonalExperiment final : public Experiment {
           const PointVerdict v = (c == 0 ? iid_check : ort_check)
                                      .judge({r.mse, theory, r.mse_stderr, allowance, r.gate_skewness(), r.trials,
                                              r.nonfinite, label});
+          (c == 0 ? iid_either : ort_either).add(plain_verdict(plain, c == 0 ? kIidSmreg : kOrthogonalSmreg, label), v,
+                                                label);
           annotate(result, Family::smreg, coupling, cells.d, m, g, r, v);
         }
       }
     }
     result.checks.push_back(iid_check.result());
     result.checks.push_back(ort_check.result());
+    result.checks.push_back(iid_either.result());
+    result.checks.push_back(ort_either.result());
   }
 
   // Simplex ≤ orthogonal by Monte Carlo: at m = 1 both couplings are one Gaussian row, so the claim is an equality

@@ -10,6 +10,7 @@ The check passes when every snippet is in its document and contains the value fo
 check to fail (the check's power case); it then requires the unchanged copy to pass.
 """
 
+import glob
 import json
 import os
 import re
@@ -149,6 +150,11 @@ def mc_ceiling(doc):
     return next(r["ceiling"] for r in doc["rows"] if r["kind"] == "mc_engine")
 
 
+def quick_run_minutes(docs):
+    """The wall time, in minutes, that the quick runs' result files record (scripts/reproduce.sh's experiments)."""
+    return sum(d["provenance"]["wall_seconds"] for d in docs if d["params"].get("quick")) / 60
+
+
 PERF = "docs/performance.md"
 EXP = "docs/experiments.md"
 
@@ -190,6 +196,8 @@ def target_rows():
 target_rows()
 
 ENTRIES += [
+    ("README.md", "the quick experiments' result files record {} minutes of wall time", "results/*.json",
+     [quick_run_minutes], [fixed(1)]),
     # docs/performance.md, prose
     (PERF, "8 heads at L = 16384, one thread, took {} ms", SPEED,
      [lambda d: speed_time("favor_bidirectional")(d) * 1e3], [fixed(0)]),
@@ -233,6 +241,92 @@ ENTRIES += [
 ]
 
 
+GPU = "docs/gpu.md"
+GPU_SPEED = "results/gpu/speed-cuda-quick-chunk512.json"
+
+
+def gpu_time(method, shape, L):
+    """Device time in ms of one method at one shape and L in a `speed --backend cuda` file."""
+    return lambda d: row(lambda r: r["kind"] == "time" and r["method"] == method and r["shape"] == shape
+                         and r["L"] == L, "seconds_median")(d) * 1e3
+
+
+def gpu_ratio_range(shape, end):
+    """The least (end 0) or largest (end 1) bidirectional FAVOR / GEMM time ratio over the L of one shape."""
+
+    def get(d):
+        ratios = [gpu_time("favor_bidirectional", shape, L)(d) / gpu_time("gemm", shape, L)(d)
+                  for L in sorted({r["L"] for r in d["rows"] if r["kind"] == "time" and r["shape"] == shape})]
+        return (min(ratios), max(ratios))[end]
+
+    return get
+
+
+def gpu_rows():
+    for chunk in (48, 64, 128, 256, 512, 1024):
+        ENTRIES.append((GPU, "| %d | {} |" % chunk, "results/gpu/speed-cuda-chunk%d.json" % chunk,
+                        [gpu_time("favor_causal", "regular", 65536)], [fixed(1)]))
+    for prefix, claim in (
+            ("| causal FAVOR ≥ 10× faster than the tiled exact kernel, L = 65536 | ", "Target: causal FAVOR >= 10x"),
+            ("| bidirectional FAVOR ≤ 2× its cuBLAS products alone | ", "Target: bidirectional FAVOR within 2x"),
+            ("| causal FAVOR's device memory < 3× (inputs + outputs), L = 65536 | ", "Target: causal FAVOR peak memory")):
+        getters = [value(claim), within(claim, 0), within(claim, 1)]
+        if "memory" in claim:  # a judged check: its statistic and the points that hold
+            getters = [lambda d, c=claim, k=key: check(c)(d)[k] for key in ("statistic", "points_held", "points_total")]
+        ENTRIES.append((GPU, prefix + "{} | {} of {} |", GPU_SPEED, getters, [sig(3), integer, integer]))
+    ENTRIES.extend([
+        (GPU, "one head at L = 512 (launch overhead;\n{}×)", GPU_SPEED,
+         [lambda d: gpu_time("favor_bidirectional", "small", 512)(d) / gpu_time("gemm", "small", 512)(d)], [sig(3)]),
+        (GPU, "with 8 heads every length is within it ({}× to {}×)", GPU_SPEED,
+         [gpu_ratio_range("regular", 0), gpu_ratio_range("regular", 1)], [sig(3), sig(3)]),
+        (GPU, "Exact attention at L = 65536 took {} ms against bidirectional FAVOR's {} ms", GPU_SPEED,
+         [gpu_time("exact", "regular", 65536), gpu_time("favor_bidirectional", "regular", 65536)], [fixed(0), sig(3)]),
+        (GPU, "(causal FAVOR at L = 65536: {}× float32's)", GPU_SPEED,
+         [lambda d: gpu_time("favor_causal_bfloat16_inputs", "regular", 65536)(d)
+          / gpu_time("favor_causal", "regular", 65536)(d)], [fixed(3)]),
+    ])
+
+
+gpu_rows()
+
+# The attention experiments at full size: the GPU's float32 files, then the CPU's float64 files of results/full.
+ATTENTION_EXPERIMENTS = ("attention-error", "redraw", "kernels", "layers")
+GPU_VS_CPU = tuple(["results/gpu/%s-cuda.json" % e for e in ATTENTION_EXPERIMENTS] +
+                   ["results/full/%s.json" % e for e in ATTENTION_EXPERIMENTS])
+
+
+def same_verdicts(part):
+    """Checks whose verdict and point counts are the same on the GPU as on the CPU (part 0), and all checks (part 1)."""
+
+    def get(docs):
+        half = len(docs) // 2
+        keys = ("claim", "where", "status", "points_held", "points_violated", "points_inconclusive", "points_total")
+        pairs = [(g, c) for gpu, cpu in zip(docs[:half], docs[half:]) for g, c in zip(gpu["checks"], cpu["checks"])]
+        if any(len(gpu["checks"]) != len(cpu["checks"]) for gpu, cpu in zip(docs[:half], docs[half:])):
+            raise KeyError("the GPU and CPU files list different numbers of checks")
+        return (sum(all(g.get(k) == c.get(k) for k in keys) for g, c in pairs), len(pairs))[part]
+
+    return get
+
+
+def largest_relative_difference(field):
+    """The largest |GPU - CPU| / |CPU| of a row field over attention-error's rows (GPU_VS_CPU's first pair)."""
+
+    def get(docs):
+        gpu, cpu = docs[0]["rows"], docs[len(docs) // 2]["rows"]
+        return max(abs(g[field] - c[field]) / abs(c[field]) for g, c in zip(gpu, cpu))
+
+    return get
+
+
+ENTRIES.extend([
+    (GPU, "reach the same verdict, with the same point counts, at {} of their {} checks", GPU_VS_CPU,
+     [same_verdicts(0), same_verdicts(1)], [integer, integer]),
+    (GPU, "attention-error's mean relative errors differ from the CPU's by at most {} %", GPU_VS_CPU,
+     [lambda d: 100 * largest_relative_difference("rel_error_mean")(d)], [fixed(2)]),
+])
+
+
 def get_path(doc, path):
     """path: a function of the document, or a list of keys and list indices."""
     if callable(path):
@@ -240,6 +334,23 @@ def get_path(doc, path):
     for p in path:
         doc = doc[p]
     return doc
+
+
+def load_results(root, result):
+    """One result file's JSON; for a pattern with '*' the list of every matching file's JSON, sorted by name; for a
+    tuple of names, the list of their JSON in that order."""
+    if isinstance(result, tuple):
+        return [load_results(root, r) for r in result]
+    if "*" not in result:
+        with open(os.path.join(root, result), encoding="utf-8") as f:
+            return json.load(f)
+    docs = []
+    for path in sorted(glob.glob(os.path.join(root, result))):
+        with open(path, encoding="utf-8") as f:
+            docs.append(json.load(f))
+    if not docs:
+        raise KeyError("no file matches %s" % result)
+    return docs
 
 
 def normalize(text):
@@ -255,8 +366,7 @@ def run(doc_root, results_root):
     for doc, snippet, result, getters, formats in ENTRIES:
         try:
             if result not in cache:
-                with open(os.path.join(results_root, result), encoding="utf-8") as f:
-                    cache[result] = json.load(f)
+                cache[result] = load_results(results_root, result)
             expected = [fmt(get_path(cache[result], g)) for g, fmt in zip(getters, formats)]
         except (OSError, KeyError, ValueError, StopIteration, TypeError) as e:
             failures.append("%s: cannot read the number for %r from %s: %s" % (doc, snippet, result, e))

@@ -175,8 +175,10 @@ const std::vector<FigureList> kFigures{
      {"attention_report_error.png", "attention_report_heatmap.png", "attention_report_diagnostics.png"}},
 };
 
-// How a claim names the method that judged it (the last words after a comma).
-constexpr std::array<std::string_view, 3> kMethodSuffixes{", importance-sampled", ", exact values", ", Monte Carlo"};
+// How a claim names the method that judged it (the last words after a comma). "plain or importance-sampled": both
+// Monte Carlo methods combined per point (stats/either_check.hpp).
+constexpr std::array<std::string_view, 4> kMethodSuffixes{", plain or importance-sampled", ", importance-sampled",
+                                                          ", exact values", ", Monte Carlo"};
 
 constexpr std::array<std::pair<ClaimKind, std::string_view>, 8> kKindNames{{{K::paper, "paper"},
                                                                              {K::corrected, "corrected"},

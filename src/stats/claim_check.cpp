@@ -101,6 +101,8 @@ PointVerdict ClaimCheck::judge(const PointEvidence& p) {
   // rounding, not sampling: its power and margin say nothing about the claim, so they count only when every point is
   // such. Power is the weakest counted point's: a deviation the check catches at every point, not at its best one.
   const bool sampled = h > a;
+  v.sampled = sampled;
+  if (scale > 0 && std::isfinite(point_power)) v.power = point_power;
   if (!sampled) ++exact_to_rounding_;
   if (sampled && !sampled_power_) {
     sampled_power_ = true;

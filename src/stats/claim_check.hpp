@@ -59,6 +59,10 @@ struct PointVerdict {
   double z = 0;                     // (empirical − theory)/SE; 0 where |difference| is within the allowance
   std::int64_t trials_needed = 0;   // for a reliable z interval at this point's α, or to settle an open interval
   bool reliable = false;            // the figures are finite and the z interval trustworthy at this trial count
+  // Reliable points: the relative deviation of the theory this point would have caught (the check's power at this
+  // point), and whether its interval is wider than the rounding allowance (a sampled point, not one exact to rounding).
+  double power = std::numeric_limits<double>::quiet_NaN();
+  bool sampled = false;
 };
 
 class ClaimCheck {

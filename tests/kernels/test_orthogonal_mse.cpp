@@ -229,9 +229,14 @@ TEST_CASE("favorlab orthogonal: result rows and checks, bad options exit 2 witho
   const auto json = nlohmann::json::parse(read_text(dir / "orthogonal.json"));
   // d=4 uses m 1,4 and d=8 uses m 1,4,8; 2 estimators × 2 couplings × 2 points, plus positive with simplex rows;
   // 5 checks per d × estimator, 3 simplex checks per d, 4 importance-sampled ones of positive per d (iid,
-  // orthogonal, simplex, simplex <= orthogonal) and 2 of smreg (iid, orthogonal).
+  // orthogonal, simplex, simplex <= orthogonal) and 2 of smreg (iid, orthogonal), each also combined with its plain
+  // check point by point ("..., plain or importance-sampled").
   CHECK(json["rows"].size() == (2 + 3) * 2 * 2 * 2 + (2 + 3) * 2);
-  CHECK(json["checks"].size() == 2 * 2 * 5 + 2 * 3 + 2 * (4 + 2));
+  CHECK(json["checks"].size() == 2 * 2 * 5 + 2 * 3 + 2 * 2 * (4 + 2));
+  std::size_t combined = 0;
+  for (const auto& c : json["checks"])
+    combined += c["claim"].get<std::string>().ends_with(", plain or importance-sampled");
+  CHECK(combined == 2 * (4 + 2));
   for (const auto& row : json["rows"])
     if (row["estimator"] == "smreg") {
       CHECK(row.contains("is_status"));

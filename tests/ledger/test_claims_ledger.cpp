@@ -129,6 +129,14 @@ TEST_CASE("[ledger] a claim missing from the table fails the run that emits it",
   checks[0].claim = "Theorem 2 (positive) with hadamard features: MSE <= MSE(iid) - (1-1/m) 2/(d+2) SM^2, Monte Carlo";
   fl::attribute_checks("orthogonal", checks);
   CHECK(checks[0].kind == "derived");
+  // Both Monte Carlo methods combined per point: the claim's own row, the method named by the suffix.
+  checks[0].claim = std::string(kL2) + ", plain or importance-sampled";
+  fl::attribute_checks("orthogonal", checks);
+  CHECK(checks[0].source == "Performers, Lemma 2");
+  const fl::ClaimMethod split = fl::split_claim_method(checks[0].claim);
+  CHECK(split.claim == kL2);
+  CHECK(split.method == "plain or importance-sampled");
+  CHECK(fl::split_claim_method(std::string(kL2) + ", importance-sampled").method == "importance-sampled");
 }
 
 TEST_CASE("[ledger] methods of one claim share a line, the rule is violated > holds > inconclusive", "[ledger]") {
