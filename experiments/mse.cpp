@@ -13,21 +13,27 @@
 //      tuned for the weighted squared error;
 //   5. checks 2 and 3 again with the positive (and hyperbolic) MSEs from the importance-sampled runs of check 4, which
 //      are independent of the sweep and of each other (trig keeps its plain, light-tailed Monte Carlo); and check 3
-//      on Lemma 2's closed forms, whose margin at large ‖z‖ is far below what any Monte Carlo resolves.
+//      on Lemma 2's closed forms, whose margin at large ‖z‖ is far below what any Monte Carlo resolves;
+//   6. each claim of checks 1-3 judged both ways also gets a line "..., plain or importance-sampled" that combines
+//      the plain and the importance-sampled verdict point by point (stats/either_check.hpp).
 // Checks 2 and 3 combine MSEs of one sweep, which share ω trial by trial: their standard errors come from the delta
 // method with the covariances of the squared errors (mc/estimator_sweep.hpp), not from treating them as independent.
 #include <algorithm>
 #include <cmath>
 #include <map>
 #include <optional>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "experiments/estimator_grid.hpp"
 #include "experiments/experiment.hpp"
 #include "features/family_theory.hpp"
 #include "mc/estimator_sweep.hpp"
-#include "stats/exact_inequality.hpp"
 #include "mc/importance_gerf.hpp"
 #include "mc/importance_mse.hpp"
+#include "stats/either_check.hpp"
+#include "stats/exact_inequality.hpp"
 
 namespace favorlab {
 
@@ -37,10 +43,17 @@ namespace {
 constexpr std::uint64_t kImportanceStream = 0x1500'0000ULL;
 constexpr std::uint64_t kImportanceMeanStream = 0x1600'0000ULL;  // Lemma 1's zero-variance runs
 
+// Checks 2 and 3, without their method.
+const std::string kRatioClaim = "Lemma 2: MSE(trig)/MSE(positive) grows as SM -> 0";
+const std::string kHyperbolicClaim = "Lemma 2: hyperbolic with m beats positive with 2m";
+
 struct MseFigure {
   double mse = 0, stderr_ = 0, skewness = 0;
   std::int64_t trials = 0, nonfinite = 0;
 };
+
+// The verdict of each point (or step) a check judged, with its label: what check 6 combines.
+using Judged = std::vector<std::pair<std::string, PointVerdict>>;
 
 class MseExperiment final : public EstimatorGridExperiment {
  public:
@@ -99,6 +112,7 @@ class MseExperiment final : public EstimatorGridExperiment {
         const FamilyInfo& family = family_info(e);
         const bool has_theory = iid && family.iid_mse != nullptr;
         std::optional<ClaimCheck> check;
+        Judged plain;  // check 1's verdicts, for check 6
         if (has_theory)
           check.emplace(std::string(family.mse_source) + ": MSE(" + std::string(estimator_name(e)) + ") closed form",
                         "iid projections, d=" + std::to_string(d) + ", m=" + std::to_string(ms) + ", " +
@@ -132,6 +146,7 @@ class MseExperiment final : public EstimatorGridExperiment {
             const PointVerdict v =
                 check->judge({f.mse, theory, f.stderr_, allowance, f.skewness, f.trials, f.nonfinite,
                               point_label(points[p])});
+            plain.emplace_back(point_label(points[p]), v);
             row["mse_theory"] = theory;
             row["z"] = v.z;
             row["status"] = v.status;
@@ -147,22 +162,32 @@ class MseExperiment final : public EstimatorGridExperiment {
         // conclusive where plain MC cannot be (iid, at the grid's m; the rows of those points get the is_* fields).
         if (iid && ms == m && importance_trials_ > 0 &&
             (is_importance_estimator(e) || has_gerf_importance(e)))
-          sampled[e] = importance_checks(result, e, points, ctx, s * points.size(), result.rows.size() - points.size());
+          sampled[e] = importance_checks(result, e, points, ctx, s * points.size(), result.rows.size() - points.size(),
+                                         plain);
       }
       if (!iid) continue;
+      Judged ratio_plain, ratio_sampled, hyp_plain, hyp_sampled;  // checks 2, 3 and 5's verdicts, for check 6
       const auto t = find_spec(specs, Family::trig, m), pos = find_spec(specs, Family::positive, m);
-      if (t && pos) result.checks.push_back(ratio_check(points, sweep, *t, *pos, figures[*t], figures[*pos]));
+      if (t && pos)
+        result.checks.push_back(ratio_check(points, sweep, *t, *pos, figures[*t], figures[*pos], false, ratio_plain));
       if (const auto h = find_spec(specs, Family::hyperbolic, m), pos2 = find_spec(specs, Family::positive, 2 * m);
           h && pos2)
-        result.checks.push_back(hyperbolic_check(points, sweep, *h, *pos2, figures[*h], figures[*pos2]));
+        result.checks.push_back(
+            hyperbolic_check(points, sweep, *h, *pos2, figures[*h], figures[*pos2], false, hyp_plain));
       // Check 5: the same claims on the importance-sampled MSEs (positive at 2m is the m-feature run's MSE halved).
       if (t && sampled.count(Family::positive))
-        result.checks.push_back(ratio_check(points, sweep, *t, *t, figures[*t], sampled[Family::positive], true));
+        result.checks.push_back(
+            ratio_check(points, sweep, *t, *t, figures[*t], sampled[Family::positive], true, ratio_sampled));
       if (sampled.count(Family::hyperbolic) && sampled.count(Family::positive)) {
         std::vector<MseFigure> pos2 = sampled[Family::positive];
         for (MseFigure& f : pos2) f.mse /= 2, f.stderr_ /= 2;
-        result.checks.push_back(hyperbolic_check(points, sweep, 0, 0, sampled[Family::hyperbolic], pos2, true));
+        result.checks.push_back(
+            hyperbolic_check(points, sweep, 0, 0, sampled[Family::hyperbolic], pos2, true, hyp_sampled));
       }
+      // Check 6 for checks 2 and 3.
+      if (const auto c = either_line(kRatioClaim, ratio_where(), ratio_plain, ratio_sampled)) result.checks.push_back(*c);
+      if (const auto c = either_line(kHyperbolicClaim, hyperbolic_where(points.size()), hyp_plain, hyp_sampled))
+        result.checks.push_back(*c);
       // Check 3 on the closed forms: MSE_pos(2m) − MSE_hyp(m) = (1 − e^{−‖z‖²}) SM²/(2m), a margin that is a fraction
       // (1 − e^{−‖z‖²})/(e^{‖z‖²} − 1) of either MSE — below any Monte Carlo's resolution where ‖z‖ is large.
       if (find_spec(specs, Family::hyperbolic, m) && find_spec(specs, Family::positive, m)) {
@@ -184,9 +209,11 @@ class MseExperiment final : public EstimatorGridExperiment {
  private:
   // Lemma 1 and Lemma 2 at every point by importance sampling, as two checks; annotates rows[first_row + p].
   // Returns the importance-sampled MSE figures per point (a-priori skewness) for check 5.
+  // `plain`: check 1's verdicts of e at m (empty where it has none), combined with the importance-sampled closed form
+  // by check 6.
   std::vector<MseFigure> importance_checks(Result& result, Family e, const std::vector<Geometry>& points,
-                                           const RunContext& ctx, std::size_t stream_base,
-                                           std::size_t first_row) const {
+                                           const RunContext& ctx, std::size_t stream_base, std::size_t first_row,
+                                           const Judged& plain) const {
     const int m = grid_.m, d = grid_.d;
     const std::string name(estimator_name(e));
     const FamilyInfo& family = family_info(e);
@@ -204,8 +231,9 @@ class MseExperiment final : public EstimatorGridExperiment {
     ClaimCheck mean_check(std::string(lemma ? "Lemma 1" : family.mse_source) + ": E[" + name +
                               " estimate] = SM, importance-sampled",
                           mean_where, grid_.alpha, points.size());
-    ClaimCheck mse_check(std::string(family.mse_source) + ": MSE(" + name + ") closed form, importance-sampled", where,
-                         grid_.alpha, points.size());
+    const std::string closed_form = std::string(family.mse_source) + ": MSE(" + name + ") closed form";
+    ClaimCheck mse_check(closed_form + ", importance-sampled", where, grid_.alpha, points.size());
+    Judged sampled;
     std::vector<MseFigure> figures;
     for (std::size_t p = 0; p < points.size(); ++p) {
       const std::uint64_t stream = kImportanceStream + stream_base + p;
@@ -234,6 +262,7 @@ class MseExperiment final : public EstimatorGridExperiment {
                                                 mean_run.trials, mean_run.nonfinite, label});
       const PointVerdict v = mse_check.judge({is.mse, theory, is.mse_stderr, std::pow(kRoundingAllowance * truth, 2),
                                               is.mse_skewness, is.trials, is.nonfinite, label});
+      sampled.emplace_back(label, v);
       Json& row = result.rows[first_row + p];
       row["is_mean"] = mean_run.estimate_mean;
       row["is_stderr"] = mean_run.estimate_stderr;
@@ -257,7 +286,28 @@ class MseExperiment final : public EstimatorGridExperiment {
     }
     result.checks.push_back(mean_check.result());
     result.checks.push_back(mse_check.result());
+    const std::string plain_where = "iid projections, d=" + std::to_string(d) + ", m=" + std::to_string(m) + ", " +
+                                    std::to_string(points.size()) + " points";
+    if (const auto c = either_line(closed_form, plain_where, plain, sampled)) result.checks.push_back(*c);
     return figures;
+  }
+
+  // Check 6: `claim` (named without its method) judged by plain Monte Carlo and by importance sampling at the same
+  // points, in the same order, combined point by point; none where either method judged nothing.
+  std::optional<Check> either_line(const std::string& claim, const std::string& where, const Judged& plain,
+                                   const Judged& sampled) const {
+    if (plain.empty() || plain.size() != sampled.size()) return std::nullopt;
+    EitherCheck either = plain_or_importance_sampled(claim, where, importance_trials_);
+    for (std::size_t i = 0; i < plain.size(); ++i) either.add(plain[i].second, sampled[i].second, plain[i].first);
+    return either.result();
+  }
+
+  std::string ratio_where() const {
+    return "iid, m=" + std::to_string(grid_.m) + ", paths x_norm = y_norm = r at each cos in (-1, 0)";
+  }
+  std::string hyperbolic_where(std::size_t points) const {
+    return "iid, m=" + std::to_string(grid_.m) + " vs 2m=" + std::to_string(2 * grid_.m) + ", " +
+           std::to_string(points) + " points";
   }
 
   static std::optional<std::size_t> find_spec(const std::vector<EstimatorSpec>& specs, Family e, int m) {
@@ -303,14 +353,12 @@ class MseExperiment final : public EstimatorGridExperiment {
   // importance-sampled figures (check 5), so only the trig terms share a covariance.
   Check ratio_check(const std::vector<Geometry>& points, const SweepResult& sweep, std::size_t t_spec,
                     std::size_t pos_spec, const std::vector<MseFigure>& trig, const std::vector<MseFigure>& pos,
-                    bool sampled = false) const {
+                    bool sampled, Judged& judged) const {
     const std::vector<std::pair<std::size_t, std::size_t>> steps = ratio_steps(points);
     const std::size_t n_points = points.size();
-    const std::string claim = std::string("Lemma 2: MSE(trig)/MSE(positive) grows as SM -> 0") +
-                              (sampled ? ", importance-sampled" : "");
-    const std::string where = "iid, m=" + std::to_string(grid_.m) +
-                              ", paths x_norm = y_norm = r at each cos in (-1, 0)" +
-                              (sampled ? ", positive MSEs importance-sampled (independent runs)" : "");
+    const std::string claim = kRatioClaim + (sampled ? ", importance-sampled" : "");
+    const std::string where =
+        ratio_where() + (sampled ? ", positive MSEs importance-sampled (independent runs)" : "");
     if (steps.empty())
       return exact_check(claim, where, 0, 0, 0,
                          "the grid has no two equal-norm points at a common cos in (-1, 0), so nothing is judged; add "
@@ -336,7 +384,7 @@ class MseExperiment final : public EstimatorGridExperiment {
       PointEvidence e{fall, 0, se, 0, skew, n, bad,
                       point_label(points[a]) + " -> x_norm=y_norm=" + std::to_string(points[b].x_norm)};
       e.scale = 1;  // a fall of the log ratio is already relative: power is in units of log(ratio)
-      check.judge(e);
+      judged.emplace_back(e.label, check.judge(e));
       const double ratio_b = trig[b].mse / pos[b].mse;
       if (ratio_b > largest_ratio) {
         largest_ratio = ratio_b;
@@ -352,12 +400,10 @@ class MseExperiment final : public EstimatorGridExperiment {
   // runs (check 5; the specs are then unused).
   Check hyperbolic_check(const std::vector<Geometry>& points, const SweepResult& sweep, std::size_t h_spec,
                          std::size_t pos2_spec, const std::vector<MseFigure>& hyp, const std::vector<MseFigure>& pos2,
-                         bool sampled = false) const {
+                         bool sampled, Judged& judged) const {
     const std::size_t n_points = points.size();
-    ClaimCheck check(std::string("Lemma 2: hyperbolic with m beats positive with 2m") +
-                         (sampled ? ", importance-sampled" : ""),
-                     "iid, m=" + std::to_string(grid_.m) + " vs 2m=" + std::to_string(2 * grid_.m) + ", " +
-                         std::to_string(points.size()) + " points" +
+    ClaimCheck check(kHyperbolicClaim + (sampled ? ", importance-sampled" : ""),
+                     hyperbolic_where(points.size()) +
                          (sampled ? ", independent importance-sampled runs (positive at 2m: its m-feature MSE / 2)"
                                   : ""),
                      grid_.alpha, points.size(), ClaimCheck::Sides::upper);
@@ -370,7 +416,7 @@ class MseExperiment final : public EstimatorGridExperiment {
       PointEvidence e{hyp[p].mse - pos2[p].mse, 0, se, allowance, skew, std::min(hyp[p].trials, pos2[p].trials),
                       hyp[p].nonfinite + pos2[p].nonfinite, point_label(points[p])};
       e.scale = pos2[p].mse;  // power relative to the MSE being beaten
-      check.judge(e);
+      judged.emplace_back(e.label, check.judge(e));
     }
     return check.result();
   }
