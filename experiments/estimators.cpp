@@ -10,17 +10,25 @@
 //   5. check 1 again by importance sampling for positive and hyperbolic features (mc/importance_coupled.hpp), whose
 //      plain squared errors are too skewed at most points: "..., importance-sampled" (`--importance-trials 0`: none),
 //      and the two combined point by point: "..., plain or importance-sampled" (stats/either_check.hpp).
+// With --until-conclusive the plain points that neither method settled get looks of doubling size
+// (mc/sequential_looks.hpp); the importance-sampled runs come first so that the looks skip the points they settled.
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <map>
 #include <optional>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "experiments/estimator_grid.hpp"
 #include "experiments/experiment.hpp"
+#include "experiments/look_report.hpp"
 #include "features/family_theory.hpp"
 #include "mc/estimator_sweep.hpp"
 #include "mc/importance_coupled.hpp"
+#include "mc/sequential_looks.hpp"
+#include "mc/sweep_set.hpp"
 #include "stats/either_check.hpp"
 #include "stats/exact_inequality.hpp"
 
@@ -31,6 +39,32 @@ namespace {
 // Streams of the importance-sampled runs, disjoint from the sweeps' (7000 + …): base + (d index, coupling, family)·2³²
 // + point.
 constexpr std::uint64_t kImportanceStream = 0x1800'0000ULL;
+
+// The sweeps of one d (m = d): its specs and points, shared by the couplings.
+struct Grid {
+  int d = 0;
+  std::vector<Geometry> points;
+  std::vector<EstimatorSpec> specs;
+  std::string where() const {
+    return "d=" + std::to_string(d) + ", m=" + std::to_string(d) + ", " + std::to_string(points.size()) + " points";
+  }
+};
+
+// How one check splits its α: over the points whose z interval is reliable by the last look (`reachable`); the others
+// carry the trials the probe asked for (`needed`, 0 for a reachable point). No reachable point: every point is judged
+// (all inconclusive, with the trials they need).
+struct Split {
+  std::size_t reachable = 0;
+  std::vector<std::int64_t> needed;
+  bool judge_all() const { return reachable == 0; }
+};
+
+// Check 5 of one (family, coupling, d): the importance-sampled runs and verdicts per point, and its check.
+struct ImportanceRun {
+  std::vector<CoupledImportanceSampledMse> runs;
+  std::vector<PointVerdict> verdicts;
+  Check check;
+};
 
 class EstimatorsExperiment final : public EstimatorGridExperiment {
  public:
@@ -46,6 +80,7 @@ class EstimatorsExperiment final : public EstimatorGridExperiment {
     return "Exact and Monte Carlo MSE of every estimator family x coupling (OPRF, SDERF, simplex, ...)";
   }
   std::int64_t default_trials(bool quick) const override { return quick ? 160000 : 1600000; }
+  bool takes_looks() const override { return true; }
 
   void add_options(CLI::App& app) override {
     EstimatorGridExperiment::add_options(app);
@@ -68,138 +103,208 @@ class EstimatorsExperiment final : public EstimatorGridExperiment {
     result.params = grid_.params();
     result.params["importance_trials"] = importance_trials;
     result.params["row_schema"] = row_schema();
-    std::int64_t evaluations = 0;
-    const std::size_t parts = grid_.dims.size() * couplings.size();
-    for (std::size_t di = 0; di < grid_.dims.size(); ++di) {
+
+    // One sweep per (d, coupling), all of one shape (specs × points), pilots first, then looks over all their cells
+    // at once (cell = (d index · couplings + coupling) · per_sweep + spec · points + point), so that a budget stops
+    // every sweep at the same look.
+    std::vector<Grid> grids;
+    std::vector<SweepConfig> configs;
+    for (int d : grid_.dims) {
       EstimatorGridOptions at_d = grid_;
-      at_d.d = at_d.m = grid_.dims[di];
-      const int d = at_d.d, m = at_d.m;
-      const auto points = at_d.points();
-      const std::string where = "d=" + std::to_string(d) + ", m=" + std::to_string(m) + ", " +
-                                std::to_string(points.size()) + " points";
-      std::vector<EstimatorSpec> specs;
-      for (Family e : estimators) specs.push_back({e, m});
-      const auto exact = [&](Family e, Coupling c, const Geometry& g) {
-        return exact_mse(e, c, g, d, m, grid_.parameters);
-      };
-      // The one-row proposals of the importance-sampled checks, per family and point: shared by the couplings.
-      std::map<Family, std::vector<RowProposal>> row_proposals;
-      if (importance_trials > 0)
-        for (Family e : estimators)
-          if (is_importance_estimator(e))
-            for (const Geometry& g : points) row_proposals[e].push_back(optimal_row_proposal(e, g));
+      at_d.d = at_d.m = d;
+      Grid g{d, at_d.points(), {}};
+      for (Family e : estimators) g.specs.push_back({e, d});
+      for (Coupling c : couplings)
+        configs.push_back({d, c, g.specs, g.points, ctx.seed, 7000 + 16 * static_cast<std::uint64_t>(d) +
+                           static_cast<std::uint64_t>(c), ctx.trials, ctx.threads, grid_.parameters});
+      grids.push_back(std::move(g));
+    }
+    SweepSet sweeps(configs, ctx.progress);
+    const std::size_t per_sweep = sweeps.cells_per_sweep(), np = grids.front().points.size();
+    // Per cell, before looking at any figure: its closed form (none: no check), a-priori skewness and label.
+    struct CellTheory {
+      std::optional<double> mse;
+      double skewness = 0;
+      std::string label;
+    };
+    std::vector<CellTheory> theory(sweeps.cells());
+    for (std::size_t cell = 0; cell < sweeps.cells(); ++cell) {
+      const Grid& g = grids[cell / per_sweep / couplings.size()];
+      const Coupling c = couplings[cell / per_sweep % couplings.size()];
+      const Family e = g.specs[cell % per_sweep / np].estimator;
+      const Geometry& x = g.points[cell % np];
+      // The iid squared-error skewness stands in for coupled rows (same marginals, coupled dependence).
+      theory[cell] = {exact_mse(e, c, x, g.d, g.d, grid_.parameters),
+                      error_moments(e, x, g.d, g.d, grid_.parameters).squared_error_skewness, point_label(x)};
+    }
+    const auto evidence = [&](std::size_t cell, int look) {
+      const SweepCell& c = sweeps.cell(cell);
+      PointEvidence ev{c.error.mean_square(), theory[cell].mse.value_or(0.0), c.error.mean_square_stderr(),
+                       std::pow(kRoundingAllowance * sweeps.truth(cell), 2), theory[cell].skewness, c.error.count(),
+                       c.nonfinite, theory[cell].label};
+      ev.look = ctx.looks.sequential() ? look : -1;  // a fixed-size run is judged at the whole α
+      return ev;
+    };
+    // Each check (a sweep's spec with a closed form) splits its family α over the points whose z interval is reliable
+    // by the last look (decided by the a-priori skewness on the pilot, before looking at the figures); the others are
+    // inconclusive points of the check, with the trials they would need, so a check never holds over part of its grid.
+    const std::int64_t last_trials = look_trials(ctx.trials, ctx.looks.max_looks - 1);
+    std::vector<Split> splits(sweeps.cells() / np);
+    for (std::size_t k = 0; k < splits.size(); ++k) {
+      if (!theory[k * np].mse) continue;
+      ClaimCheck scratch("probe", "", grid_.alpha, np);
+      for (std::size_t p = 0; p < np; ++p) {
+        const PointVerdict v = scratch.judge(evidence(k * np + p, -1));
+        const bool reachable = v.reliable || (v.trials_needed > 0 && v.trials_needed <= last_trials);
+        splits[k].reachable += reachable ? 1 : 0;
+        splits[k].needed.push_back(reachable ? 0 : v.trials_needed);
+      }
+    }
+    const auto judged_evidence = [&](std::size_t cell, int look) {
+      PointEvidence ev = evidence(cell, look);
+      // A point left out of the split still counts, as unreliable: its trial requirement from the probe.
+      const Split& split = splits[cell / np];
+      if (!split.judge_all()) ev.min_trials = std::max(ev.min_trials, split.needed[cell % np]);
+      return ev;
+    };
+    const auto check_of = [&](std::size_t k) {
+      const Grid& g = grids[k * np / per_sweep / couplings.size()];
+      const std::string label = std::string(estimator_name(g.specs[k * np % per_sweep / np].estimator)) + ", " +
+                                std::string(coupling_name(couplings[k * np / per_sweep % couplings.size()]));
+      const Split& split = splits[k];
+      return ClaimCheck("Exact MSE (" + label + ") = Monte Carlo",
+                        g.where() + (split.judge_all() ? " (none is reliable at this trial count)"
+                                                       : " (alpha split over the " + std::to_string(split.reachable) +
+                                                             " whose Monte Carlo is reliable at " +
+                                                             (ctx.looks.sequential() ? "the last look's" : "this") +
+                                                             " trial count)"),
+                        grid_.alpha, split.judge_all() ? np : split.reachable);
+    };
+    // Check 5's importance-sampled runs, by check index k, before the looks: a point they settle needs no more plain
+    // trials (its combined line is settled there), so the looks draw only where neither method has settled it.
+    std::map<std::size_t, ImportanceRun> sampled;
+    for (std::size_t di = 0; di < grids.size() && importance_trials > 0; ++di) {
+      const Grid& g = grids[di];
+      for (std::size_t s = 0; s < g.specs.size(); ++s) {
+        const Family e = g.specs[s].estimator;
+        if (!is_importance_estimator(e)) continue;
+        // The one-row proposals, per point: shared by the couplings.
+        std::vector<RowProposal> proposals;
+        for (std::size_t ci = 0; ci < couplings.size(); ++ci) {
+          const std::size_t k = (di * couplings.size() + ci) * (per_sweep / np) + s;
+          if (!theory[k * np].mse || !is_importance_coupling(couplings[ci])) continue;
+          if (proposals.empty())
+            for (const Geometry& x : g.points) proposals.push_back(optimal_row_proposal(e, x));
+          const std::uint64_t stream =
+              kImportanceStream + (((di * 8 + static_cast<std::uint64_t>(couplings[ci])) * 64 + s) << 32);
+          std::vector<double> truths;
+          for (std::size_t p = 0; p < np; ++p) truths.push_back(sweeps.truth(k * np + p));
+          sampled.emplace(k, importance_run(e, couplings[ci], g, proposals, truths, importance_trials, stream, ctx));
+        }
+      }
+    }
+
+    std::vector<ClaimCheck> scratch;  // judges of the looks; the checks below judge each point at its last look
+    for (std::size_t k = 0; k < splits.size(); ++k) scratch.push_back(check_of(k));
+    const LookRecord looks = sweeps.take_looks(
+        ctx.looks,
+        [&](std::size_t cell, int look) {
+          // A cell without a closed form has nothing to settle: it stops drawing after the pilot; so does a point
+          // that importance sampling settled.
+          if (!theory[cell].mse) return PointVerdict{Verdict::holds};
+          if (const auto it = sampled.find(cell / np);
+              it != sampled.end() && it->second.verdicts[cell % np].status != Verdict::inconclusive)
+            return it->second.verdicts[cell % np];
+          return scratch[cell / np].judge(judged_evidence(cell, look));
+        },
+        ctx.progress);
+
+    for (std::size_t di = 0; di < grids.size(); ++di) {
+      const Grid& g = grids[di];
       for (std::size_t ci = 0; ci < couplings.size(); ++ci) {
         const Coupling coupling = couplings[ci];
-        const SweepConfig config{d, coupling, specs, points, ctx.seed, 7000 + 16 * static_cast<std::uint64_t>(d) +
-                                 static_cast<std::uint64_t>(coupling), ctx.trials, ctx.threads, grid_.parameters};
-        const SweepResult sweep = run_estimator_sweep(config, part_progress(ctx.progress, di * couplings.size() + ci, parts));
-        evaluations += sweep.evaluations;
-        for (std::size_t s = 0; s < specs.size(); ++s) {
-          const Family e = specs[s].estimator;
-          const std::string label = std::string(estimator_name(e)) + ", " + std::string(coupling_name(coupling));
-          std::vector<PointEvidence> evidence;
-          for (std::size_t p = 0; p < points.size(); ++p) {
-            const SweepCell& cell = sweep.cell(s, p);
-            const std::optional<double> theory = exact(e, coupling, points[p]);
-            // The iid squared-error skewness stands in for coupled rows (same marginals, coupled dependence).
-            evidence.push_back({cell.error.mean_square(), theory ? *theory : 0.0, cell.error.mean_square_stderr(),
-                                std::pow(kRoundingAllowance * sweep.truth[s * points.size() + p], 2),
-                                error_moments(e, points[p], d, m, grid_.parameters).squared_error_skewness,
-                                cell.error.count(), cell.nonfinite, point_label(points[p])});
-          }
-          // The family α is split over the points whose z interval is reliable at this trial count (decided by the
-          // a-priori skewness, before looking at the figures); the others are inconclusive points of the check, with
-          // the trials they would need, so a check never holds over part of its grid.
-          std::vector<PointVerdict> probe;
-          std::size_t reachable = 0;
-          const bool has_theory = exact(e, coupling, points.front()).has_value();
-          if (has_theory) {
-            ClaimCheck scratch("probe", "", grid_.alpha, points.size());
-            for (const PointEvidence& ev : evidence) probe.push_back(scratch.judge(ev));
-            for (const PointVerdict& v : probe) reachable += v.reliable ? 1 : 0;
-          }
-          // No reliable point at all: every point is judged (all inconclusive, with the trials they need).
-          const bool judge_all = reachable == 0;
+        for (std::size_t s = 0; s < g.specs.size(); ++s) {
+          const Family e = g.specs[s].estimator;
+          const std::size_t k = (di * couplings.size() + ci) * (per_sweep / np) + s;
+          const bool has_theory = theory[k * np].mse.has_value();
           std::optional<ClaimCheck> check;
-          std::vector<PointVerdict> plain(points.size());  // what the importance-sampled check combines with
-          if (has_theory)
-            check.emplace("Exact MSE (" + label + ") = Monte Carlo",
-                          where + (judge_all ? " (none is reliable at this trial count)"
-                                             : " (alpha split over the " + std::to_string(reachable) +
-                                                   " whose Monte Carlo is reliable at this trial count)"),
-                          grid_.alpha, judge_all ? points.size() : reachable);
-          for (std::size_t p = 0; p < points.size(); ++p) {
-            const Geometry& g = points[p];
-            const SweepCell& cell = sweep.cell(s, p);
-            const std::optional<double> theory = exact(e, coupling, g);
-            Json row = estimator_row(e, coupling, d, m, g);
-            row["z_norm"] = std::sqrt(g.z_sq());
-            row["mse"] = cell.error.mean_square();
-            row["mse_stderr"] = cell.error.mean_square_stderr();
-            row["mse_exact"] = theory ? Json(*theory) : Json(nullptr);
-            row["reference_mse"] = *exact(Family::positive, Coupling::iid, g);  // positive features, iid rows
+          if (has_theory) check.emplace(check_of(k));
+          std::vector<PointVerdict> plain(np);  // what the importance-sampled check combines with
+          for (std::size_t p = 0; p < np; ++p) {
+            const std::size_t cell = k * np + p;
+            const Geometry& x = g.points[p];
+            const SweepCell& c = sweeps.cell(cell);
+            Json row = estimator_row(e, coupling, g.d, g.d, x);
+            row["z_norm"] = std::sqrt(x.z_sq());
+            row["mse"] = c.error.mean_square();
+            row["mse_stderr"] = c.error.mean_square_stderr();
+            row["mse_exact"] = has_theory ? Json(*theory[cell].mse) : Json(nullptr);
+            row["reference_mse"] = *exact_mse(Family::positive, Coupling::iid, x, g.d, g.d, grid_.parameters);
             // For compare: the truth (the MSE's rounding scale), the a-priori skewness of one squared error (iid value,
             // standing in for coupled rows as above) and its closed-form variance (exact for iid rows only).
-            const ErrorMoments em = error_moments(e, g, d, m, grid_.parameters);
-            row["truth"] = sweep.truth[s * points.size() + p];
+            const ErrorMoments em = error_moments(e, x, g.d, g.d, grid_.parameters);
+            row["truth"] = sweeps.truth(cell);
             row["mse_skewness"] = number_or_null(em.squared_error_skewness);
             row["mse_draw_variance"] = coupling == Coupling::iid ? number_or_null(em.squared_error_variance) : Json(nullptr);
-            row["trials"] = cell.error.count();
-            row["nonfinite"] = cell.nonfinite;
+            row["trials"] = c.error.count();
+            row["nonfinite"] = c.nonfinite;
+            if (ctx.looks.sequential()) row["look"] = looks.cell_look[cell];
             if (has_theory) {
-              PointEvidence ev = evidence[p];
-              // A point left out of the split still counts, as unreliable: its trial requirement from the probe.
-              if (!judge_all && !probe[p].reliable) ev.min_trials = std::max(ev.min_trials, probe[p].trials_needed);
-              const PointVerdict v = check->judge(ev);
-              plain[p] = v;
-              row["status"] = v.status;
-              row["trials_needed"] = trials_json(v.trials_needed);
+              plain[p] = check->judge(judged_evidence(cell, looks.cell_look[cell]));
+              row["status"] = plain[p].status;
+              row["trials_needed"] = trials_json(plain[p].trials_needed);
             }
             result.rows.push_back(row);
           }
           if (check) result.checks.push_back(check->result());
-          if (has_theory && importance_trials > 0 && is_importance_estimator(e) && is_importance_coupling(coupling)) {
-            const std::uint64_t stream =
-                kImportanceStream + (((di * 8 + static_cast<std::uint64_t>(coupling)) * 64 + s) << 32);
-            importance_check(result, e, coupling, d, m, points, row_proposals[e], importance_trials, stream, where,
-                             ctx, result.rows.size() - points.size(), plain);
+          if (const auto it = sampled.find(k); it != sampled.end()) {
+            // Check 5: the importance-sampled check, and the two methods combined point by point.
+            const ImportanceRun& run = it->second;
+            const std::string label = std::string(estimator_name(e)) + ", " + std::string(coupling_name(coupling));
+            EitherCheck either = plain_or_importance_sampled("Exact MSE (" + label + ") = Monte Carlo", g.where(),
+                                                             importance_trials);
+            for (std::size_t p = 0; p < np; ++p) {
+              add_importance_fields(result.rows[result.rows.size() - np + p], run.runs[p], run.verdicts[p]);
+              either.add(plain[p], run.verdicts[p], point_label(g.points[p]));
+            }
+            result.checks.push_back(run.check);
+            result.checks.push_back(either.result());
           }
         }
       }
-      add_exact_comparisons(result, estimators, couplings, points, where, exact);
+      add_exact_comparisons(result, estimators, couplings, g.points, g.where(),
+                            [&](Family e, Coupling c, const Geometry& x) {
+                              return exact_mse(e, c, x, g.d, g.d, grid_.parameters);
+                            });
     }
-    result.measurements["estimator_evaluations"] = evaluations;
+    report_looks(ctx.looks, looks, result);
+    result.measurements["estimator_evaluations"] = sweeps.evaluations();
     return result;
   }
 
  private:
-  // Check 5 for (e, c): the exact MSE against an importance-sampled run at every point, and that check combined with
-  // the plain one (`plain`, its verdict per point) point by point; annotates the rows of the points,
-  // rows[first_row + p].
-  void importance_check(Result& result, Family e, Coupling c, int d, int m, const std::vector<Geometry>& points,
-                        const std::vector<RowProposal>& proposals, std::int64_t trials, std::uint64_t stream,
-                        const std::string& where, const RunContext& ctx, std::size_t first_row,
-                        const std::vector<PointVerdict>& plain) const {
+  // Check 5's run for (e, c) at the points of g: the exact MSE against an importance-sampled MSE at every point
+  // (`truths`: the kernel values, the rounding scale).
+  ImportanceRun importance_run(Family e, Coupling c, const Grid& g, const std::vector<RowProposal>& proposals,
+                               const std::vector<double>& truths, std::int64_t trials, std::uint64_t stream,
+                               const RunContext& ctx) const {
     const std::string label = std::string(estimator_name(e)) + ", " + std::string(coupling_name(c));
     ClaimCheck check("Exact MSE (" + label + ") = Monte Carlo, importance-sampled",
-                     where + ", " + std::to_string(trials) +
+                     g.where() + ", " + std::to_string(trials) +
                          " trials per point, proposal tilting one row along x+y (a mixture over the rows)",
-                     grid_.alpha, points.size());
-    EitherCheck either = plain_or_importance_sampled("Exact MSE (" + label + ") = Monte Carlo", where, trials);
-    for (std::size_t p = 0; p < points.size(); ++p) {
-      const Geometry& g = points[p];
-      const CoupledImportanceSampledMse r =
-          importance_sampled_coupled_mse(e, c, g, d, m, trials, ctx.seed, stream + p, ctx.threads, proposals[p]);
-      const double truth = result.rows[first_row + p]["truth"].get<double>();
-      const PointVerdict v =
-          check.judge({r.mse, *exact_mse(e, c, g, d, m, grid_.parameters), r.mse_stderr,
-                       std::pow(kRoundingAllowance * truth, 2), r.gate_skewness(), r.trials, r.nonfinite,
-                       point_label(g)});
-      add_importance_fields(result.rows[first_row + p], r, v);
-      either.add(plain[p], v, point_label(g));
+                     grid_.alpha, g.points.size());
+    ImportanceRun run;
+    for (std::size_t p = 0; p < g.points.size(); ++p) {
+      const Geometry& x = g.points[p];
+      run.runs.push_back(
+          importance_sampled_coupled_mse(e, c, x, g.d, g.d, trials, ctx.seed, stream + p, ctx.threads, proposals[p]));
+      const CoupledImportanceSampledMse& r = run.runs.back();
+      run.verdicts.push_back(check.judge({r.mse, *exact_mse(e, c, x, g.d, g.d, grid_.parameters), r.mse_stderr,
+                                          std::pow(kRoundingAllowance * truths[p], 2), r.gate_skewness(), r.trials,
+                                          r.nonfinite, point_label(x)}));
     }
-    result.checks.push_back(check.result());
-    result.checks.push_back(either.result());
+    run.check = check.result();
+    return run;
   }
 
   // Rows pair by estimator × coupling × d × m × geometry; the Monte Carlo MSE is the statistic, closed forms exact.
