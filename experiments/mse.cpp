@@ -6,11 +6,11 @@
 //   2. MSE(trig)/MSE(positive) grows as SM → 0: along x_norm = y_norm = r at each fixed cos < 0 (SM = exp(r² cos)
 //      falls as r grows) the empirical ratio must not fall significantly between consecutive r;
 //   3. hyperbolic with m beats positive with 2m: MSE_hyp(m) − MSE_pos(2m) must not be significantly positive;
-//   4. Lemma 1 and Lemma 2 for positive and hyperbolic (iid) again, by importance sampling along x + y
-//      (mc/importance_mse.hpp): light-tailed, so conclusive where the plain Monte Carlo of check 1 is not; the same
-//      for gerf, oprf and sderf's exact variances (mc/importance_gerf.hpp: also scaled across x + y). Lemma 1 runs
-//      under its own proposal, the one that makes every weighted estimate SM (zero variance), Lemma 2 under the one
-//      tuned for the weighted squared error;
+//   4. Lemma 1 and Lemma 2 for positive and hyperbolic (iid; positive also at check 3's 2m) again, by importance
+//      sampling along x + y (mc/importance_mse.hpp): light-tailed, so conclusive where the plain Monte Carlo of
+//      check 1 is not; the same for gerf, oprf and sderf's exact variances (mc/importance_gerf.hpp: also scaled
+//      across x + y). Lemma 1 runs under its own proposal, the one that makes every weighted estimate SM (zero
+//      variance), Lemma 2 under the one tuned for the weighted squared error;
 //   5. checks 2 and 3 again with the positive (and hyperbolic) MSEs from the importance-sampled runs of check 4, which
 //      are independent of the sweep and of each other (trig keeps its plain, light-tailed Monte Carlo); and check 3
 //      on Lemma 2's closed forms, whose margin at large ‖z‖ is far below what any Monte Carlo resolves;
@@ -159,11 +159,14 @@ class MseExperiment final : public EstimatorGridExperiment {
         if (check) result.checks.push_back(check->result());
         // The closed forms again by importance sampling (mc/importance_mse.hpp; gerf, oprf, sderf:
         // mc/importance_gerf.hpp): light-tailed where the plain Monte Carlo above is not, so its verdicts are
-        // conclusive where plain MC cannot be (iid, at the grid's m; the rows of those points get the is_* fields).
-        if (iid && ms == m && importance_trials_ > 0 &&
-            (is_importance_estimator(e) || has_gerf_importance(e)))
-          sampled[e] = importance_checks(result, e, points, ctx, s * points.size(), result.rows.size() - points.size(),
-                                         plain);
+        // conclusive where plain MC cannot be (iid, at the grid's m, and positive's 2m of check 3; the rows of
+        // those points get the is_* fields). Check 5 takes the m-feature runs.
+        if (iid && importance_trials_ > 0 && (is_importance_estimator(e) || has_gerf_importance(e)) &&
+            (ms == m || (e == Family::positive && ms == 2 * m))) {
+          std::vector<MseFigure> figures_is = importance_checks(result, e, ms, points, ctx, s * points.size(),
+                                                                result.rows.size() - points.size(), plain);
+          if (ms == m) sampled[e] = std::move(figures_is);
+        }
       }
       if (!iid) continue;
       Judged ratio_plain, ratio_sampled, hyp_plain, hyp_sampled;  // checks 2, 3 and 5's verdicts, for check 6
@@ -211,10 +214,10 @@ class MseExperiment final : public EstimatorGridExperiment {
   // Returns the importance-sampled MSE figures per point (a-priori skewness) for check 5.
   // `plain`: check 1's verdicts of e at m (empty where it has none), combined with the importance-sampled closed form
   // by check 6.
-  std::vector<MseFigure> importance_checks(Result& result, Family e, const std::vector<Geometry>& points,
+  std::vector<MseFigure> importance_checks(Result& result, Family e, int m, const std::vector<Geometry>& points,
                                            const RunContext& ctx, std::size_t stream_base, std::size_t first_row,
                                            const Judged& plain) const {
-    const int m = grid_.m, d = grid_.d;
+    const int d = grid_.d;
     const std::string name(estimator_name(e));
     const FamilyInfo& family = family_info(e);
     // positive and hyperbolic: the proposal along x + y of mc/importance_mse.hpp (Lemma 1 and 2 of the paper);
