@@ -119,7 +119,8 @@ class EstimatorsExperiment final : public EstimatorGridExperiment {
                            static_cast<std::uint64_t>(c), ctx.trials, ctx.threads, grid_.parameters});
       grids.push_back(std::move(g));
     }
-    SweepSet sweeps(configs, ctx.progress);
+    // Progress: the pilots, then the importance-sampled runs; each look then reports its own draws.
+    SweepSet sweeps(configs, part_progress(ctx.progress, 0, 2));
     const std::size_t per_sweep = sweeps.cells_per_sweep(), np = grids.front().points.size();
     // Per cell, before looking at any figure: its closed form (none: no check), a-priori skewness and label.
     struct CellTheory {
@@ -183,23 +184,30 @@ class EstimatorsExperiment final : public EstimatorGridExperiment {
     // Check 5's importance-sampled runs, by check index k, before the looks: a point they settle needs no more plain
     // trials (its combined line is settled there), so the looks draw only where neither method has settled it.
     std::map<std::size_t, ImportanceRun> sampled;
-    for (std::size_t di = 0; di < grids.size() && importance_trials > 0; ++di) {
+    const auto is_sampled = [&](std::size_t k) {
+      const Family e = grids.front().specs[k * np % per_sweep / np].estimator;
+      return importance_trials > 0 && theory[k * np].mse && is_importance_estimator(e) &&
+             is_importance_coupling(couplings[k * np / per_sweep % couplings.size()]);
+    };
+    std::size_t runs = 0, done = 0;
+    for (std::size_t k = 0; k < splits.size(); ++k) runs += is_sampled(k) ? 1 : 0;
+    for (std::size_t di = 0; di < grids.size() && runs > 0; ++di) {
       const Grid& g = grids[di];
       for (std::size_t s = 0; s < g.specs.size(); ++s) {
         const Family e = g.specs[s].estimator;
-        if (!is_importance_estimator(e)) continue;
         // The one-row proposals, per point: shared by the couplings.
         std::vector<RowProposal> proposals;
         for (std::size_t ci = 0; ci < couplings.size(); ++ci) {
           const std::size_t k = (di * couplings.size() + ci) * (per_sweep / np) + s;
-          if (!theory[k * np].mse || !is_importance_coupling(couplings[ci])) continue;
+          if (!is_sampled(k)) continue;
           if (proposals.empty())
             for (const Geometry& x : g.points) proposals.push_back(optimal_row_proposal(e, x));
           const std::uint64_t stream =
               kImportanceStream + (((di * 8 + static_cast<std::uint64_t>(couplings[ci])) * 64 + s) << 32);
           std::vector<double> truths;
           for (std::size_t p = 0; p < np; ++p) truths.push_back(sweeps.truth(k * np + p));
-          sampled.emplace(k, importance_run(e, couplings[ci], g, proposals, truths, importance_trials, stream, ctx));
+          sampled.emplace(k, importance_run(e, couplings[ci], g, proposals, truths, importance_trials, stream, ctx,
+                                            part_progress(part_progress(ctx.progress, 1, 2), done++, runs)));
         }
       }
     }
@@ -287,7 +295,7 @@ class EstimatorsExperiment final : public EstimatorGridExperiment {
   // (`truths`: the kernel values, the rounding scale).
   ImportanceRun importance_run(Family e, Coupling c, const Grid& g, const std::vector<RowProposal>& proposals,
                                const std::vector<double>& truths, std::int64_t trials, std::uint64_t stream,
-                               const RunContext& ctx) const {
+                               const RunContext& ctx, const ProgressFn& progress) const {
     const std::string label = std::string(estimator_name(e)) + ", " + std::string(coupling_name(c));
     ClaimCheck check("Exact MSE (" + label + ") = Monte Carlo, importance-sampled",
                      g.where() + ", " + std::to_string(trials) +
@@ -296,8 +304,9 @@ class EstimatorsExperiment final : public EstimatorGridExperiment {
     ImportanceRun run;
     for (std::size_t p = 0; p < g.points.size(); ++p) {
       const Geometry& x = g.points[p];
-      run.runs.push_back(
-          importance_sampled_coupled_mse(e, c, x, g.d, g.d, trials, ctx.seed, stream + p, ctx.threads, proposals[p]));
+      run.runs.push_back(importance_sampled_coupled_mse(e, c, x, g.d, g.d, trials, ctx.seed, stream + p, ctx.threads,
+                                                        proposals[p],
+                                                        part_progress(progress, p, g.points.size())));
       const CoupledImportanceSampledMse& r = run.runs.back();
       run.verdicts.push_back(check.judge({r.mse, *exact_mse(e, c, x, g.d, g.d, grid_.parameters), r.mse_stderr,
                                           std::pow(kRoundingAllowance * truths[p], 2), r.gate_skewness(), r.trials,
