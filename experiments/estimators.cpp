@@ -105,8 +105,7 @@ class EstimatorsExperiment final : public EstimatorGridExperiment {
     result.params["row_schema"] = row_schema();
 
     // One sweep per (d, coupling), all of one shape (specs × points), pilots first, then looks over all their cells
-    // at once (cell = (d index · couplings + coupling) · per_sweep + spec · points + point), so that a budget stops
-    // every sweep at the same look.
+    // at once, so that a budget stops every sweep at the same look.
     std::vector<Grid> grids;
     std::vector<SweepConfig> configs;
     for (int d : grid_.dims) {
@@ -121,7 +120,11 @@ class EstimatorsExperiment final : public EstimatorGridExperiment {
     }
     // Progress: the pilots, then the importance-sampled runs; each look then reports its own draws.
     SweepSet sweeps(configs, part_progress(ctx.progress, 0, 2));
-    const std::size_t per_sweep = sweeps.cells_per_sweep(), np = grids.front().points.size();
+    const std::size_t np = grids.front().points.size(), specs_per_sweep = sweeps.cells_per_sweep() / np;
+    // Check k = (d index · couplings + coupling) · specs + spec judges the cells k · points + point.
+    const auto grid_of = [&](std::size_t k) -> const Grid& { return grids[k / specs_per_sweep / couplings.size()]; };
+    const auto coupling_of = [&](std::size_t k) { return couplings[k / specs_per_sweep % couplings.size()]; };
+    const auto family_of = [&](std::size_t k) { return grids.front().specs[k % specs_per_sweep].estimator; };
     // Per cell, before looking at any figure: its closed form (none: no check), a-priori skewness and label.
     struct CellTheory {
       std::optional<double> mse;
@@ -130,9 +133,9 @@ class EstimatorsExperiment final : public EstimatorGridExperiment {
     };
     std::vector<CellTheory> theory(sweeps.cells());
     for (std::size_t cell = 0; cell < sweeps.cells(); ++cell) {
-      const Grid& g = grids[cell / per_sweep / couplings.size()];
-      const Coupling c = couplings[cell / per_sweep % couplings.size()];
-      const Family e = g.specs[cell % per_sweep / np].estimator;
+      const Grid& g = grid_of(cell / np);
+      const Coupling c = coupling_of(cell / np);
+      const Family e = family_of(cell / np);
       const Geometry& x = g.points[cell % np];
       // The iid squared-error skewness stands in for coupled rows (same marginals, coupled dependence).
       theory[cell] = {exact_mse(e, c, x, g.d, g.d, grid_.parameters),
@@ -169,9 +172,9 @@ class EstimatorsExperiment final : public EstimatorGridExperiment {
       return ev;
     };
     const auto check_of = [&](std::size_t k) {
-      const Grid& g = grids[k * np / per_sweep / couplings.size()];
-      const std::string label = std::string(estimator_name(g.specs[k * np % per_sweep / np].estimator)) + ", " +
-                                std::string(coupling_name(couplings[k * np / per_sweep % couplings.size()]));
+      const Grid& g = grid_of(k);
+      const std::string label =
+          std::string(estimator_name(family_of(k))) + ", " + std::string(coupling_name(coupling_of(k)));
       const Split& split = splits[k];
       return ClaimCheck("Exact MSE (" + label + ") = Monte Carlo",
                         g.where() + (split.judge_all() ? " (none is reliable at this trial count)"
@@ -185,9 +188,8 @@ class EstimatorsExperiment final : public EstimatorGridExperiment {
     // trials (its combined line is settled there), so the looks draw only where neither method has settled it.
     std::map<std::size_t, ImportanceRun> sampled;
     const auto is_sampled = [&](std::size_t k) {
-      const Family e = grids.front().specs[k * np % per_sweep / np].estimator;
-      return importance_trials > 0 && theory[k * np].mse && is_importance_estimator(e) &&
-             is_importance_coupling(couplings[k * np / per_sweep % couplings.size()]);
+      return importance_trials > 0 && theory[k * np].mse && is_importance_estimator(family_of(k)) &&
+             is_importance_coupling(coupling_of(k));
     };
     std::size_t runs = 0, done = 0;
     for (std::size_t k = 0; k < splits.size(); ++k) runs += is_sampled(k) ? 1 : 0;
@@ -198,7 +200,7 @@ class EstimatorsExperiment final : public EstimatorGridExperiment {
         // The one-row proposals, per point: shared by the couplings.
         std::vector<RowProposal> proposals;
         for (std::size_t ci = 0; ci < couplings.size(); ++ci) {
-          const std::size_t k = (di * couplings.size() + ci) * (per_sweep / np) + s;
+          const std::size_t k = (di * couplings.size() + ci) * specs_per_sweep + s;
           if (!is_sampled(k)) continue;
           if (proposals.empty())
             for (const Geometry& x : g.points) proposals.push_back(optimal_row_proposal(e, x));
@@ -233,7 +235,7 @@ class EstimatorsExperiment final : public EstimatorGridExperiment {
         const Coupling coupling = couplings[ci];
         for (std::size_t s = 0; s < g.specs.size(); ++s) {
           const Family e = g.specs[s].estimator;
-          const std::size_t k = (di * couplings.size() + ci) * (per_sweep / np) + s;
+          const std::size_t k = (di * couplings.size() + ci) * specs_per_sweep + s;
           const bool has_theory = theory[k * np].mse.has_value();
           std::optional<ClaimCheck> check;
           if (has_theory) check.emplace(check_of(k));
