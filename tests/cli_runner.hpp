@@ -1,6 +1,7 @@
 #pragma once
 // Runs the favorlab binary from tests and captures its exit status, stdout and stderr.
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 #include <sys/wait.h>
 
 #include <algorithm>
@@ -61,6 +62,15 @@ inline void check_bad_input(const std::string& args, const std::string& needle, 
   CHECK(line_count(run.err) == 1);
   CHECK(run.err.find(needle) != std::string::npos);
   CHECK_FALSE(std::filesystem::exists(cwd / output));
+}
+
+// `favorlab <args> --out <name>` run in dir: requires exit status 0 (stderr in the failure message) and returns the
+// result file's JSON.
+inline nlohmann::json run_cli_json(const std::string& args, const std::filesystem::path& dir, const std::string& name) {
+  const CliRun run = run_cli(args + " --out " + name, dir);
+  INFO("favorlab " << args << "\nstderr: " << run.err);
+  REQUIRE(run.status == 0);
+  return nlohmann::json::parse(read_text(dir / name));
 }
 
 }  // namespace favorlab::testing

@@ -29,10 +29,7 @@ namespace fs = std::filesystem;
 namespace {
 
 nlohmann::json run_json(const std::string& args, const fs::path& dir, const std::string& file = "r.json") {
-  const auto run = run_cli(args + " --quiet --out " + file, dir);
-  INFO("favorlab " << args << "\nstderr: " << run.err);
-  REQUIRE(run.status == 0);
-  return nlohmann::json::parse(read_text(dir / file));
+  return run_cli_json(args + " --quiet", dir, file);
 }
 
 const nlohmann::json& find_check(const nlohmann::json& doc, const std::string& claim_part, const std::string& where_part) {

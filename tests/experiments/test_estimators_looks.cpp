@@ -14,13 +14,6 @@ namespace {
 const std::string kGrid =
     "estimators --d 4 --x-norm 0.5,1 --y-norm 0.5,1 --cos -0.5,0.9 --trials 4000 --importance-trials 50000 --quiet ";
 
-json run_json(const std::string& args, const std::filesystem::path& dir, const std::string& name) {
-  const CliRun run = run_cli(args + " --out " + name, dir);
-  INFO("favorlab " << args << "\n" << run.err);
-  REQUIRE(run.status == 0);
-  return json::parse(read_text(dir / name));
-}
-
 int inconclusive(const json& r) {
   int n = 0;
   for (const auto& row : r["rows"]) n += row.value("status", "") == "inconclusive" ? 1 : 0;
@@ -32,9 +25,9 @@ int inconclusive(const json& r) {
 TEST_CASE("estimators --until-conclusive: looks settle open points where importance sampling has not",
           "[cli][looks]") {
   const auto dir = scratch_dir("estimators-looks");
-  const json fixed = run_json(kGrid + "--threads 2", dir, "fixed.json");
-  const json one = run_json(kGrid + "--max-looks 5 --threads 1", dir, "one.json");
-  const json two = run_json(kGrid + "--max-looks 5 --threads 2", dir, "two.json");
+  const json fixed = run_cli_json(kGrid + "--threads 2", dir, "fixed.json");
+  const json one = run_cli_json(kGrid + "--max-looks 5 --threads 1", dir, "one.json");
+  const json two = run_cli_json(kGrid + "--max-looks 5 --threads 2", dir, "two.json");
   CHECK(one["rows"] == two["rows"]);
   CHECK(one["checks"] == two["checks"]);
   CHECK(fixed["params"].count("max_looks") == 0);
@@ -64,7 +57,7 @@ TEST_CASE("estimators --until-conclusive: looks settle open points where importa
 
   // A rerun stopped at the look the first run reached is the same run.
   const int reached = one["provenance"]["looks_reached"];
-  const json again = run_json(kGrid + "--max-looks " + std::to_string(reached), dir, "again.json");
+  const json again = run_cli_json(kGrid + "--max-looks " + std::to_string(reached), dir, "again.json");
   CHECK(again["rows"] == one["rows"]);
   CHECK(again["checks"] == one["checks"]);
   std::filesystem::remove_all(dir);

@@ -13,21 +13,14 @@ namespace {
 
 const std::string kGrid = "unbiased --x-norm 0.5,1.5 --y-norm 0.5,1.5 --cos -0.5,0.5 --d 4 --m 4 --quiet ";
 
-json run_json(const std::string& args, const std::filesystem::path& dir, const std::string& name) {
-  const CliRun run = run_cli(args + " --out " + name, dir);
-  INFO("favorlab " << args << "\n" << run.err);
-  REQUIRE(run.status == 0);
-  return json::parse(read_text(dir / name));
-}
-
 }  // namespace
 
 TEST_CASE("unbiased --until-conclusive: looks settle open points, bit-identical across threads and on a rerun",
           "[cli][looks]") {
   const auto dir = scratch_dir("unbiased-looks");
-  const json fixed = run_json(kGrid + "--trials 2000 --threads 2", dir, "fixed.json");
-  const json one = run_json(kGrid + "--trials 2000 --until-conclusive --max-looks 6 --threads 1", dir, "one.json");
-  const json two = run_json(kGrid + "--trials 2000 --until-conclusive --max-looks 6 --threads 2", dir, "two.json");
+  const json fixed = run_cli_json(kGrid + "--trials 2000 --threads 2", dir, "fixed.json");
+  const json one = run_cli_json(kGrid + "--trials 2000 --until-conclusive --max-looks 6 --threads 1", dir, "one.json");
+  const json two = run_cli_json(kGrid + "--trials 2000 --until-conclusive --max-looks 6 --threads 2", dir, "two.json");
   CHECK(one["rows"] == two["rows"]);
   CHECK(one["checks"] == two["checks"]);
   CHECK(fixed["params"].count("max_looks") == 0);
@@ -54,7 +47,7 @@ TEST_CASE("unbiased --until-conclusive: looks settle open points, bit-identical 
 
   // A rerun stopped at the look the first run reached is the same run.
   const int reached = one["provenance"]["looks_reached"];
-  const json again = run_json(kGrid + "--trials 2000 --max-looks " + std::to_string(reached), dir, "again.json");
+  const json again = run_cli_json(kGrid + "--trials 2000 --max-looks " + std::to_string(reached), dir, "again.json");
   CHECK(again["rows"] == one["rows"]);
   std::filesystem::remove_all(dir);
 }
