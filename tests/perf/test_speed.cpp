@@ -378,11 +378,10 @@ TEST_CASE("speed --backend cuda at a tiny size: every device method, device peak
 
 TEST_CASE("speed --chunk: the chunk given is the chunk timed and recorded", "[speed][cli]") {
   const auto dir = scratch_dir("speed-chunk");
-  const auto run = run_cli("speed --quiet --min-L 64 --max-L 64 --shapes small --thread-counts 1 --d 8 --m 16 "
-                           "--trials 2 --mc-trials 0 --no-memory --chunk 16 --out r.json",
-                           dir);
-  REQUIRE(run.status == 0);
-  CHECK(nlohmann::json::parse(read_text(dir / "r.json"))["params"]["chunk"] == 16);
+  const auto doc = run_cli_json("speed --quiet --min-L 64 --max-L 64 --shapes small --thread-counts 1 --d 8 --m 16 "
+                                "--trials 2 --mc-trials 0 --no-memory --chunk 16",
+                                dir, "r.json");
+  CHECK(doc["params"]["chunk"] == 16);
   fs::remove_all(dir);
 }
 
