@@ -61,13 +61,10 @@ void CoupledBlockSampler::draw(Eigen::MatrixXd& w, int start, PhiloxStream& rng)
   for (int k = 0; k < rows(); ++k) w.row(start + k) *= sphere_norms_ ? std::sqrt(d_) : chi_variate(d_, rng);
 }
 
-void condition_block_on_row(Eigen::MatrixXd& w, int block, int row, const Eigen::VectorXd& omega) {
-  if (block < 1 || row < 0 || row >= w.rows() || omega.size() != w.cols() || !(omega.norm() > 0))
-    throw std::invalid_argument("condition_block_on_row: row outside W, or omega of the wrong size or zero");
+void reflect_block(Eigen::MatrixXd& w, int block, int row, const Eigen::VectorXd& from, const Eigen::VectorXd& to) {
   const int start = row / block * block, rows = std::min<int>(block, static_cast<int>(w.rows()) - start);
-  const Eigen::VectorXd a = w.row(row).transpose().normalized(), u = omega.normalized();
-  // H = I − 2nnᵀ with n ∥ a − u maps a to u; a = u (to rounding) needs no reflection.
-  Eigen::VectorXd n = a - u;
+  // H = I − 2nnᵀ with n ∥ from − to maps from to to; from = to (to rounding) needs no reflection.
+  Eigen::VectorXd n = from - to;
   const double len = n.norm();
   if (len > 1e-300) {
     n /= len;
@@ -76,6 +73,12 @@ void condition_block_on_row(Eigen::MatrixXd& w, int block, int row, const Eigen:
       w.row(k) -= 2 * c * n.transpose();
     }
   }
+}
+
+void condition_block_on_row(Eigen::MatrixXd& w, int block, int row, const Eigen::VectorXd& omega) {
+  if (block < 1 || row < 0 || row >= w.rows() || omega.size() != w.cols() || !(omega.norm() > 0))
+    throw std::invalid_argument("condition_block_on_row: row outside W, or omega of the wrong size or zero");
+  reflect_block(w, block, row, w.row(row).transpose().normalized(), omega.normalized());
   w.row(row) = omega.transpose();
 }
 
@@ -115,6 +118,55 @@ RowProposal optimal_sphere_row_proposal(const Geometry& g, int d) {
   return row;
 }
 
+CoupledRowsProposal::CoupledRowsProposal(Coupling c, const Geometry& g, int d, int m, bool sphere,
+                                         const RowProposal& q)
+    : block_(c == Coupling::iid ? 1 : d),
+      m_(m),
+      d_(d),
+      sphere_(sphere),
+      q_(q),
+      tilt_ratio_(sphere ? d : 2, q.sphere_tilt),
+      full_(c, std::min(block_, m), d, sphere),
+      last_(c, m % block_ == 0 ? std::min(block_, m) : m % block_, d, sphere),
+      frame_(importance_frame(g, d)) {}
+
+Eigen::VectorXd CoupledRowsProposal::tilted_row(PhiloxStream& rng, const Eigen::VectorXd& xi) const {
+  const Eigen::VectorXd& unit = frame_.unit;
+  Eigen::VectorXd omega = xi - unit.dot(xi) * unit;  // the part of ω across ẑ, as under the plain law
+  if (sphere_) {
+    // √d (t ẑ + √(1 − t²) v), v uniform on the directions across ẑ.
+    const double t = draw_sphere_tilt(d_, q_.sphere_tilt, rng);
+    return std::sqrt(d_) * (t * unit + std::sqrt(std::max(0.0, 1 - t * t)) * omega.normalized());
+  }
+  double s = q_.proposal.mean + q_.proposal.sd * rng.normal();
+  if (q_.proposal.symmetric && rng.uniform() < 0.5) s = -s;
+  return omega + s * unit;
+}
+
+void CoupledRowsProposal::draw_blocks(Eigen::MatrixXd& w, PhiloxStream& rng) const {
+  w.resize(m_, d_);
+  for (int start = 0; start < m_; start += block_) (start + block_ >= m_ ? last_ : full_).draw(w, start, rng);
+}
+
+double CoupledRowsProposal::log_ratio(double s) const {
+  return sphere_ ? tilt_ratio_.log_ratio(std::clamp(s / std::sqrt(d_), -1.0, 1.0)) : proposal_log_ratio(q_.proposal, s);
+}
+
+double CoupledRowsProposal::draw(Eigen::MatrixXd& w, PhiloxStream& rng, const Eigen::VectorXd& xi) const {
+  const int row = static_cast<int>(uniform_index(rng, static_cast<std::uint64_t>(m_)));
+  const Eigen::VectorXd omega = tilted_row(rng, xi);
+  draw_blocks(w, rng);
+  condition_block_on_row(w, block_, row, omega);
+  // w = 1 / mean_i q₁(s_i)/φ(s_i): the proposal's density over the plain law, inverted.
+  std::vector<double> log_ratios(static_cast<std::size_t>(m_));
+  for (int i = 0; i < m_; ++i) log_ratios[static_cast<std::size_t>(i)] = log_ratio(w.row(i).dot(frame_.unit));
+  return inverse_mean_ratio(log_ratios);
+}
+
+double inverse_mean_ratio(const std::vector<double>& log_ratios) {
+  return std::exp(std::log(static_cast<double>(log_ratios.size())) - log_sum_exp(log_ratios));
+}
+
 namespace {
 
 // The run's checks for rows of norm √d (check_importance_run's for the chi-norm families); returns SMREG.
@@ -143,62 +195,47 @@ CoupledImportanceSampledMse importance_sampled_coupled_mse(Family e, Coupling c,
                                                            std::int64_t trials, std::uint64_t seed,
                                                            std::uint64_t stream, int threads,
                                                            const RowProposal& row_proposal,
-                                                           const ProgressFn& progress) {
+                                                           const ProgressFn& progress,
+                                                           const CoupledImportanceSampledMse* from) {
   const bool sphere = e == Family::smreg;
   const double sm = sphere ? check_sphere_run(c, g, d, m, trials, threads, row_proposal)
                            : check_importance_run(e, g, d, m, trials, threads);
   if (!sphere && row_proposal.sphere)
     throw std::invalid_argument("a sphere tilt is for smreg's rows of norm sqrt(d), not for " +
                                 std::string(estimator_name(e)));
-  const int block = c == Coupling::iid ? 1 : d;
-  // Full blocks and the last, shorter one.
-  const CoupledBlockSampler full(c, std::min(block, m), d, sphere),
-      last(c, m % block == 0 ? std::min(block, m) : m % block, d, sphere);
   check_importance_proposal(row_proposal.proposal);
+  const CoupledRowsProposal rows(c, g, d, m, sphere, row_proposal);
 
-  CoupledImportanceSampledMse result;
-  result.proposal = row_proposal.proposal;
-  result.sphere = sphere;
-  result.sphere_tilt = row_proposal.sphere_tilt;
-  result.row_mse_skewness = row_proposal.mse_skewness;
-  const ImportanceFrame frame = importance_frame(g, d);
-  const Eigen::VectorXd& unit = frame.unit;
+  const ImportanceFrame& frame = rows.frame();
   const auto features = family_info(e).map->f64.features;  // the project's own map on all m rows
-  const ImportanceProposal q = row_proposal.proposal;
-  const SphereTilt& tilt = row_proposal.sphere_tilt;
-  const SphereTiltRatio tilt_ratio(sphere ? d : 2, tilt);
-  const double root_d = std::sqrt(d);
+  const std::int64_t first = first_continued_trial(trials, from != nullptr ? from->drawn : 0);
   const ImportanceTrials total = run_importance_trials(
-      trials, threads, seed, stream, d,
+      trials - first, threads, seed, stream, d,
       [&](PhiloxStream& rng, const Eigen::VectorXd& xi) {
-        const int row = static_cast<int>(uniform_index(rng, static_cast<std::uint64_t>(m)));
-        Eigen::VectorXd omega = xi - unit.dot(xi) * unit;  // the part of ω across ẑ, as under the plain law
-        if (sphere) {
-          // √d (t ẑ + √(1 − t²) v), v uniform on the directions across ẑ.
-          const double t = draw_sphere_tilt(d, tilt, rng);
-          omega = root_d * (t * unit + std::sqrt(std::max(0.0, 1 - t * t)) * omega.normalized());
-        } else {
-          double s = q.mean + q.sd * rng.normal();
-          if (q.symmetric && rng.uniform() < 0.5) s = -s;
-          omega += s * unit;
-        }
         Eigen::MatrixXd w(m, d);
-        for (int start = 0; start < m; start += block) (start + block >= m ? last : full).draw(w, start, rng);
-        condition_block_on_row(w, block, row, omega);
-        // w = 1 / mean_i q₁(s_i)/φ(s_i): the proposal's density over the plain law, inverted.
-        std::vector<double> log_ratio(static_cast<std::size_t>(m));
-        for (int i = 0; i < m; ++i) {
-          const double s = w.row(i).dot(unit);
-          log_ratio[static_cast<std::size_t>(i)] =
-              sphere ? tilt_ratio.log_ratio(std::clamp(s / root_d, -1.0, 1.0)) : proposal_log_ratio(q, s);
-        }
-        const double weight = std::exp(std::log(static_cast<double>(m)) - log_sum_exp(log_ratio));
+        const double weight = rows.draw(w, rng, xi);
         Eigen::MatrixXd fx, fy;
         features(frame.x_row, w, fx);
         features(frame.y_row, w, fy);
         return ImportanceDraw{weight, fx.cwiseProduct(fy).sum() / sm};
       },
-      progress);
+      progress, first, from != nullptr ? &from->sums : nullptr);
+  return coupled_report(total, sm, row_proposal, sphere);
+}
+
+std::int64_t first_continued_trial(std::int64_t trials, std::int64_t drawn_before) {
+  if (drawn_before > 0 && trials <= drawn_before)
+    throw std::invalid_argument("a continued run needs more trials than it has drawn (" + std::to_string(trials) +
+                                " <= " + std::to_string(drawn_before) + ")");
+  return drawn_before;
+}
+
+CoupledImportanceSampledMse coupled_report(const ImportanceTrials& total, double sm, const RowProposal& q, bool sphere) {
+  CoupledImportanceSampledMse result;
+  result.proposal = q.proposal;
+  result.sphere = sphere;
+  result.sphere_tilt = q.sphere_tilt;
+  result.row_mse_skewness = q.mse_skewness;
   ImportanceSampledMse figures;
   total.report(sm, 1, figures);  // a trial is the whole m-row estimator: no division by m
   result.estimate_mean = figures.estimate_mean;
@@ -208,6 +245,8 @@ CoupledImportanceSampledMse importance_sampled_coupled_mse(Family e, Coupling c,
   result.trials = figures.trials;
   result.nonfinite = figures.nonfinite;
   result.mse_sample_skewness = total.squared.skewness();
+  result.sums = total;
+  result.drawn = total.squared.count() + total.nonfinite;
   return result;
 }
 

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <vector>
 
 #include "features/estimator.hpp"
 #include "features/projection.hpp"
@@ -37,6 +38,9 @@ struct CoupledImportanceSampledMse {
   // row (q₁'s exact figure, which is this sampler's at m = 1).
   double mse_sample_skewness = 0, row_mse_skewness = 0;
   std::int64_t trials = 0, nonfinite = 0;
+  // The run's sums and the trials drawn (trials + nonfinite): what a later look continues from.
+  ImportanceTrials sums;
+  std::int64_t drawn = 0;
   // The skewness the z test's gate takes (stats/edgeworth.hpp): the larger of the two above in magnitude. No a-priori
   // figure exists for m coupled rows; this gate's level is simulated in tests/mc/test_importance_coupled.cpp.
   double gate_skewness() const { return std::max(std::abs(mse_sample_skewness), std::abs(row_mse_skewness)); }
@@ -61,6 +65,14 @@ class CoupledBlockSampler {
   bool sphere_norms_ = false;
   int d_;
 };
+
+// The reflection H = I − 2nnᵀ (n ∥ from − to) taking the unit vector `from` to the unit vector `to`, applied to every
+// row of the block of `block` rows that holds `row` (nothing when they agree to rounding).
+void reflect_block(Eigen::MatrixXd& w, int block, int row, const Eigen::VectorXd& from, const Eigen::VectorXd& to);
+
+// The weight 1 / ((1/n) Σ_i exp(l_i)) of a mixture proposal from the n log ratios l_i of its components' densities
+// over the plain law (log-sum-exp, no overflow).
+double inverse_mean_ratio(const std::vector<double>& log_ratios);
 
 // Row J's block redrawn from its law given ω_J, in place: with the block's rows r_k R v_k, the reflection H taking
 // W_J's direction to ω_J's, applied to every row of the block, gives H R, uniform among the R' with R' v_J =
@@ -88,15 +100,55 @@ RowProposal mean_tuned_row_proposal(Family e, const Geometry& g);
 // The same for rows of norm √d (smreg) in dimension d: optimal_sphere_tilt. Throws as that function.
 RowProposal optimal_sphere_row_proposal(const Geometry& g, int d);
 
+// One draw of m coupled rows under the mixture proposal above, and its weight: what importance_sampled_coupled_mse
+// evaluates its estimator on, shared with mc/paired_simplex_gap.hpp, which evaluates a second set of rows on the same
+// draw. The caller validates the arguments first (importance_sampled_coupled_mse's checks).
+class CoupledRowsProposal {
+ public:
+  CoupledRowsProposal(Coupling c, const Geometry& g, int d, int m, bool sphere, const RowProposal& q);
+  // The rows into w (resized to m × d), ξ ~ N(0, I_d) the trial's first normals, further draws from rng; returns the
+  // weight p/q of the draw. It is the parts below in this order: the tilted row J (uniform), its ω, the blocks, ω_J
+  // put in place (condition_block_on_row), and the weight from the rows' log ratios (inverse_mean_ratio).
+  double draw(Eigen::MatrixXd& w, PhiloxStream& rng, const Eigen::VectorXd& xi) const;
+  // ω of the tilted row: s = ωᵀẑ from q₁ (t = s/√d from the sphere tilt), the rest across ẑ from ξ as under the
+  // plain law.
+  Eigen::VectorXd tilted_row(PhiloxStream& rng, const Eigen::VectorXd& xi) const;
+  // Every block under the plain law into w (resized to m × d).
+  void draw_blocks(Eigen::MatrixXd& w, PhiloxStream& rng) const;
+  // log q₁(s)/φ(s) of a row with s = ωᵀẑ (the sphere tilt's ratio at t = s/√d for rows of norm √d).
+  double log_ratio(double s) const;
+  const ImportanceFrame& frame() const { return frame_; }
+
+ private:
+  int block_, m_, d_;
+  bool sphere_;
+  RowProposal q_;
+  SphereTiltRatio tilt_ratio_;
+  CoupledBlockSampler full_, last_;  // full blocks and the last, shorter one
+  ImportanceFrame frame_;
+};
+
 // `trials` importance-sampled trials of the m-row estimator e with rows coupled by c at g in dimension d, each from
 // PhiloxStream(seed, stream, t), under the row proposal q. Bit-identical for any thread count (trial blocks of
-// run_parallel_trials). Throws std::invalid_argument for an estimator other than positive, hyperbolic or smreg, a
-// coupling other than iid, orthogonal or simplex (iid or orthogonal for smreg), d < 2 for simplex and smreg, m < 1,
-// trials < 2, threads < 1, an invalid geometry or proposal (a sphere tilt exactly for smreg), or a kernel value (SM,
-// SMREG) that double precision cannot hold.
+// run_parallel_trials). With `from` (an earlier run of the same arguments) the run continues it to `trials` trials in
+// all, drawing only trials [from->drawn, trials): a look of a sequential check (mc/sequential_looks.hpp), the same
+// bits as one run of `trials` when from->drawn is a multiple of kTrialBlock. Throws std::invalid_argument for an
+// estimator other than positive, hyperbolic or smreg, a coupling other than iid, orthogonal or simplex (iid or
+// orthogonal for smreg), d < 2 for simplex and smreg, m < 1, trials < 2, threads < 1, an invalid geometry or proposal
+// (a sphere tilt exactly for smreg), a kernel value (SM, SMREG) that double precision cannot hold, or `trials` not
+// above from->drawn.
 CoupledImportanceSampledMse importance_sampled_coupled_mse(Family e, Coupling c, const Geometry& g, int d, int m,
                                                            std::int64_t trials, std::uint64_t seed,
                                                            std::uint64_t stream, int threads, const RowProposal& q,
-                                                           const ProgressFn& progress = {});
+                                                           const ProgressFn& progress = {},
+                                                           const CoupledImportanceSampledMse* from = nullptr);
+
+// The trials of a continued run: [first, trials), first = from->drawn (0 without `from`). Throws std::invalid_argument
+// when `trials` is not above it.
+std::int64_t first_continued_trial(std::int64_t trials, std::int64_t drawn_before);
+
+// The figures of a run's accumulated trials (a trial is the whole m-row estimator, SM = sm) under row proposal q.
+CoupledImportanceSampledMse coupled_report(const ImportanceTrials& total, double sm, const RowProposal& q,
+                                           bool sphere);
 
 }  // namespace favorlab

@@ -316,7 +316,8 @@ std::pair<double, double> scan_then_brent(const F& f, double lo, double hi, int 
 
 ImportanceTrials run_importance_trials(std::int64_t trials, int threads, std::uint64_t seed, std::uint64_t stream,
                                        int d, const std::function<ImportanceDraw(PhiloxStream&, const Eigen::VectorXd&)>& draw,
-                                       const ProgressFn& progress) {
+                                       const ProgressFn& progress, std::int64_t first_trial,
+                                       const ImportanceTrials* initial) {
   const EigenSingleThread eigen_single_thread;  // the trials loop is the parallelism (runtime/eigen_threads.hpp)
   return run_parallel_trials(
       trials, threads, ImportanceTrials{},
@@ -327,7 +328,7 @@ ImportanceTrials run_importance_trials(std::int64_t trials, int threads, std::ui
         const ImportanceDraw one = draw(rng, xi);
         acc.add(one.weight, one.ratio);
       },
-      progress);
+      progress, first_trial, initial);
 }
 
 double proposal_log_ratio(const ImportanceProposal& q, double s) {

@@ -96,9 +96,11 @@ struct ImportanceDraw {
 // The trial loop both samplers share (here and mc/importance_gerf.hpp): trial t draws ξ ~ N(0, I_d) from
 // PhiloxStream(seed, stream, t) and `draw` turns it, with further draws from the same stream, into ω and its weighted
 // value. Trials are blocks of run_parallel_trials, so the sums do not depend on the thread or rank count.
+// Continuing a run: `initial` holds trials [0, first_trial) and the call draws [first_trial, first_trial + trials).
 ImportanceTrials run_importance_trials(std::int64_t trials, int threads, std::uint64_t seed, std::uint64_t stream,
                                        int d, const std::function<ImportanceDraw(PhiloxStream&, const Eigen::VectorXd&)>& draw,
-                                       const ProgressFn& progress);
+                                       const ProgressFn& progress, std::int64_t first_trial = 0,
+                                       const ImportanceTrials* initial = nullptr);
 
 // The a-priori figures of a run into `out` from the moments of the weighted squared error under the proposal used, of
 // the weighted estimate, and of the plain squared error (the proposal N(0, 1)); throws std::invalid_argument when
