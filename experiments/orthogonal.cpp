@@ -20,14 +20,17 @@
 // "..., plain or importance-sampled" that combines the plain and the importance-sampled verdict point by point
 // (stats/either_check.hpp): the claim holds there when the two methods together settle every point.
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <limits>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <utility>
 
 #include "experiments/estimator_grid.hpp"
 #include "experiments/experiment.hpp"
+#include "experiments/look_report.hpp"
 #include "features/family_theory.hpp"
 #include "features/theorem2_point.hpp"
 #include "io/join_list.hpp"
@@ -37,6 +40,7 @@
 #include "mc/estimator_sweep.hpp"
 #include "mc/importance_coupled.hpp"
 #include "mc/paired_simplex_gap.hpp"
+#include "mc/sequential_looks.hpp"
 #include "mc/sweep_figures.hpp"
 #include "perf/memory_estimate.hpp"
 #include "stats/either_check.hpp"
@@ -92,6 +96,7 @@ class OrthogonalExperiment final : public Experiment {
   }
   std::int64_t default_trials(bool quick) const override { return quick ? 10000 : 200000; }
   Distribution distribution() const override { return Distribution::trial_blocks; }
+  bool takes_looks() const override { return true; }
 
   // Per d, sweeps one after another (iid, orthogonal, --structured, simplex), each over estimators × the m ≤ d; every
   // orthogonal or simplex draw holds d×d blocks even for m = 1. Two rows per cell (iid, orthogonal), one more per
@@ -159,6 +164,11 @@ class OrthogonalExperiment final : public Experiment {
                          {"simplex", !no_simplex_}, {"alpha", alpha_}};
     const std::int64_t importance_trials =
         importance_trials_ != kDefaultImportanceTrials ? importance_trials_ : ctx.quick ? 2000 : 200000;
+    if (ctx.looks.sequential() && look_trials(importance_trials, ctx.looks.max_looks - 1) > kMaxTrials)
+      throw std::invalid_argument("--max-looks " + std::to_string(ctx.looks.max_looks) + " with " +
+                                  std::to_string(importance_trials) +
+                                  " importance-sampled pilot trials would reach more than 1e15 trials per point at "
+                                  "the last look");
     result.params["importance_trials"] = importance_trials;
     result.params["row_schema"] = row_schema();
     std::vector<Coupling> structured;
@@ -174,6 +184,8 @@ class OrthogonalExperiment final : public Experiment {
     const std::size_t runs_per_d = 2 + structured.size() + (simplex ? 1 : 0),
                       parts_per_d = runs_per_d + (sampled ? 1 : 0) + (sampled_smreg ? 1 : 0),
                       parts = parts_per_d * dims_.size();
+    std::vector<ImportanceRuns> sampled_runs;  // per d: positive, then smreg
+    double pilot_seconds = 0;
     for (std::size_t di = 0; di < dims_.size(); ++di) {
       Cells cells{dims_[di], features_for(dims_[di]), {}, grid()};
       for (Family e : estimators)
@@ -204,13 +216,21 @@ class OrthogonalExperiment final : public Experiment {
         for (int m : cells.ms) specs.push_back({Family::positive, m});
         simplex_checks(result, cells, sweep(Coupling::simplex, specs, 2000 + di, runs_per_d - 1), ort, plain);
       }
+      const auto pilot_start = std::chrono::steady_clock::now();
       if (sampled)
-        importance_checks(result, cells, di, simplex, importance_trials, ctx.seed, ctx.threads,
-                          part_progress(ctx.progress, parts_per_d * di + runs_per_d, parts), plain);
+        sampled_runs.push_back(importance_pilots(Family::positive, cells, di, simplex, importance_trials, ctx.seed,
+                                                 ctx.threads,
+                                                 part_progress(ctx.progress, parts_per_d * di + runs_per_d, parts),
+                                                 plain));
       if (sampled_smreg)
-        sphere_importance_checks(result, cells, di, importance_trials, ctx.seed, ctx.threads,
-                                 part_progress(ctx.progress, parts_per_d * (di + 1) - 1, parts), plain);
+        sampled_runs.push_back(importance_pilots(Family::smreg, cells, di, false, importance_trials, ctx.seed,
+                                                 ctx.threads,
+                                                 part_progress(ctx.progress, parts_per_d * (di + 1) - 1, parts),
+                                                 plain));
+      pilot_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - pilot_start).count();
     }
+    // The importance-sampled checks of every d come last: their looks take all cells at once.
+    settle_importance_runs(result, sampled_runs, ctx, pilot_seconds);
     result.measurements["estimator_evaluations"] = tally.evaluations;
     result.measurements["evaluations_per_second"] = tally.per_second();
     return result;
@@ -369,139 +389,230 @@ class OrthogonalExperiment final : public Experiment {
     result.checks.push_back(with_equal_law_note(mc_check.result(), cells.ms));
   }
 
-  // The positive estimator's exact MSEs by importance sampling, one run per (coupling, m, point): iid (Lemma 2),
-  // orthogonal and simplex rows, and simplex ≤ orthogonal on those runs. Annotates the cells' rows (is_* fields).
-  void importance_checks(Result& result, const Cells& cells, std::size_t di, bool simplex, std::int64_t trials,
-                         std::uint64_t seed, int threads, const ProgressFn& progress,
-                         const PlainVerdicts& plain) const {
-    const std::string where = cells.where() + ", " + std::to_string(trials) +
-                              " trials per point, proposal tilting one row along x+y (a mixture over the rows)";
-    const std::size_t n = cells.ms.size() * cells.points.size(), np = cells.points.size();
-    ClaimCheck iid_check(kLemma2Positive + ", importance-sampled", "iid projections, " + where, alpha_, n);
-    ClaimCheck ort_check(kOrthogonalPositive + ", importance-sampled", "orthogonal projections, " + where, alpha_, n);
-    ClaimCheck simplex_check(kSimplexPositive + ", importance-sampled", "simplex projections, " + where, alpha_, n);
-    ClaimCheck order_check(kSimplexOrder + ", importance-sampled", kPairedRows + where, alpha_, n,
-                           ClaimCheck::Sides::upper);
-    // Per coupling k (iid, orthogonal, simplex): the claim both methods judge, and its combined line.
-    const std::vector<std::string> claims{kLemma2Positive, kOrthogonalPositive, kSimplexPositive},
-        kinds{"iid", "orthogonal", "simplex"};
-    std::vector<EitherCheck> either;
-    for (std::size_t k = 0; k < claims.size(); ++k)
-      either.push_back(plain_or_importance_sampled(claims[k], kinds[k] + " projections, " + cells.where(), trials));
-    EitherCheck order_either = plain_or_importance_sampled(
-        kSimplexOrder, "plain: independent streams; importance-sampled: " + kPairedRows + cells.where(), trials);
-    // The one-row proposal depends on the geometry alone (a quadrature optimisation): once per point.
-    std::vector<RowProposal> proposals;
-    for (const Geometry& g : cells.points) proposals.push_back(optimal_row_proposal(Family::positive, g));
-    const std::vector<Coupling> couplings = simplex ? std::vector<Coupling>{Coupling::iid, Coupling::orthogonal,
-                                                                            Coupling::simplex}
-                                                    : std::vector<Coupling>{Coupling::iid, Coupling::orthogonal};
-    std::size_t done = 0;
-    const std::size_t runs = couplings.size() * n;
+  // The importance-sampled runs of one d and estimator, one cell per (kind, m, point). Positive: iid (Lemma 2) and
+  // orthogonal rows, and with simplex rows the paired run (its simplex figures and simplex ≤ orthogonal); smreg: iid
+  // and orthogonal rows of norm √d, their direction tilted toward x + y (mc/importance_sphere.hpp).
+  struct ImportanceCell {
+    std::size_t k = 0, i = 0, p = 0;  // kind, m index, point
+    std::uint64_t stream = 0;
+    std::vector<double> theory;       // per line of the cell (lines_of)
+    CoupledImportanceSampledMse run;  // iid or orthogonal rows
+    PairedSimplexGap pair;            // simplex rows with their orthogonal twins
+  };
+  struct ImportanceRuns {
+    Family e = Family::positive;
+    Cells cells;
+    std::int64_t trials = 0;  // the pilot's, per cell
+    PlainVerdicts plain;      // this d's plain verdicts, which the combined lines take point by point
+    std::vector<Coupling> kinds;
+    std::vector<RowProposal> proposals;  // per point: the one-row proposal depends on the geometry alone
+    std::vector<ImportanceCell> runs;
+  };
+  // A check line of the runs: the claim (without its method), where (after the projections' name), its sides, and
+  // where its combined line is.
+  struct ImportanceLine {
+    std::string claim, where, either_where;
+    ClaimCheck::Sides sides = ClaimCheck::Sides::two;
+  };
+
+  std::vector<ImportanceLine> lines(const ImportanceRuns& r) const {
+    const std::string trials = ", " + std::to_string(r.trials) + " trials per point, ";
+    if (r.e == Family::smreg) {
+      const std::string where = r.cells.where() + trials +
+                                "proposal tilting one row's direction toward x+y (von Mises-Fisher, a mixture over "
+                                "the rows)";
+      return {{kIidSmreg, "iid projections, " + where, "iid projections, " + r.cells.where()},
+              {kOrthogonalSmreg, "orthogonal projections, " + where, "orthogonal projections, " + r.cells.where()}};
+    }
+    const std::string where = r.cells.where() + trials + "proposal tilting one row along x+y (a mixture over the rows)";
+    std::vector<ImportanceLine> out{
+        {kLemma2Positive, "iid projections, " + where, "iid projections, " + r.cells.where()},
+        {kOrthogonalPositive, "orthogonal projections, " + where, "orthogonal projections, " + r.cells.where()}};
+    if (r.kinds.size() > 2) {
+      out.push_back({kSimplexPositive, "simplex projections, " + where, "simplex projections, " + r.cells.where()});
+      out.push_back({kSimplexOrder, kPairedRows + where,
+                     "plain: independent streams; importance-sampled: " + kPairedRows + r.cells.where(),
+                     ClaimCheck::Sides::upper});
+    }
+    return out;
+  }
+
+  // The lines a cell of kind k gives evidence to: kind k's own, and for the paired run simplex ≤ orthogonal too.
+  static std::vector<std::size_t> lines_of(std::size_t k) { return k == 2 ? std::vector<std::size_t>{2, 3} : std::vector<std::size_t>{k}; }
+
+  std::vector<ClaimCheck> line_checks(const ImportanceRuns& r) const {
+    std::vector<ClaimCheck> out;
+    const std::size_t n = r.cells.ms.size() * r.cells.points.size();
+    for (const ImportanceLine& l : lines(r)) out.emplace_back(l.claim + ", importance-sampled", l.where, alpha_, n, l.sides);
+    return out;
+  }
+
+  static std::string cell_label(const ImportanceRuns& r, const ImportanceCell& c) {
+    return "m=" + std::to_string(r.cells.ms[c.i]) + ", " + point_label(r.cells.points[c.p]);
+  }
+
+  // The cell's evidence per line (lines_of order), judged at `look` (−1: a fixed-size run).
+  static std::vector<PointEvidence> cell_evidence(const ImportanceRuns& r, const ImportanceCell& c, int look) {
+    const Geometry& g = r.cells.points[c.p];
+    const double k = r.e == Family::smreg ? smreg_exact(g, r.cells.d) : softmax_kernel(g), k2 = k * k;
+    const double allowance = kRoundingAllowance * kRoundingAllowance * k2;
+    const std::string label = cell_label(r, c);
+    std::vector<PointEvidence> out;
+    const auto add = [&](const CoupledImportanceSampledMse& m, double theory) {
+      out.push_back({m.mse, theory, m.mse_stderr, allowance, m.gate_skewness(), m.trials, m.nonfinite, label});
+    };
+    if (c.k == 2) {
+      add(c.pair.simplex, c.theory[0]);
+      out.push_back({c.pair.gap, c.theory[1], c.pair.gap_stderr, allowance, c.pair.gate_skewness(), c.pair.trials,
+                     c.pair.nonfinite, label});
+      out.back().scale = k2;
+    } else {
+      add(c.run, c.theory[0]);
+    }
+    for (PointEvidence& ev : out) ev.look = look;
+    return out;
+  }
+
+  // Brings cell c to `trials` trials (the pilot when it has none yet, else a look continuing it).
+  static void draw_cell(const ImportanceRuns& r, ImportanceCell& c, std::int64_t trials, std::uint64_t seed,
+                        int threads, const ProgressFn& progress) {
+    const Geometry& g = r.cells.points[c.p];
+    const int d = r.cells.d, m = r.cells.ms[c.i];
+    const RowProposal& q = r.proposals[c.p];
+    if (c.k == 2) {
+      const bool first = c.pair.drawn == 0;
+      c.pair = paired_simplex_gap(r.e, g, d, m, trials, seed, c.stream, threads, q, progress, first ? nullptr : &c.pair);
+    } else {
+      const bool first = c.run.drawn == 0;
+      c.run = importance_sampled_coupled_mse(r.e, r.kinds[c.k], g, d, m, trials, seed, c.stream, threads, q, progress,
+                                             first ? nullptr : &c.run);
+    }
+  }
+
+  // The pilots of one d and estimator: every cell at the pilot's trials.
+  ImportanceRuns importance_pilots(Family e, const Cells& cells, std::size_t di, bool simplex, std::int64_t trials,
+                                   std::uint64_t seed, int threads, const ProgressFn& progress,
+                                   const PlainVerdicts& plain) const {
+    ImportanceRuns r{e, cells, trials, plain, {Coupling::iid, Coupling::orthogonal}, {}, {}};
+    const bool sphere = e == Family::smreg;
+    if (!sphere && simplex) r.kinds.push_back(Coupling::simplex);
+    for (const Geometry& g : cells.points)
+      r.proposals.push_back(sphere ? optimal_sphere_row_proposal(g, cells.d) : optimal_row_proposal(e, g));
+    const std::size_t np = cells.points.size();
     for (std::size_t i = 0; i < cells.ms.size(); ++i) {
       const int m = cells.ms[i];
       for (std::size_t p = 0; p < np; ++p) {
         const Geometry& g = cells.points[p];
-        const double sm = softmax_kernel(g), k2 = sm * sm, allowance = kRoundingAllowance * kRoundingAllowance * k2;
-        const std::string label = "m=" + std::to_string(m) + ", " + point_label(g);
-        std::vector<CoupledImportanceSampledMse> runs_here;
-        std::vector<PointVerdict> verdicts;
-        PairedSimplexGap pair;
-        for (std::size_t k = 0; k < couplings.size(); ++k) {
-          const std::uint64_t stream = kImportanceStream + ((3 * di + k) << 32) + i * np + p;
-          const ProgressFn part = part_progress(progress, done++, runs);
-          // Simplex rows come from the paired run, which also gives simplex ≤ orthogonal its difference.
-          if (couplings[k] == Coupling::simplex) {
-            pair = paired_simplex_gap(Family::positive, g, cells.d, m, trials, seed, stream, threads, proposals[p], part);
-            runs_here.push_back(pair.simplex);
+        for (std::size_t k = 0; k < r.kinds.size(); ++k) {
+          ImportanceCell c{k, i, p, 0, {}, {}, {}};
+          if (sphere) {
+            c.stream = kSphereImportanceStream + ((2 * di + k) << 32) + i * np + p;
+            c.theory = {k == 0 ? iid_mse(Family::smreg, g, cells.d, m) : orthogonal_mse(Family::smreg, g, cells.d, m)};
           } else {
-            runs_here.push_back(importance_sampled_coupled_mse(Family::positive, couplings[k], g, cells.d, m, trials,
-                                                               seed, stream, threads, proposals[p], part));
+            c.stream = kImportanceStream + ((3 * di + k) << 32) + i * np + p;
+            c.theory = {*exact_mse(e, r.kinds[k], g, cells.d, m)};
+            if (k == 2) c.theory.push_back(0.0);  // simplex ≤ orthogonal: the difference is at most 0
           }
-          const CoupledImportanceSampledMse& r = runs_here.back();
-          const double theory = *exact_mse(Family::positive, couplings[k], g, cells.d, m);
-          ClaimCheck& check = k == 0 ? iid_check : k == 1 ? ort_check : simplex_check;
-          verdicts.push_back(
-              check.judge({r.mse, theory, r.mse_stderr, allowance, r.gate_skewness(), r.trials, r.nonfinite, label}));
-          either[k].add(plain_verdict(plain, claims[k], label), verdicts.back(), label);
+          r.runs.push_back(std::move(c));
         }
-        annotate(result, Family::positive, Coupling::iid, cells.d, m, g, runs_here[0], verdicts[0]);
-        annotate(result, Family::positive, Coupling::orthogonal, cells.d, m, g, runs_here[1], verdicts[1]);
-        if (!simplex) continue;
-        const CoupledImportanceSampledMse& sx = runs_here[2];
-        PointEvidence ev{pair.gap, 0, pair.gap_stderr, allowance, pair.gate_skewness(), pair.trials, pair.nonfinite,
-                         label};
-        ev.scale = k2;
-        const PointVerdict order = order_check.judge(ev);
-        order_either.add(plain_verdict(plain, kSimplexOrder, label), order, label);
-        Json& row = annotate(result, Family::positive, Coupling::simplex, cells.d, m, g, sx, verdicts[2]);
-        row["is_simplex_below_orthogonal_status"] = order.status;
       }
     }
-    result.checks.push_back(iid_check.result());
-    result.checks.push_back(ort_check.result());
-    if (simplex) {
-      result.checks.push_back(simplex_check.result());
-      result.checks.push_back(with_paired_note(order_check.result(), cells.ms));
+    for (std::size_t c = 0; c < r.runs.size(); ++c)
+      draw_cell(r, r.runs[c], trials, seed, threads, part_progress(progress, c, r.runs.size()));
+    return r;
+  }
+
+  // A cell's verdict for the looks: settled when every line it feeds is settled at its point by importance sampling
+  // or by the plain check; else the open line's verdict that more trials can still settle (or the first open one).
+  PointVerdict look_verdict(const ImportanceRuns& r, const ImportanceCell& c, int look, std::vector<ClaimCheck>& scratch,
+                            std::int64_t last_trials) const {
+    const std::vector<ImportanceLine> ls = lines(r);
+    const std::vector<std::size_t> which = lines_of(c.k);
+    const std::vector<PointEvidence> ev = cell_evidence(r, c, look);
+    std::optional<PointVerdict> open, helps;
+    for (std::size_t j = 0; j < which.size(); ++j) {
+      const PointVerdict v = scratch[which[j]].judge(ev[j]);
+      if (v.status != Verdict::inconclusive ||
+          plain_verdict(r.plain, ls[which[j]].claim, ev[j].label).status != Verdict::inconclusive)
+        continue;
+      if (!open) open = v;
+      const bool more_helps = v.trials_needed > 0 && (v.reliable ? v.trials_needed < kOutOfReach
+                                                                 : v.trials_needed <= last_trials);
+      if (more_helps && !helps) helps = v;
     }
-    result.checks.push_back(either[0].result());
-    result.checks.push_back(either[1].result());
-    if (simplex) {
-      result.checks.push_back(either[2].result());
-      result.checks.push_back(with_paired_note(order_either.result(), cells.ms));
+    if (helps) return *helps;
+    if (open) return *open;
+    return PointVerdict{Verdict::holds};
+  }
+
+  // The runs' checks, each point judged at its cell's last look (cell_look, or −1 for a fixed-size run), with their
+  // combined lines; annotates the cells' rows.
+  void importance_checks(Result& result, const ImportanceRuns& r, const std::vector<int>& cell_look) const {
+    const std::vector<ImportanceLine> ls = lines(r);
+    std::vector<ClaimCheck> checks = line_checks(r);
+    std::vector<EitherCheck> either;
+    for (const ImportanceLine& l : ls) either.push_back(plain_or_importance_sampled(l.claim, l.either_where, r.trials));
+    for (std::size_t ci = 0; ci < r.runs.size(); ++ci) {
+      const ImportanceCell& c = r.runs[ci];
+      const std::vector<std::size_t> which = lines_of(c.k);
+      const std::vector<PointEvidence> ev = cell_evidence(r, c, cell_look[ci]);
+      std::vector<PointVerdict> v;
+      for (std::size_t j = 0; j < which.size(); ++j) {
+        v.push_back(checks[which[j]].judge(ev[j]));
+        either[which[j]].add(plain_verdict(r.plain, ls[which[j]].claim, ev[j].label), v.back(), ev[j].label);
+      }
+      const int m = r.cells.ms[c.i];
+      const Geometry& g = r.cells.points[c.p];
+      Json& row = annotate(result, r.e, r.kinds[c.k], r.cells.d, m, g, c.k == 2 ? c.pair.simplex : c.run, v[0]);
+      if (c.k == 2) row["is_simplex_below_orthogonal_status"] = v[1].status;
+      if (cell_look[ci] >= 0) row["is_look"] = cell_look[ci];
     }
+    // The order of the lines' checks: the importance-sampled ones, then the combined ones.
+    for (std::size_t j = 0; j < ls.size(); ++j)
+      result.checks.push_back(j == 3 ? with_paired_note(checks[j].result(), r.cells.ms) : checks[j].result());
+    for (std::size_t j = 0; j < ls.size(); ++j)
+      result.checks.push_back(j == 3 ? with_paired_note(either[j].result(), r.cells.ms) : either[j].result());
+  }
+
+  // Looks over the cells of every run at once (so that a budget stops them all at the same look), then the checks.
+  // A fixed-size run (no --until-conclusive) judges the pilots as they are.
+  void settle_importance_runs(Result& result, std::vector<ImportanceRuns>& all, const RunContext& ctx,
+                              double pilot_seconds) const {
+    std::vector<std::pair<std::size_t, std::size_t>> flat;  // (run set, cell)
+    std::vector<std::vector<ClaimCheck>> scratch;           // judges of the looks, per run set
+    for (std::size_t s = 0; s < all.size(); ++s) {
+      scratch.push_back(line_checks(all[s]));
+      for (std::size_t c = 0; c < all[s].runs.size(); ++c) flat.emplace_back(s, c);
+    }
+    if (flat.empty()) return;
+    const std::int64_t pilot = all.front().trials;
+    const std::int64_t last_trials = look_trials(pilot, ctx.looks.max_looks - 1);
+    const LookRecord looks = run_looks(
+        flat.size(), pilot, pilot_seconds, ctx.looks,
+        [&](std::size_t cell, int look) {
+          const auto [s, c] = flat[cell];
+          return look_verdict(all[s], all[s].runs[c], ctx.looks.sequential() ? look : -1, scratch[s], last_trials);
+        },
+        [&](const std::vector<std::size_t>& cells, std::int64_t to) {
+          for (std::size_t n = 0; n < cells.size(); ++n) {
+            const auto [s, c] = flat[cells[n]];
+            draw_cell(all[s], all[s].runs[c], to, ctx.seed, ctx.threads, part_progress(ctx.progress, n, cells.size()));
+          }
+        });
+    std::size_t cell = 0;
+    for (ImportanceRuns& r : all) {
+      std::vector<int> cell_look;
+      for (std::size_t c = 0; c < r.runs.size(); ++c, ++cell)
+        cell_look.push_back(ctx.looks.sequential() ? looks.cell_look[cell] : -1);
+      importance_checks(result, r, cell_look);
+    }
+    report_looks(ctx.looks, looks, result);
   }
 
   // The plain verdict recorded for (claim, point); inconclusive where the plain sweep did not judge it.
   static PointVerdict plain_verdict(const PlainVerdicts& plain, const std::string& claim, const std::string& label) {
     const auto it = plain.find({claim, label});
     return it == plain.end() ? PointVerdict{} : it->second;
-  }
-
-  // smreg's exact iid and orthogonal MSEs by importance sampling, one run per (coupling, m, point), the rows' direction
-  // tilted toward x + y (mc/importance_sphere.hpp). Annotates the cells' rows (is_* fields).
-  void sphere_importance_checks(Result& result, const Cells& cells, std::size_t di, std::int64_t trials,
-                                std::uint64_t seed, int threads, const ProgressFn& progress,
-                                const PlainVerdicts& plain) const {
-    const std::string where = cells.where() + ", " + std::to_string(trials) +
-                              " trials per point, proposal tilting one row's direction toward x+y (von Mises-Fisher, "
-                              "a mixture over the rows)";
-    const std::size_t n = cells.ms.size() * cells.points.size(), np = cells.points.size();
-    ClaimCheck iid_check(kIidSmreg + ", importance-sampled", "iid projections, " + where, alpha_, n);
-    ClaimCheck ort_check(kOrthogonalSmreg + ", importance-sampled", "orthogonal projections, " + where, alpha_, n);
-    EitherCheck iid_either = plain_or_importance_sampled(kIidSmreg, "iid projections, " + cells.where(), trials);
-    EitherCheck ort_either =
-        plain_or_importance_sampled(kOrthogonalSmreg, "orthogonal projections, " + cells.where(), trials);
-    std::vector<RowProposal> proposals;
-    for (const Geometry& g : cells.points) proposals.push_back(optimal_sphere_row_proposal(g, cells.d));
-    std::size_t done = 0;
-    for (std::size_t i = 0; i < cells.ms.size(); ++i) {
-      const int m = cells.ms[i];
-      for (std::size_t p = 0; p < np; ++p) {
-        const Geometry& g = cells.points[p];
-        const double k = smreg_exact(g, cells.d), allowance = kRoundingAllowance * kRoundingAllowance * k * k;
-        const std::string label = "m=" + std::to_string(m) + ", " + point_label(g);
-        for (std::size_t c = 0; c < 2; ++c) {
-          const Coupling coupling = c == 0 ? Coupling::iid : Coupling::orthogonal;
-          const std::uint64_t stream = kSphereImportanceStream + ((2 * di + c) << 32) + i * np + p;
-          const CoupledImportanceSampledMse r =
-              importance_sampled_coupled_mse(Family::smreg, coupling, g, cells.d, m, trials, seed, stream, threads,
-                                             proposals[p], part_progress(progress, done++, 2 * n));
-          const double theory = c == 0 ? iid_mse(Family::smreg, g, cells.d, m)
-                                       : orthogonal_mse(Family::smreg, g, cells.d, m);
-          const PointVerdict v = (c == 0 ? iid_check : ort_check)
-                                     .judge({r.mse, theory, r.mse_stderr, allowance, r.gate_skewness(), r.trials,
-                                             r.nonfinite, label});
-          (c == 0 ? iid_either : ort_either).add(plain_verdict(plain, c == 0 ? kIidSmreg : kOrthogonalSmreg, label), v,
-                                                label);
-          annotate(result, Family::smreg, coupling, cells.d, m, g, r, v);
-        }
-      }
-    }
-    result.checks.push_back(iid_check.result());
-    result.checks.push_back(ort_check.result());
-    result.checks.push_back(iid_either.result());
-    result.checks.push_back(ort_either.result());
   }
 
   // Simplex ≤ orthogonal by Monte Carlo: at m = 1 both couplings are one Gaussian row, so the claim is an equality
@@ -598,8 +709,9 @@ class OrthogonalExperiment final : public Experiment {
         throw std::invalid_argument("--m value " + std::to_string(m) + " exceeds every --d (Theorem 2 needs m <= d)");
     }
     if (!(alpha_ > 0 && alpha_ < 1)) throw std::invalid_argument("--alpha must lie in (0, 1)");
-    if (importance_trials_ != kDefaultImportanceTrials && (importance_trials_ < 0 || importance_trials_ == 1))
-      throw std::invalid_argument("--importance-trials must be 0 (skip) or at least 2, got " +
+    if (importance_trials_ != kDefaultImportanceTrials &&
+        (importance_trials_ < 0 || importance_trials_ == 1 || importance_trials_ > kMaxTrials))
+      throw std::invalid_argument("--importance-trials must be 0 (skip) or between 2 and 1e15, got " +
                                   std::to_string(importance_trials_));
     if (estimators_.empty()) throw std::invalid_argument("--estimators needs at least one estimator");
     for (const auto& n : estimators_) {

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # favorlab under MPI (mpirun from Open MPI): the rows and checks of unbiased (fixed trials and with looks until
-# conclusive), mse, orthogonal, estimators (with their importance-sampled checks; fixed and with looks) and tails are identical
+# conclusive), mse, orthogonal and estimators (with their importance-sampled checks; fixed and with looks) and tails are identical
 # to a single process with the same seed for 2 and 3 ranks (and 1 or 2 threads per rank); speed refuses to run under
 # MPI; an experiment that runs on rank 0 alone still writes its result; a rank killed mid-run ends the job with a
 # non-zero exit, no result file and no temporary file.
@@ -25,6 +25,7 @@ cases=(
   "unbiased ${grid[*]} --trials 2000 --until-conclusive --max-looks 5"
   "mse ${grid[*]} --trials 40000 --importance-trials 20000"
   "orthogonal --d 4 --m 1,4 --trials 3000 --importance-trials 2000 --quiet"
+  "orthogonal --d 4 --m 2,4 --cos 0,1 --trials 3000 --importance-trials 2048 --max-looks 3 --quiet"
   "estimators --d 4 --x-norm 0.5,1 --y-norm 0.5 --cos 0,0.5 --trials 3000 --importance-trials 2000 --quiet"
   "estimators --d 4 --x-norm 0.5,1 --y-norm 0.5 --cos 0,0.5 --trials 3000 --importance-trials 2000 --max-looks 4 --quiet"
   "tails --d 2 --trials 3000 --quiet"

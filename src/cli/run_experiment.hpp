@@ -56,8 +56,4 @@ ExperimentRun run_experiment(Experiment& experiment, const CommonOptions& option
 constexpr int kMaxThreadsPerProcessor = 16;
 int resolve_threads(int requested);
 
-// The largest --trials: 1e15 trials of the cheapest experiment take years on any machine, and trial indices,
-// block counts and progress totals (trials × points) stay far from std::int64_t's limit.
-constexpr std::int64_t kMaxTrials = 1'000'000'000'000'000;
-
 }  // namespace favorlab

@@ -20,6 +20,11 @@
 
 namespace favorlab {
 
+// The most trials per point a run may ask for, --trials and the last look alike: 1e15 trials of the cheapest
+// experiment take years on any machine, and trial indices, block counts and progress totals (trials × points) stay
+// far from std::int64_t's limit.
+constexpr std::int64_t kMaxTrials = 1'000'000'000'000'000;
+
 struct LookPlan {
   int max_looks = 1;  // looks in all, the pilot included; 1: a fixed-size run (no look after the pilot)
   double budget_seconds = std::numeric_limits<double>::infinity();  // wall-clock for the looks after the pilot
