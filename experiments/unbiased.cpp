@@ -21,8 +21,6 @@ namespace {
 
 // Streams of the importance-sampled runs, disjoint from the sweeps' (the coupling codes): base + check·2³² + point.
 constexpr std::uint64_t kImportanceStream = 0x1900'0000ULL;
-// Draws per point of the zero-variance runs: each draw must give SM·q/p to rounding, so a few hundred show it.
-constexpr std::int64_t kZeroVarianceTrials = 256;
 
 class UnbiasedExperiment final : public EstimatorGridExperiment {
  public:

@@ -96,6 +96,8 @@ RowProposal optimal_row_proposal(Family e, const Geometry& g);
 // (w·g = SM · mean_i h(s_i) / mean_i q₁(s_i)/φ(s_i), and q₁/φ = h); its squared error is not what it is for, so the
 // skewness is +∞ (no MSE verdict from it).
 RowProposal mean_tuned_row_proposal(Family e, const Geometry& g);
+// Draws per point of a run under that proposal: each draw must give SM to rounding, so a few hundred show it.
+constexpr std::int64_t kZeroVarianceTrials = 256;
 
 // The same for rows of norm √d (smreg) in dimension d: optimal_sphere_tilt. Throws as that function.
 RowProposal optimal_sphere_row_proposal(const Geometry& g, int d);
