@@ -155,6 +155,16 @@ def quick_run_minutes(docs):
     return sum(d["provenance"]["wall_seconds"] for d in docs if d["params"].get("quick")) / 60
 
 
+def full_run_minutes(docs):
+    """The wall time, in minutes, that the paper-sized runs' result files record (scripts/reproduce.sh --full)."""
+    return sum(d["provenance"]["wall_seconds"] for d in docs) / 60
+
+
+def full_look_minutes(docs):
+    """The part of it that their looks took."""
+    return sum(d["provenance"].get("look_seconds", 0) for d in docs) / 60
+
+
 PERF = "docs/performance.md"
 EXP = "docs/experiments.md"
 
@@ -198,6 +208,8 @@ target_rows()
 ENTRIES += [
     ("README.md", "the quick experiments' result files record {} minutes of wall time", "results/*.json",
      [quick_run_minutes], [fixed(1)]),
+    ("README.md", "the paper-sized result files in `results/full/` record {} minutes, {} of them looks",
+     "results/full/*.json", [full_run_minutes, full_look_minutes], [fixed(0), fixed(0)]),
     # docs/performance.md, prose
     (PERF, "8 heads at L = 16384, one thread, took {} ms", SPEED,
      [lambda d: speed_time("favor_bidirectional")(d) * 1e3], [fixed(0)]),
