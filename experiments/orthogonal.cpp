@@ -18,7 +18,9 @@
 // (one-sided, on paired trials: mc/paired_simplex_gap.hpp, which also gives 11), each "..., importance-sampled"; and smreg's rows of norm √d by their own tilt
 // (mc/importance_sphere.hpp): 13. the exact iid MSE, 14. the exact orthogonal MSE. Each of 9-14 also gets a line
 // "..., plain or importance-sampled" that combines the plain and the importance-sampled verdict point by point
-// (stats/either_check.hpp): the claim holds there when the two methods together settle every point.
+// (stats/either_check.hpp): the claim holds there when the two methods together settle every point. With
+// --until-conclusive the importance-sampled runs of the points neither method settled get looks of doubling size
+// (mc/sequential_looks.hpp), one schedule over every d and estimator.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -438,12 +440,15 @@ class OrthogonalExperiment final : public Experiment {
   }
 
   // The lines a cell of kind k gives evidence to: kind k's own, and for the paired run simplex ≤ orthogonal too.
-  static std::vector<std::size_t> lines_of(std::size_t k) { return k == 2 ? std::vector<std::size_t>{2, 3} : std::vector<std::size_t>{k}; }
+  static std::vector<std::size_t> lines_of(std::size_t k) {
+    return k == 2 ? std::vector<std::size_t>{2, 3} : std::vector<std::size_t>{k};
+  }
 
   std::vector<ClaimCheck> line_checks(const ImportanceRuns& r) const {
     std::vector<ClaimCheck> out;
     const std::size_t n = r.cells.ms.size() * r.cells.points.size();
-    for (const ImportanceLine& l : lines(r)) out.emplace_back(l.claim + ", importance-sampled", l.where, alpha_, n, l.sides);
+    for (const ImportanceLine& l : lines(r))
+      out.emplace_back(l.claim + ", importance-sampled", l.where, alpha_, n, l.sides);
     return out;
   }
 

@@ -6,7 +6,8 @@
 //   mean − SM with its SE and z, the relative bias (mean − SM)/SM and its SE, MSE and its SE, MSE / MSE(R-ORF).
 // Checks per coupling × estimator:
 //   1. "E[estimate] = SM" over every d × geometry (two-sided z, Bonferroni). For iid and orthogonal rows this is
-//      Lemma 1 (a control that must hold); for hadamard and givens a violation is the finding that the bias is
+//      Lemma 1 (a control that must hold; for positive and hyperbolic features judged again under the zero-variance
+//      proposal, "..., importance-sampled"); for hadamard and givens a violation is the finding that the bias is
 //      statistically detectable — the detail names the worst point.
 //   2. "the bias shrinks with d": per geometry, |relative bias| at the largest d ≤ |relative bias| at the smallest d
 //      (one-sided; SE √(SE₁² + SE₂²), valid since |·| is 1-Lipschitz and the two d use independent streams).

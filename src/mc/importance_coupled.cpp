@@ -230,7 +230,8 @@ std::int64_t first_continued_trial(std::int64_t trials, std::int64_t drawn_befor
   return drawn_before;
 }
 
-CoupledImportanceSampledMse coupled_report(const ImportanceTrials& total, double sm, const RowProposal& q, bool sphere) {
+CoupledImportanceSampledMse coupled_report(const ImportanceTrials& total, double sm, const RowProposal& q,
+                                           bool sphere) {
   CoupledImportanceSampledMse result;
   result.proposal = q.proposal;
   result.sphere = sphere;
