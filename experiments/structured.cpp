@@ -20,16 +20,19 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <optional>
 #include <sstream>
 
 #include "experiments/estimator_grid.hpp"
 #include "experiments/experiment.hpp"
+#include "experiments/look_report.hpp"
 #include "features/family_theory.hpp"
 #include "features/structured_projection.hpp"
 #include "features/walsh_hadamard.hpp"
 #include "io/join_list.hpp"
 #include "mc/estimator_sweep.hpp"
 #include "mc/importance_coupled.hpp"
+#include "mc/sweep_set.hpp"
 #include "mc/sweep_figures.hpp"
 #include "perf/memory_estimate.hpp"
 #include "stats/absolute_comparison.hpp"
@@ -46,6 +49,7 @@ using Moments = std::vector<std::vector<ErrorMoments>>;
 
 constexpr Coupling kCouplings[] = {Coupling::iid, Coupling::orthogonal, Coupling::hadamard, Coupling::givens};
 constexpr std::size_t kOrthogonal = 1;
+constexpr std::size_t kControls = 2;  // kCouplings[0, kControls): the rows Lemma 1 holds for (iid, orthogonal)
 // Streams of the importance-sampled controls, disjoint from the sweeps' ((coupling << 32) | d, d far below it):
 // base + (2·coupling index + estimator)·2³² + cell.
 constexpr std::uint64_t kControlStream = 0x1A00'0000ULL;
@@ -57,6 +61,7 @@ class StructuredExperiment final : public Experiment {
     return "Structured orthogonal features (Hadamard, Givens): bias vs d, MSE vs R-ORF, speed of applying W";
   }
   std::int64_t default_trials(bool quick) const override { return quick ? 400 : 4000; }
+  bool takes_looks() const override { return true; }
 
   // Per d (m = d) four sweeps one after another (iid, orthogonal, hadamard, givens; d×d blocks), a row per cell; then
   // per --speed-d the dense d×d W, a d × batch input and the outputs of the three methods.
@@ -72,7 +77,7 @@ class StructuredExperiment final : public Experiment {
                                                      points, 0, c},
                                                     ctx.trials, ctx.threads));
     const double batch = std::max(0, resolved_batch(ctx.quick));
-    for (int d : speed_dims_)
+    for (int d : speed_dims())
       peak = std::max(peak, (static_cast<double>(d) * d + 6.0 * d * batch) * kDouble +
                                 projection_bytes(Coupling::givens, d, d));
     const double cells = static_cast<double>(dims_.size()) * std::size(kCouplings) * ne * points;
@@ -93,9 +98,10 @@ class StructuredExperiment final : public Experiment {
     app.add_option("--estimators", estimators_, "Estimators: positive, trig, hyperbolic")
         ->delimiter(',')
         ->capture_default_str();
-    app.add_option("--speed-d", speed_dims_, "Dimensions of the speed measurement (powers of 2; empty: none)")
+    app.add_option("--speed-d", speed_dims_, "Dimensions of the speed measurement (powers of 2)")
         ->delimiter(',')
         ->capture_default_str();
+    app.add_flag("--no-speed", no_speed_, "Skip the speed measurement (its timings differ from run to run)");
     app.add_option("--batch", batch_, "Vectors per batch in the speed measurement (default: 4096, quick 1024)");
     app.add_option("--repeats", repeats_, "Timed repeats per method (median reported)")->capture_default_str();
     app.add_option("--alpha", alpha_, "Family-wise false-failure rate of each check (Bonferroni over its points)")
@@ -114,106 +120,210 @@ class StructuredExperiment final : public Experiment {
     Result result;
     result.experiment = name();
     result.params = Json{{"d", dims_},          {"x_norm", x_norms_},    {"y_norm", y_norms_},
-                         {"cos", cosines_},     {"estimators", estimators_}, {"speed_d", speed_dims_},
+                         {"cos", cosines_},     {"estimators", estimators_}, {"speed_d", speed_dims()},
                          {"batch", batch},      {"repeats", repeats_},   {"alpha", alpha_}};
     result.params["row_schema"] = row_schema();
 
-    const std::size_t nc = std::size(kCouplings), parts = dims_.size() * nc + (speed_dims_.empty() ? 0 : 1);
-    Figures figures(dims_.size());
-    Moments moments(dims_.size());
-    SweepTally tally;
-    for (std::size_t di = 0; di < dims_.size(); ++di) {
+    const std::size_t nc = std::size(kCouplings), nd = dims_.size(), ne = estimators.size(), np = points.size();
+    Moments moments(nd);
+    std::vector<std::vector<EstimatorSpec>> specs(nd);
+    for (std::size_t di = 0; di < nd; ++di) {
       const int d = dims_[di];
       for (const auto& g : points) validate_geometry(g, d);
-      std::vector<EstimatorSpec> specs;
-      for (Family e : estimators) specs.push_back({e, d});
+      for (Family e : estimators) specs[di].push_back({e, d});
       for (Family e : estimators)
         for (const Geometry& g : points) moments[di].push_back(error_moments(e, g, d, d));
-      for (std::size_t c = 0; c < nc; ++c) {
-        // A stream per (coupling, d): adding a dimension does not change the others' numbers.
-        const std::uint64_t stream = (static_cast<std::uint64_t>(kCouplings[c]) << 32) | static_cast<std::uint64_t>(d);
-        const SweepConfig config{d, kCouplings[c], specs, points, ctx.seed, stream, ctx.trials, ctx.threads, FeatureParameters{}};
-        const SweepResult sweep = run_estimator_sweep(config, part_progress(ctx.progress, di * nc + c, parts));
-        tally.add(sweep);
-        figures[di].push_back(sweep_figures(sweep));
-      }
     }
+    // A stream per (coupling, d): adding a dimension does not change the others' numbers.
+    const auto config = [&](std::size_t di, std::size_t c) {
+      const int d = dims_[di];
+      const std::uint64_t stream = (static_cast<std::uint64_t>(kCouplings[c]) << 32) | static_cast<std::uint64_t>(d);
+      return SweepConfig{d, kCouplings[c], specs[di], points, ctx.seed, stream, ctx.trials, ctx.threads,
+                         FeatureParameters{}};
+    };
+    // The controls (iid and orthogonal rows, sweep di·kControls + c) are one set of sweeps that takes looks: Lemma 1
+    // is proven there, so every open point can be settled. Hadamard and Givens run once: their bias is a finding, not
+    // a theorem, and their d = 256 cells, the dearest, would spend a shared look schedule's budget.
+    const std::size_t parts = 1 + nd * (nc - kControls) + (speed_dims().empty() ? 0 : 1);
+    std::vector<SweepConfig> control_configs;
+    for (std::size_t di = 0; di < nd; ++di)
+      for (std::size_t c = 0; c < kControls; ++c) control_configs.push_back(config(di, c));
+    SweepSet controls(control_configs, part_progress(ctx.progress, 0, parts));
+    Figures figures(nd, std::vector<std::vector<CellFigures>>(nc));
+    SweepTally tally;
+    for (std::size_t di = 0; di < nd; ++di)
+      for (std::size_t c = kControls; c < nc; ++c) {
+        const SweepResult sweep =
+            run_estimator_sweep(config(di, c), part_progress(ctx.progress, 1 + di * (nc - kControls) + c - kControls,
+                                                             parts));
+        tally.add(sweep);
+        figures[di][c] = sweep_figures(sweep);
+      }
+
+    // The importance-sampled controls first: a point they settle needs no look of the plain control.
+    const std::size_t per_sweep = controls.cells_per_sweep();  // ne · np
+    const auto cell_of = [&](std::size_t di, std::size_t c, std::size_t e, std::size_t p) {
+      return (di * kControls + c) * per_sweep + e * np + p;
+    };
+    const Controls sampled = importance_controls(estimators, points, ctx, [&](auto di, auto c, auto e, auto p) {
+      return controls.truth(cell_of(di, c, e, p));
+    });
+    std::vector<ClaimCheck> scratch;  // judges of the looks, [c · ne + e]
+    for (std::size_t c = 0; c < kControls; ++c)
+      for (std::size_t e = 0; e < ne; ++e) scratch.push_back(bias_claim(c, estimators[e], np));
+    const LookRecord looks = controls.take_looks(
+        ctx.looks,
+        [&](std::size_t cell, int look) {
+          const std::size_t sweep = cell / per_sweep, local = cell % per_sweep, e = local / np, p = local % np;
+          const std::size_t di = sweep / kControls, c = sweep % kControls;
+          const PointVerdict* is = sampled.verdict(c, e, di, p);
+          if (is != nullptr && is->status != Verdict::inconclusive) return *is;
+          return scratch[c * ne + e].judge(bias_evidence(cell_figures(controls.cell(cell), controls.truth(cell)),
+                                                         moments[di][local], dims_[di], points[p],
+                                                         ctx.looks.sequential() ? look : -1));
+        },
+        ctx.progress);
+    for (std::size_t di = 0; di < nd; ++di)
+      for (std::size_t c = 0; c < kControls; ++c) figures[di][c] = sweep_figures(controls.sweep(di * kControls + c));
 
     for (std::size_t c = 0; c < nc; ++c)
-      for (std::size_t e = 0; e < estimators.size(); ++e) {
-        bias_check(result, c, estimators[e], e, points, figures, moments);
-        if (!is_structured(kCouplings[c]) && is_importance_estimator(estimators[e]))
-          importance_control(result, c, estimators[e], points, ctx);
-        if (is_structured(kCouplings[c]) && dims_.size() >= 2)
+      for (std::size_t e = 0; e < ne; ++e) {
+        // A control point is judged at the look its cell stopped at; a fixed-size run and the structured couplings
+        // (no looks) at the whole α.
+        const auto look = [&](std::size_t di, std::size_t p) {
+          return c < kControls && ctx.looks.sequential() ? looks.cell_look[cell_of(di, c, e, p)] : -1;
+        };
+        bias_check(result, c, estimators[e], e, points, figures, moments, look);
+        if (c < kControls && sampled.checks[c * ne + e]) importance_control(result, c, e, sampled);
+        if (is_structured(kCouplings[c]) && nd >= 2)
           shrink_check(result, c, estimators[e], e, points, figures, moments);
       }
 
-    if (!speed_dims_.empty()) {
+    if (!speed_dims().empty()) {
       speed(ctx, batch, result);
       if (ctx.progress) ctx.progress(1, 1);
     }
-    result.measurements["estimator_evaluations"] = tally.evaluations;
-    result.measurements["evaluations_per_second"] = tally.per_second();
+    report_looks(ctx.looks, looks, result);
+    result.measurements["estimator_evaluations"] = tally.evaluations + controls.evaluations();
+    const double seconds = tally.seconds + controls.seconds();
+    result.measurements["evaluations_per_second"] =
+        seconds > 0 ? static_cast<double>(tally.evaluations + controls.evaluations()) / seconds : 0.0;
     return result;
   }
 
  private:
   static bool is_structured(Coupling c) { return c == Coupling::hadamard || c == Coupling::givens; }
 
+  // The importance-sampled controls: per control coupling c and estimator number e with the zero-variance proposal,
+  // a run per (d, point) at index ((c · estimators + e) · dims + di) · points + p, its verdict, and the check.
+  struct Controls {
+    std::size_t ne = 0, nd = 0, np = 0;
+    std::vector<std::optional<CoupledImportanceSampledMse>> runs;
+    std::vector<PointVerdict> verdicts;
+    std::vector<std::optional<Check>> checks;  // [c · estimators + e]
+    std::size_t index(std::size_t c, std::size_t e, std::size_t di, std::size_t p) const {
+      return ((c * ne + e) * nd + di) * np + p;
+    }
+    const PointVerdict* verdict(std::size_t c, std::size_t e, std::size_t di, std::size_t p) const {
+      const std::size_t i = index(c, e, di, p);
+      return runs[i] ? &verdicts[i] : nullptr;
+    }
+  };
+
   // The control of check 1 for positive and hyperbolic features (iid and orthogonal rows), again under the proposal
   // that makes every weighted estimate SM, a mixture over the rows (mc/importance_coupled.hpp): its standard error is
   // rounding, so it settles the points whose plain errors are too skewed for a z test
-  // (docs/theory.md#importance-sampling-for-coupled-rows). Annotates bias_check's rows, the last dims × points.
-  void importance_control(Result& result, std::size_t c, Family est, const std::vector<Geometry>& points,
-                          const RunContext& ctx) const {
-    const std::size_t np = points.size(), first_row = result.rows.size() - dims_.size() * np;
-    ClaimCheck check("Lemma 1 (control): E[" + std::string(estimator_name(est)) + " estimate] = SM, importance-sampled",
-                     std::string(coupling_name(kCouplings[c])) + " projections with chi row norms, m=d, d in {" +
-                         join_list(dims_) + "}, " + std::to_string(np) + " geometries, " +
-                         std::to_string(kZeroVarianceTrials) +
-                         " draws each, the proposal under which each weighted estimate is SM (zero variance)",
-                     alpha_, dims_.size() * np);
+  // (docs/theory.md#importance-sampling-for-coupled-rows). truth(di, c, e, p): SM at that cell.
+  template <class Truth>
+  Controls importance_controls(const std::vector<Family>& estimators, const std::vector<Geometry>& points,
+                               const RunContext& ctx, const Truth& truth) const {
+    Controls out{estimators.size(), dims_.size(), points.size(), {}, {}, {}};
+    out.runs.resize(kControls * out.ne * out.nd * out.np);
+    out.verdicts.resize(out.runs.size());
+    out.checks.resize(kControls * out.ne);
+    for (std::size_t c = 0; c < kControls; ++c)
+      for (std::size_t e = 0; e < out.ne; ++e) {
+        const Family est = estimators[e];
+        if (!is_importance_estimator(est)) continue;
+        ClaimCheck check("Lemma 1 (control): E[" + std::string(estimator_name(est)) + " estimate] = SM, importance-sampled",
+                         std::string(coupling_name(kCouplings[c])) + " projections with chi row norms, m=d, d in {" +
+                             join_list(dims_) + "}, " + std::to_string(out.np) + " geometries, " +
+                             std::to_string(kZeroVarianceTrials) +
+                             " draws each, the proposal under which each weighted estimate is SM (zero variance)",
+                         alpha_, out.nd * out.np);
+        for (std::size_t di = 0; di < out.nd; ++di)
+          for (std::size_t p = 0; p < out.np; ++p) {
+            const int d = dims_[di];
+            const std::uint64_t stream =
+                kControlStream + ((2 * c + (est == Family::positive ? 0 : 1)) << 32) + di * out.np + p;
+            const std::size_t i = out.index(c, e, di, p);
+            const CoupledImportanceSampledMse& r =
+                out.runs[i].emplace(importance_sampled_coupled_mse(est, kCouplings[c], points[p], d, d,
+                                                                   kZeroVarianceTrials, ctx.seed, stream, ctx.threads,
+                                                                   mean_tuned_row_proposal(est, points[p])));
+            const double sm = truth(di, c, e, p);
+            out.verdicts[i] = check.judge({r.estimate_mean, sm, r.estimate_stderr, kRoundingAllowance * sm, 0.0,
+                                           r.trials, r.nonfinite, "d=" + std::to_string(d) + ", " + point_label(points[p])});
+          }
+        out.checks[c * out.ne + e] = check.result();
+      }
+    return out;
+  }
+
+  // The importance-sampled control of coupling c and estimator number e: its check, and its figures on bias_check's
+  // rows (the last dims × points).
+  void importance_control(Result& result, std::size_t c, std::size_t e, const Controls& sampled) const {
+    const std::size_t np = sampled.np, first_row = result.rows.size() - dims_.size() * np;
     for (std::size_t di = 0; di < dims_.size(); ++di)
       for (std::size_t p = 0; p < np; ++p) {
-        const int d = dims_[di];
-        const std::uint64_t stream = kControlStream + ((2 * c + (est == Family::positive ? 0 : 1)) << 32) + di * np + p;
-        const CoupledImportanceSampledMse r =
-            importance_sampled_coupled_mse(est, kCouplings[c], points[p], d, d, kZeroVarianceTrials, ctx.seed, stream,
-                                           ctx.threads, mean_tuned_row_proposal(est, points[p]));
+        const std::size_t i = sampled.index(c, e, di, p);
+        const CoupledImportanceSampledMse& r = *sampled.runs[i];
         Json& row = result.rows[first_row + di * np + p];
-        const double truth = row["truth"].get<double>();
-        const PointVerdict v =
-            check.judge({r.estimate_mean, truth, r.estimate_stderr, kRoundingAllowance * truth, 0.0, r.trials,
-                         r.nonfinite, "d=" + std::to_string(d) + ", " + point_label(points[p])});
         row["is_mean"] = r.estimate_mean;
         row["is_stderr"] = r.estimate_stderr;
         row["is_trials"] = r.trials;
-        row["is_mean_status"] = v.status;
+        row["is_mean_status"] = sampled.verdicts[i].status;
       }
-    result.checks.push_back(check.result());
+    result.checks.push_back(*sampled.checks[c * sampled.ne + e]);
   }
 
-  // Check 1 of coupling c and estimator `est` (number e): E[estimate] = SM over every d × geometry; a row per point.
-  void bias_check(Result& result, std::size_t c, Family est, std::size_t e, const std::vector<Geometry>& points,
-                  const Figures& figures, const Moments& moments) const {
-    const std::string cn(coupling_name(kCouplings[c])), en(estimator_name(est));
+  // Check 1 of coupling c and estimator `est`: E[estimate] = SM over every d × geometry.
+  ClaimCheck bias_claim(std::size_t c, Family est, std::size_t np) const {
     const bool structured = is_structured(kCouplings[c]);
+    return ClaimCheck(std::string(structured ? "Structured features (B.2)" : "Lemma 1 (control)") + ": E[" +
+                          std::string(estimator_name(est)) + " estimate] = SM" +
+                          (structured ? "; a violation = bias detected" : ""),
+                      std::string(coupling_name(kCouplings[c])) + " projections with chi row norms, m=d, d in {" +
+                          join_list(dims_) + "}, " + std::to_string(np) + " geometries",
+                      alpha_, dims_.size() * np);
+  }
+
+  // A cell's evidence for check 1, judged at `look` (−1: the whole α).
+  static PointEvidence bias_evidence(const CellFigures& f, const ErrorMoments& em, int d, const Geometry& g, int look) {
+    PointEvidence ev{f.mean,   f.truth,     f.stderr_, kRoundingAllowance * f.truth, em.error_skewness,
+                     f.trials, f.nonfinite, "d=" + std::to_string(d) + ", " + point_label(g)};
+    ev.look = look;
+    return ev;
+  }
+
+  // Check 1 of coupling c and estimator `est` (number e) over every d × geometry, a row per point; look(di, p): the
+  // look each point is judged at.
+  template <class Look>
+  void bias_check(Result& result, std::size_t c, Family est, std::size_t e, const std::vector<Geometry>& points,
+                  const Figures& figures, const Moments& moments, const Look& look) const {
     const std::size_t np = points.size();
-    ClaimCheck bias(std::string(structured ? "Structured features (B.2)" : "Lemma 1 (control)") + ": E[" + en +
-                        " estimate] = SM" + (structured ? "; a violation = bias detected" : ""),
-                    cn + " projections with chi row norms, m=d, d in {" + join_list(dims_) + "}, " +
-                        std::to_string(np) + " geometries",
-                    alpha_, dims_.size() * np);
+    ClaimCheck bias = bias_claim(c, est, np);
     for (std::size_t di = 0; di < dims_.size(); ++di)
       for (std::size_t p = 0; p < np; ++p) {
         const CellFigures& f = figures[di][c][e * np + p];
         const ErrorMoments& em = moments[di][e * np + p];
-        const PointVerdict v = bias.judge({f.mean, f.truth, f.stderr_, kRoundingAllowance * f.truth, em.error_skewness,
-                                           f.trials, f.nonfinite,
-                                           "d=" + std::to_string(dims_[di]) + ", " + point_label(points[p])});
+        const int at = look(di, p);
+        const PointVerdict v = bias.judge(bias_evidence(f, em, dims_[di], points[p], at));
         MseRatio ratio = independent_mse_ratio(f, figures[di][kOrthogonal][e * np + p]);
         if (c == kOrthogonal) ratio.stderr_ = 0.0;  // the orthogonal cell against itself: exactly 1
-        result.rows.push_back(point_row(est, c, dims_[di], points[p], f, v, ratio, em));
+        Json row = point_row(est, c, dims_[di], points[p], f, v, ratio, em);
+        if (at >= 0) row["look"] = at;
+        result.rows.push_back(std::move(row));
       }
     result.checks.push_back(bias.result());
   }
@@ -309,7 +419,7 @@ class StructuredExperiment final : public Experiment {
     const int eigen_threads = Eigen::nbThreads();
     Eigen::setNbThreads(1);
     double checksum = 0;  // keeps the timed work observable
-    for (int d : speed_dims_) {
+    for (int d : speed_dims()) {
       PhiloxStream rng(ctx.seed, (std::uint64_t{1} << 40) | static_cast<std::uint64_t>(d), 0);
       const HadamardProjection had = HadamardProjection::draw(d, d, RowNorms::sqrt_d, rng);
       const GivensProjection giv = GivensProjection::draw(d, d, RowNorms::sqrt_d, rng);
@@ -373,6 +483,8 @@ class StructuredExperiment final : public Experiment {
   std::vector<double> cosines_{-0.5, 0, 0.5, 0.9};
   std::vector<std::string> estimators_{"positive", "trig"};
   std::vector<int> speed_dims_{64, 256, 1024};
+  bool no_speed_ = false;
+  std::vector<int> speed_dims() const { return no_speed_ ? std::vector<int>{} : speed_dims_; }
   int batch_ = 0;
   int repeats_ = 5;
   double alpha_ = 1e-3;

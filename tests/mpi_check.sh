@@ -2,7 +2,7 @@
 # favorlab under MPI (mpirun from Open MPI): the rows and checks of unbiased (fixed trials and with looks until
 # conclusive), mse, orthogonal and estimators (with their importance-sampled checks; fixed and with looks) and tails are identical
 # to a single process with the same seed for 2 and 3 ranks (and 1 or 2 threads per rank); speed refuses to run under
-# MPI; an experiment that runs on rank 0 alone still writes its result; a rank killed mid-run ends the job with a
+# MPI; an experiment that runs on rank 0 alone still writes its result, with looks too; a rank killed mid-run ends the job with a
 # non-zero exit, no result file and no temporary file.
 set -euo pipefail
 favorlab="$1"
@@ -48,10 +48,18 @@ fi
 grep -q "measures time" "$dir/speed.err" || { cat "$dir/speed.err" >&2; exit 1; }
 [ ! -e "$dir/speed.json" ] || { echo "speed wrote a file under MPI" >&2; exit 1; }
 
-# An experiment of rank 0 alone: written once, with the same rows.
+# An experiment of rank 0 alone: written once, with the same rows; with looks too, whose budget test is then rank
+# 0's alone (a collective there would wait for ranks that are not running it).
 "$favorlab" attention-matrix --L 8 --d 4 --m 8 --quiet --out "$dir/am-1.json"
 "${mpi[@]}" -np 2 "$favorlab" attention-matrix --L 8 --d 4 --m 8 --quiet --out "$dir/am-2.json"
 same_rows "$dir/am-1.json" "$dir/am-2.json"
+structured=(structured --d 4 --x-norm 1 --y-norm 1 --cos 0,0.5 --estimators trig --no-speed --trials 400
+            --until-conclusive --max-looks 4 --budget 1h --quiet)
+"$favorlab" "${structured[@]}" --out "$dir/st-1.json"
+timeout 300 "${mpi[@]}" -np 2 "$favorlab" "${structured[@]}" --out "$dir/st-2.json"
+same_rows "$dir/st-1.json" "$dir/st-2.json"
+/usr/bin/python3 -c "import json,sys; p=json.load(open(sys.argv[1]))['provenance']; assert p['looks_reached']>1, p" \
+  "$dir/st-2.json"
 
 # A rank killed mid-run: non-zero exit, no result file, no temporary file.
 "${mpi[@]}" -np 2 "$favorlab" mse "${grid[@]}" --trials 400000000 --threads 1 --out "$dir/killed.json" \

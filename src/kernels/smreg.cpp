@@ -58,11 +58,13 @@ double log_smreg_exact(const Geometry& g, int d) {
 
 double smreg_exact(const Geometry& g, int d) { return std::exp(log_smreg_exact(g, d)); }
 
-double log_smreg_ratio_series(const Geometry& g, int d) {
+namespace {
+
+// log of e^{−w} Σ_k w^k f(k, d)/k! = M_d(√(2dw)) e^{−w}, f(k, d) = d^k/(d(d+2)⋯(d+2k−2)), by a running log-sum-exp
+// of the Poisson-weighted terms: the sum stays near 0 in the log, which keeps its rounding small.
+double log_poisson_moment_series(int d, double w) {
   if (d <= 0) throw std::invalid_argument("dimension d must be positive");
-  const double w = g.z_sq() / 2;
   if (w == 0) return 0;
-  // log of the k-th term: −w + k log w − log k! + log f(k, d); summed by a running log-sum-exp.
   double log_f = 0, log_sum = -std::numeric_limits<double>::infinity();
   for (int k = 0;; ++k) {
     if (k > 0) log_f += std::log(static_cast<double>(d)) - std::log(d + 2.0 * (k - 1));
@@ -74,6 +76,19 @@ double log_smreg_ratio_series(const Geometry& g, int d) {
     if (k > 10'000'000) throw std::runtime_error("SMREG series did not converge");
   }
   return log_sum;
+}
+
+}  // namespace
+
+double log_sphere_mgf_series(int d, double t) {
+  if (d <= 0) throw std::invalid_argument("dimension d must be positive");
+  if (!(t >= 0)) throw std::invalid_argument("sphere MGF needs t >= 0");
+  const double w = t * t / (2.0 * d);
+  return log_poisson_moment_series(d, w) + w;
+}
+
+double log_smreg_ratio_series(const Geometry& g, int d) {
+  return log_poisson_moment_series(d, g.z_sq() / 2);
 }
 
 double smreg_series(const Geometry& g, int d) { return std::exp(g.dot() + log_smreg_ratio_series(g, d)); }

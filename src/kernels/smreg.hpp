@@ -10,6 +10,11 @@ namespace favorlab {
 // log E_{u ~ Unif(S^{d−1})}[exp(t u₁)], t ≥ 0, by the modified Bessel function I_{d/2−1}.
 double log_sphere_mgf(int d, double t);
 
+// The same from the moments of u₁ alone (Lemma 3): Σ_k (t²/2)^k / (k! d(d+2)⋯(d+2k−2)), the series of eq. 30 without
+// its factor e^{−w}. No Bessel function enters, so a computation normalised by it can judge the Bessel form.
+// Throws std::invalid_argument for d ≤ 0 or t < 0.
+double log_sphere_mgf_series(int d, double t);
+
 double log_smreg_exact(const Geometry& g, int d);
 double smreg_exact(const Geometry& g, int d);
 

@@ -101,7 +101,9 @@ std::vector<std::string> all_gather_bytes(const std::string& mine) {
 }
 
 bool any_rank_failed(bool failed) {
-  if (process_ranks().size == 1) return failed;
+  // Outside a TrialDistributionScope the other ranks are not in this computation (a rank-0 experiment): a
+  // collective here would wait for them for ever.
+  if (active_trial_distribution().size == 1) return failed;
 #ifdef FAVORLAB_HAVE_MPI
   int mine = failed ? 1 : 0, any = 0;
   check(MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD), "MPI_Allreduce");

@@ -53,7 +53,8 @@ RankInfo active_trial_distribution();
 // Collective over all ranks: every rank's bytes, in rank order. Single process: {mine}.
 std::vector<std::string> all_gather_bytes(const std::string& mine);
 
-// Collective over all ranks: whether any rank passed true. Single process: failed.
+// Collective over the ranks sharing trial blocks (active_trial_distribution()): whether any of them passed true.
+// Single process, or outside a TrialDistributionScope (an experiment rank 0 runs alone): failed.
 bool any_rank_failed(bool failed);
 
 }  // namespace favorlab

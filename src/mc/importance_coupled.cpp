@@ -118,6 +118,14 @@ RowProposal optimal_sphere_row_proposal(const Geometry& g, int d) {
   return row;
 }
 
+RowProposal mean_tuned_sphere_row_proposal(const Geometry& g, int d) {
+  RowProposal row;
+  row.sphere = true;
+  row.sphere_tilt = mean_tuned_sphere_tilt(g, d);
+  row.mse_skewness = std::numeric_limits<double>::infinity();
+  return row;
+}
+
 CoupledRowsProposal::CoupledRowsProposal(Coupling c, const Geometry& g, int d, int m, bool sphere,
                                          const RowProposal& q)
     : block_(c == Coupling::iid ? 1 : d),

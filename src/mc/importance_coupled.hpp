@@ -101,6 +101,9 @@ constexpr std::int64_t kZeroVarianceTrials = 256;
 
 // The same for rows of norm √d (smreg) in dimension d: optimal_sphere_tilt. Throws as that function.
 RowProposal optimal_sphere_row_proposal(const Geometry& g, int d);
+// Lemma 1's proposal for those rows (mean_tuned_sphere_tilt): every weighted estimate is SMREG (its Λ M_d(a) with M_d
+// from the moment series); skewness +∞ as for mean_tuned_row_proposal. Throws as that function.
+RowProposal mean_tuned_sphere_row_proposal(const Geometry& g, int d);
 
 // One draw of m coupled rows under the mixture proposal above, and its weight: what importance_sampled_coupled_mse
 // evaluates its estimator on, shared with mc/paired_simplex_gap.hpp, which evaluates a second set of rows on the same

@@ -55,7 +55,7 @@ SphereRule sphere_rule(int d) {
 // The moments of v(t) under the tilt from those under the uniform sphere: E_q[φ(v)] = E_p[r φ(v)], r = q/p.
 WeightedMoments tilted_moments(int d, const SphereTilt& q, const std::function<double(double)>& value) {
   const SphereRule rule = sphere_rule(d);
-  const double log_m = log_sphere_mgf(d, q.kappa);
+  const double log_m = log_sphere_mgf_series(d, q.kappa);
   const std::size_t n = rule.t.size();
   std::vector<double> r(n), v(n);
   WeightedMoments out;
@@ -102,7 +102,7 @@ double sphere_tilt_log_ratio(int d, const SphereTilt& q, double t) {
 }
 
 SphereTiltRatio::SphereTiltRatio(int d, const SphereTilt& q)
-    : q_(q), log_m_((check_tilt(d, q), log_sphere_mgf(d, q.kappa))) {}
+    : q_(q), log_m_((check_tilt(d, q), log_sphere_mgf_series(d, q.kappa))) {}
 
 double SphereTiltRatio::log_ratio(double t) const { return mixture_log_ratio(q_, log_m_, t); }
 
@@ -126,7 +126,7 @@ double draw_sphere_tilt(int d, const SphereTilt& q, PhiloxStream& rng) {
 
 WeightedMoments sphere_squared_error_moments(const Geometry& g, int d, const SphereTilt& q) {
   const RowShape s = row_shape(g, d, q);
-  const double log_m = log_sphere_mgf(d, q.kappa);
+  const double log_m = log_sphere_mgf_series(d, q.kappa);
   return tilted_moments(d, q, [&](double t) {
     const double h = std::exp(s.a * t - s.log_ma), weight = std::exp(-mixture_log_ratio(q, log_m, t));
     return weight * (h - 1) * (h - 1);
@@ -135,7 +135,7 @@ WeightedMoments sphere_squared_error_moments(const Geometry& g, int d, const Sph
 
 WeightedMoments sphere_estimate_moments(const Geometry& g, int d, const SphereTilt& q) {
   const RowShape s = row_shape(g, d, q);
-  const double log_m = log_sphere_mgf(d, q.kappa);
+  const double log_m = log_sphere_mgf_series(d, q.kappa);
   return tilted_moments(d, q, [&](double t) { return std::exp(s.a * t - s.log_ma - mixture_log_ratio(q, log_m, t)); });
 }
 
@@ -171,6 +171,10 @@ SphereTilt optimal_sphere_tilt(const Geometry& g, int d) {
   }
   const SphereTilt refined{(lo + hi) / 2, beta};
   return criterion(refined) <= best_value ? refined : best;
+}
+
+SphereTilt mean_tuned_sphere_tilt(const Geometry& g, int d) {
+  return {row_shape(g, d, {}).a, 0.0};
 }
 
 }  // namespace favorlab

@@ -5,15 +5,15 @@
 
 namespace favorlab {
 
+CellFigures cell_figures(const SweepCell& cell, double truth) {
+  return {truth, truth + cell.error.mean(), cell.error.standard_error(), cell.error.mean_square(),
+          cell.error.mean_square_stderr(), cell.error.count(), cell.nonfinite};
+}
+
 std::vector<CellFigures> sweep_figures(const SweepResult& sweep) {
   std::vector<CellFigures> out;
   out.reserve(sweep.cells.size());
-  for (std::size_t i = 0; i < sweep.cells.size(); ++i) {
-    const SweepCell& cell = sweep.cells[i];
-    const double truth = sweep.truth[i];
-    out.push_back({truth, truth + cell.error.mean(), cell.error.standard_error(), cell.error.mean_square(),
-                   cell.error.mean_square_stderr(), cell.error.count(), cell.nonfinite});
-  }
+  for (std::size_t i = 0; i < sweep.cells.size(); ++i) out.push_back(cell_figures(sweep.cells[i], sweep.truth[i]));
   return out;
 }
 

@@ -29,7 +29,8 @@ struct CellFigures {
   double relative_bias_stderr() const { return stderr_ / std::abs(truth); }
 };
 
-// Every cell's figures, spec-major: [spec * points + point], as SweepResult::truth.
+// One cell's figures, and every cell's, spec-major: [spec * points + point], as SweepResult::truth.
+CellFigures cell_figures(const SweepCell& cell, double truth);
 std::vector<CellFigures> sweep_figures(const SweepResult& sweep);
 
 // a.mse / b.mse and its delta-method standard error for independent cells: ratio · √((SE_a/MSE_a)² + (SE_b/MSE_b)²).

@@ -22,6 +22,7 @@ class SweepSet {
   std::size_t cells_per_sweep() const { return per_sweep_; }
   const SweepCell& cell(std::size_t cell) const { return sweeps_[cell / per_sweep_].cells[cell % per_sweep_]; }
   double truth(std::size_t cell) const { return sweeps_[cell / per_sweep_].truth[cell % per_sweep_]; }
+  const SweepResult& sweep(std::size_t i) const { return sweeps_.at(i); }  // as it stands after the looks so far
   std::int64_t evaluations() const;
   double seconds() const;  // of the pilots and the looks' draws
 
