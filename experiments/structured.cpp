@@ -11,6 +11,8 @@
 //      statistically detectable — the detail names the worst point.
 //   2. "the bias shrinks with d": per geometry, |relative bias| at the largest d ≤ |relative bias| at the smallest d
 //      (one-sided; SE √(SE₁² + SE₂²), valid since |·| is 1-Lipschitz and the two d use independent streams).
+// With --until-conclusive the controls' sweeps (iid and orthogonal rows) take looks (mc/sweep_set.hpp), skipping the
+// points their importance-sampled line settled; the Hadamard and Givens sweeps run their --trials once.
 // Speed (kind "speed"): x ↦ Wx for a batch of vectors, dense GEMM vs the fast Hadamard and Givens applies, one thread,
 // median of repeats, ratios to dense from the same run. No check: timings are reported, not judged.
 // Heavy-tailed points are inconclusive: the a-priori skewness of the iid error (kernels/error_moments.hpp) stands in
@@ -245,7 +247,8 @@ class StructuredExperiment final : public Experiment {
       for (std::size_t e = 0; e < out.ne; ++e) {
         const Family est = estimators[e];
         if (!is_importance_estimator(est)) continue;
-        ClaimCheck check("Lemma 1 (control): E[" + std::string(estimator_name(est)) + " estimate] = SM, importance-sampled",
+        ClaimCheck check("Lemma 1 (control): E[" + std::string(estimator_name(est)) +
+                             " estimate] = SM, importance-sampled",
                          std::string(coupling_name(kCouplings[c])) + " projections with chi row norms, m=d, d in {" +
                              join_list(dims_) + "}, " + std::to_string(out.np) + " geometries, " +
                              std::to_string(kZeroVarianceTrials) +
@@ -262,8 +265,9 @@ class StructuredExperiment final : public Experiment {
                                                                    kZeroVarianceTrials, ctx.seed, stream, ctx.threads,
                                                                    mean_tuned_row_proposal(est, points[p])));
             const double sm = truth(di, c, e, p);
-            out.verdicts[i] = check.judge({r.estimate_mean, sm, r.estimate_stderr, kRoundingAllowance * sm, 0.0,
-                                           r.trials, r.nonfinite, "d=" + std::to_string(d) + ", " + point_label(points[p])});
+            out.verdicts[i] =
+                check.judge({r.estimate_mean, sm, r.estimate_stderr, kRoundingAllowance * sm, 0.0, r.trials,
+                             r.nonfinite, "d=" + std::to_string(d) + ", " + point_label(points[p])});
           }
         out.checks[c * out.ne + e] = check.result();
       }
