@@ -174,7 +174,9 @@ SphereTilt optimal_sphere_tilt(const Geometry& g, int d) {
 }
 
 SphereTilt mean_tuned_sphere_tilt(const Geometry& g, int d) {
-  return {row_shape(g, d, {}).a, 0.0};
+  check_tilt(d, {});
+  validate_geometry(g, d);
+  return {std::sqrt(d * g.z_sq()), 0.0};
 }
 
 }  // namespace favorlab

@@ -255,6 +255,8 @@ TEST_CASE("smreg importance sampling is bit-identical for 1 and 2 threads, and r
   REQUIRE_THROWS_AS(draw_sphere_tilt(8, {1, 1}, rng), std::invalid_argument);
   REQUIRE_THROWS_AS(draw_sphere_tilt(1, {1, 0}, rng), std::invalid_argument);
   REQUIRE_THROWS_AS(sphere_tilt_log_ratio(8, {1, 0}, 1.5), std::invalid_argument);
+  REQUIRE_THROWS_AS(mean_tuned_sphere_tilt(g, 1), std::invalid_argument);
+  REQUIRE_THROWS_AS(mean_tuned_sphere_tilt({-1, 1, 0.5}, 8), std::invalid_argument);
 }
 
 TEST_CASE("Lemma 1's tilt for rows of norm sqrt(d): every weighted estimate is SMREG, normalised by the moment series",
