@@ -180,14 +180,15 @@ const std::vector<FigureList> kFigures{
 constexpr std::array<std::string_view, 4> kMethodSuffixes{", plain or importance-sampled", ", importance-sampled",
                                                           ", exact values", ", Monte Carlo"};
 
-constexpr std::array<std::pair<ClaimKind, std::string_view>, 8> kKindNames{{{K::paper, "paper"},
+constexpr std::array<std::pair<ClaimKind, std::string_view>, 9> kKindNames{{{K::paper, "paper"},
                                                                              {K::corrected, "corrected"},
                                                                              {K::derived, "derived"},
                                                                              {K::control, "control"},
                                                                              {K::baseline, "baseline"},
                                                                              {K::target, "target"},
                                                                              {K::property, "property"},
-                                                                             {K::measurement, "measurement"}}};
+                                                                             {K::measurement, "measurement"},
+                                                                             {K::identity, "identity"}}};
 
 }  // namespace
 

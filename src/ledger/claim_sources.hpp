@@ -21,6 +21,10 @@ enum class ClaimKind {
   target,       // a performance target of favorlab
   property,     // true by construction: a check of the implementation
   measurement,  // a quantity reported, nothing claimed
+  // An algebraic identity checked to rounding: a line whose value is the same whatever was drawn (a zero-variance
+  // proposal, one closed form against another). Evidence for the algebra only, never for a sampler, a coupling or a
+  // control: its claim is its own and merges with no other.
+  identity,
 };
 
 const char* claim_kind_name(ClaimKind k);
