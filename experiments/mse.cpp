@@ -6,11 +6,10 @@
 //   2. MSE(trig)/MSE(positive) grows as SM → 0: along x_norm = y_norm = r at each fixed cos < 0 (SM = exp(r² cos)
 //      falls as r grows) the empirical ratio must not fall significantly between consecutive r;
 //   3. hyperbolic with m beats positive with 2m: MSE_hyp(m) − MSE_pos(2m) must not be significantly positive;
-//   4. Lemma 1 and Lemma 2 for positive and hyperbolic (iid; positive also at check 3's 2m) again, by importance
-//      sampling along x + y (mc/importance_mse.hpp): light-tailed, so conclusive where the plain Monte Carlo of
-//      check 1 is not; the same for gerf, oprf and sderf's exact variances (mc/importance_gerf.hpp: also scaled
-//      across x + y). Lemma 1 runs under its own proposal, the one that makes every weighted estimate SM (zero
-//      variance), Lemma 2 under the one tuned for the weighted squared error;
+//   4. Lemma 2 for positive and hyperbolic (iid; positive also at check 3's 2m) again, by importance sampling along
+//      x + y (mc/importance_mse.hpp): light-tailed, so conclusive where the plain Monte Carlo of check 1 is not; the
+//      same for gerf, oprf and sderf's exact variances (mc/importance_gerf.hpp: also scaled across x + y). The run's
+//      weighted mean is recorded beside it (is_mean); Lemma 1 itself is `unbiased`'s;
 //   5. checks 2 and 3 again with the positive (and hyperbolic) MSEs from the importance-sampled runs of check 4, which
 //      are independent of the sweep and of each other (trig keeps its plain, light-tailed Monte Carlo); and check 3
 //      on Lemma 2's closed forms, whose margin at large ‖z‖ is far below what any Monte Carlo resolves;
@@ -41,7 +40,6 @@ namespace {
 
 // Streams of the importance-sampled checks (disjoint from the sweep's, which are the coupling codes).
 constexpr std::uint64_t kImportanceStream = 0x1500'0000ULL;
-constexpr std::uint64_t kImportanceMeanStream = 0x1600'0000ULL;  // Lemma 1's zero-variance runs
 
 // Checks 2 and 3, without their method.
 const std::string kRatioClaim = "Lemma 2: MSE(trig)/MSE(positive) grows as SM -> 0";
@@ -210,7 +208,7 @@ class MseExperiment final : public EstimatorGridExperiment {
   }
 
  private:
-  // Lemma 1 and Lemma 2 at every point by importance sampling, as two checks; annotates rows[first_row + p].
+  // Lemma 2 at every point by importance sampling; annotates rows[first_row + p] (with the run's weighted mean).
   // Returns the importance-sampled MSE figures per point (a-priori skewness) for check 5.
   // `plain`: check 1's verdicts of e at m (empty where it has none), combined with the importance-sampled closed form
   // by check 6.
@@ -226,14 +224,6 @@ class MseExperiment final : public EstimatorGridExperiment {
     const std::string where = "iid projections, d=" + std::to_string(d) + ", m=" + std::to_string(m) + ", " +
                               std::to_string(points.size()) + " points, tilted Gaussian proposal along x+y" +
                               (lemma ? "" : ", scaled across it");
-    // Lemma 1 under the proposal that makes every weighted estimate SM (mean_tuned_proposal): no variance to overcome,
-    // so each draw checks the feature map at a fresh ω against SM·q/p to rounding.
-    const std::string mean_where = "iid projections, d=" + std::to_string(d) + ", m=" + std::to_string(m) + ", " +
-                                   std::to_string(points.size()) +
-                                   " points, the proposal under which each weighted estimate is SM (zero variance)";
-    ClaimCheck mean_check(std::string(lemma ? "Lemma 1" : family.mse_source) + ": E[" + name +
-                              " estimate] = SM, importance-sampled",
-                          mean_where, grid_.alpha, points.size());
     const std::string closed_form = std::string(family.mse_source) + ": MSE(" + name + ") closed form";
     ClaimCheck mse_check(closed_form + ", importance-sampled", where, grid_.alpha, points.size());
     Judged sampled;
@@ -250,32 +240,19 @@ class MseExperiment final : public EstimatorGridExperiment {
         is = g;
         perp_sd = g.gerf_proposal.perp_sd;
       }
-      const std::uint64_t mean_stream = kImportanceMeanStream + stream_base + p;
-      const ImportanceSampledMse mean_run =
-          lemma ? importance_sampled_mse(e, points[p], d, m, importance_trials_, ctx.seed, mean_stream, ctx.threads,
-                                         mean_tuned_proposal(e, points[p]))
-                : importance_sampled_gerf_mse(e, points[p], d, m, importance_trials_, ctx.seed, mean_stream,
-                                              ctx.threads, grid_.parameters,
-                                              mean_tuned_gerf_proposal(e, points[p], d, grid_.parameters));
       const double truth = estimator_truth(e, points[p], d);
       const double theory = family.iid_mse(points[p], d, m, grid_.parameters);
       const std::string label = point_label(points[p]);
-      const PointVerdict mv = mean_check.judge({mean_run.estimate_mean, truth, mean_run.estimate_stderr,
-                                                kRoundingAllowance * truth, mean_run.estimate_skewness,
-                                                mean_run.trials, mean_run.nonfinite, label});
       const PointVerdict v = mse_check.judge({is.mse, theory, is.mse_stderr, std::pow(kRoundingAllowance * truth, 2),
                                               is.mse_skewness, is.trials, is.nonfinite, label});
       sampled.emplace_back(label, v);
       Json& row = result.rows[first_row + p];
-      row["is_mean"] = mean_run.estimate_mean;
-      row["is_stderr"] = mean_run.estimate_stderr;
-      row["is_mean_status"] = mv.status;
-      row["is_mean_proposal_mean"] = mean_run.proposal.mean;
-      row["is_mean_proposal_sd"] = mean_run.proposal.sd;
+      row["is_mean"] = is.estimate_mean;
+      row["is_stderr"] = is.estimate_stderr;
       row["is_mse"] = is.mse;
       row["is_mse_stderr"] = is.mse_stderr;
       row["is_trials"] = is.trials;
-      row["is_mean_skewness"] = number_or_null(mean_run.estimate_skewness);
+      row["is_mean_skewness"] = number_or_null(is.estimate_skewness);
       row["is_mse_skewness"] = number_or_null(is.mse_skewness);
       row["is_z"] = v.z;
       row["is_status"] = v.status;
@@ -287,7 +264,6 @@ class MseExperiment final : public EstimatorGridExperiment {
       row["plain_relative_variance"] = number_or_null(is.plain_relative_variance);
       figures.push_back({is.mse, is.mse_stderr, is.mse_skewness, is.trials, is.nonfinite});
     }
-    result.checks.push_back(mean_check.result());
     result.checks.push_back(mse_check.result());
     const std::string plain_where = "iid projections, d=" + std::to_string(d) + ", m=" + std::to_string(m) + ", " +
                                     std::to_string(points.size()) + " points";

@@ -9,9 +9,10 @@
 //      below), worst discrepancy reported;
 //   b. Monte Carlo mean of the smreg estimator = SMREG (two-sided z, Bonferroni over all (d, ‖z‖); heavy-tailed points
 //      inconclusive with the trials a reliable z test would need, computed a priori from the exact feature moments);
-//      judged again under the zero-variance proposal of these rows ("..., importance-sampled", d ≥ 2): a von
-//      Mises–Fisher tilt at κ = √d‖z‖ normalised by the moment series, not by the Bessel form it is judged against
-//      (mc/importance_sphere.hpp);
+//      the points it leaves open judged again by importance sampling ("..., importance-sampled", d ≥ 2): half the
+//      draws plain, half with one row tilted by the von Mises–Fisher law at κ = √d‖z‖ normalised by the moment
+//      series, not by the Bessel form it is judged against (mc/importance_coupled.hpp: importance_sampled_mean);
+//      combined point by point with the plain line in "..., plain or importance-sampled";
 //   c. SMREG ≤ SM at every point (within kRatioTolerance);
 //   d. one per C: inf ratio ≥ 1 − 2/d + o(1/d), i.e. lim d (1 − inf ratio) ≤ 2; that limit is (2 ln C)².
 #include <algorithm>
@@ -30,6 +31,7 @@
 #include "mc/estimator_sweep.hpp"
 #include "mc/importance_coupled.hpp"
 #include "perf/memory_estimate.hpp"
+#include "stats/either_check.hpp"
 
 namespace favorlab {
 
@@ -57,6 +59,7 @@ struct SmregOptions {
   std::vector<int> asymptote_dims{1024, 16384, 262144, 4194304};
   int m = 16;
   double alpha = 1e-3;
+  std::int64_t importance_trials = -1;  // -1: by run size (importance_trials_for)
 
   void validate() const {
     if (dims.empty()) throw std::invalid_argument("--d needs at least one dimension");
@@ -68,16 +71,32 @@ struct SmregOptions {
     for (double z : z_norms) validate_ratio_z_norm(z, "--z-norm");
     if (m <= 0) throw std::invalid_argument("--m must be positive, got " + std::to_string(m));
     if (!(alpha > 0 && alpha < 1)) throw std::invalid_argument("--alpha must lie in (0, 1)");
+    if (importance_trials != -1 && (importance_trials < 0 || importance_trials == 1))
+      throw std::invalid_argument("--importance-trials must be 0 (skip) or at least 2, got " +
+                                  std::to_string(importance_trials));
     for (double c : bounds) {
       if (!std::isfinite(c) || c < 1) throw std::invalid_argument("--C values must be finite and >= 1, got " + format_number(c));
       validate_ratio_z_norm(theorem1_max_z_norm(c), "--C (as the largest |z| = 2 sqrt(ln C))");
     }
   }
-  Json params() const {
+  std::int64_t importance_trials_for(bool quick) const {
+    return importance_trials != -1 ? importance_trials : quick ? 1000 : 100000;
+  }
+  Json params(bool quick) const {
     return Json{{"d", dims},       {"z_norm", z_norms}, {"C", bounds}, {"asymptote_d", asymptote_dims},
                 {"m", m},          {"estimator", "smreg"}, {"coupling", "iid"}, {"alpha", alpha},
-                {"ratio_tolerance", kRatioTolerance}};
+                {"ratio_tolerance", kRatioTolerance}, {"importance_trials", importance_trials_for(quick)}};
   }
+};
+
+// A point of the Monte Carlo line that its plain run left open: its row, its index over (d, |z|), and what the
+// importance-sampled line needs to judge it.
+struct OpenPoint {
+  std::size_t row, point;
+  int d;
+  Geometry g;
+  double truth;
+  std::string label;
 };
 
 // Tracks the worst point of a deterministic comparison.
@@ -139,13 +158,16 @@ class SmregExperiment final : public Experiment {
     app.add_option("--m", o_.m, "Random features of the Monte Carlo smreg estimator")->capture_default_str();
     app.add_option("--alpha", o_.alpha, "Family-wise false-failure rate of the Monte Carlo check")
         ->capture_default_str();
+    app.add_option("--importance-trials", o_.importance_trials,
+                   "Trials per point of the importance-sampled line at the points the plain Monte Carlo left open "
+                   "(0: none; default 1000 with --quick, else 100000)");
   }
 
   Result run(const RunContext& ctx) override {
     o_.validate();
     Result result;
     result.experiment = name();
-    result.params = o_.params();
+    result.params = o_.params(ctx.quick);
     result.params["row_schema"] = row_schema();
 
     Tally tally;
@@ -168,18 +190,9 @@ class SmregExperiment final : public Experiment {
                   "iid rows of norm sqrt(d), m=" + std::to_string(o_.m) + ", " + std::to_string(o_.dims.size() * points) +
                       " points (d x |z|), x = y = z/2",
                   o_.alpha, o_.dims.size() * points);
-    // The tilted sampler needs a sphere of dimension ≥ 2: with a d = 1 in the list the plain line alone judges.
-    const bool importance = *std::min_element(o_.dims.begin(), o_.dims.end()) >= 2;
-    std::optional<ClaimCheck> is_mc;
-    if (importance)
-      is_mc.emplace("Theorem 1 (setup): E[smreg estimate] = SMREG, Monte Carlo against the Bessel form, "
-                    "importance-sampled",
-                    "iid rows of norm sqrt(d), m=" + std::to_string(o_.m) + ", " +
-                        std::to_string(o_.dims.size() * points) + " points (d x |z|), x = y = z/2, " +
-                        std::to_string(kZeroVarianceTrials) +
-                        " draws each, the von Mises-Fisher tilt under which each weighted estimate is SMREG (zero "
-                        "variance), normalised by the moment series",
-                    o_.alpha, o_.dims.size() * points);
+    std::vector<OpenPoint> open;  // the points the plain line leaves open, for the importance-sampled line
+    std::vector<PointVerdict> plain;
+    std::vector<std::string> labels;
     std::int64_t evaluations = 0;
     for (std::size_t di = 0; di < o_.dims.size(); ++di) {
       const int d = o_.dims[di];
@@ -230,19 +243,11 @@ class SmregExperiment final : public Experiment {
         row["mc_ratio_draw_variance"] = number_or_null(em.variance / (sm * sm));
         row["status"] = v.status;
         row["trials_needed"] = trials_json(v.trials_needed);
-        if (importance) {
-          const CoupledImportanceSampledMse r = importance_sampled_coupled_mse(
-              Family::smreg, Coupling::iid, g, d, o_.m, kZeroVarianceTrials, ctx.seed,
-              kImportanceStream + di * points + p, ctx.threads, mean_tuned_sphere_row_proposal(g, d));
-          // Every draw gives Λ M_d(a) by the series, the truth is Λ M_d(a) by the Bessel form: their rounding is
-          // kRatioTolerance's (above), measured 4e-13 relative at most on the default grid.
-          const PointVerdict iv = is_mc->judge({r.estimate_mean, truth, r.estimate_stderr, kRatioTolerance * truth,
-                                                0.0, r.trials, r.nonfinite, point_at(d, z)});
-          row["is_mean"] = r.estimate_mean;
-          row["is_stderr"] = r.estimate_stderr;
-          row["is_trials"] = r.trials;
-          row["is_mean_status"] = iv.status;
-        }
+        plain.push_back(v);
+        labels.push_back(point_at(d, z));
+        // The tilted sampler needs a sphere of dimension ≥ 2: at d = 1 the plain line alone judges.
+        if (v.status == Verdict::inconclusive && d >= 2)
+          open.push_back({result.rows.size(), di * points + p, d, g, truth, point_at(d, z)});
         result.rows.push_back(row);
       }
     }
@@ -252,7 +257,8 @@ class SmregExperiment final : public Experiment {
 
     result.checks.push_back(series_check(tally));
     result.checks.push_back(mc.result());
-    if (is_mc) result.checks.push_back(is_mc->result());
+    if (o_.importance_trials_for(ctx.quick) > 0 && !open.empty())
+      importance_lines(result, open, plain, labels, o_.importance_trials_for(ctx.quick), ctx);
     result.checks.push_back(upper_check(tally));
     for (Check& c : bound_checks) result.checks.push_back(std::move(c));
     for (Check& c : corrected_checks) result.checks.push_back(std::move(c));
@@ -261,6 +267,43 @@ class SmregExperiment final : public Experiment {
   }
 
  private:
+  // The "..., importance-sampled" line at the points the plain line left open (half the draws plain, half with one
+  // row tilted; the untilted rows from the experiment's own sampler), and "..., plain or importance-sampled", which
+  // combines the two point by point over every (d, |z|). Annotates the open points' rows.
+  void importance_lines(Result& result, const std::vector<OpenPoint>& open, const std::vector<PointVerdict>& plain,
+                        const std::vector<std::string>& labels, std::int64_t trials, const RunContext& ctx) const {
+    const std::string claim = "Theorem 1 (setup): E[smreg estimate] = SMREG, Monte Carlo against the Bessel form";
+    const std::string where = "iid rows of norm sqrt(d), m=" + std::to_string(o_.m) + ", " +
+                              std::to_string(plain.size()) + " points (d x |z|), x = y = z/2";
+    ClaimCheck check(claim + ", importance-sampled",
+                     "iid rows of norm sqrt(d), m=" + std::to_string(o_.m) + ", the " + std::to_string(open.size()) +
+                         " of " + std::to_string(plain.size()) + " points the plain line left open, x = y = z/2, " +
+                         std::to_string(trials) + " draws each, half plain, half with one row tilted (von "
+                         "Mises-Fisher at kappa = sqrt(d)|z|, normalised by the moment series); untilted rows from "
+                         "the experiment's sampler",
+                     o_.alpha, open.size());
+    std::vector<PointVerdict> sampled(plain.size());  // inconclusive where no run was made
+    for (std::size_t i = 0; i < open.size(); ++i) {
+      const OpenPoint& o = open[i];
+      const CoupledImportanceSampledMse r =
+          importance_sampled_mean(Family::smreg, Coupling::iid, o.g, o.d, o_.m, trials, ctx.seed,
+                                  kImportanceStream + o.point, ctx.threads);
+      const PointVerdict v = check.judge({r.estimate_mean, o.truth, r.estimate_stderr, kRoundingAllowance * o.truth,
+                                          r.estimate_gate_skewness(), r.trials, r.nonfinite, o.label});
+      sampled[o.point] = v;
+      Json& row = result.rows[o.row];
+      row["is_mean"] = r.estimate_mean;
+      row["is_stderr"] = r.estimate_stderr;
+      row["is_trials"] = r.trials;
+      row["is_mean_skewness"] = r.estimate_gate_skewness();
+      row["is_mean_status"] = v.status;
+    }
+    result.checks.push_back(check.result());
+    EitherCheck either = plain_or_importance_sampled(claim, where, trials);
+    for (std::size_t i = 0; i < plain.size(); ++i) either.add(plain[i], sampled[i], labels[i]);
+    result.checks.push_back(either.result());
+  }
+
   // Ratio rows pair by (d, |z|), bound rows by (C's |z|, d): key kind × d × z_norm. The Monte Carlo mean and the same
   // draws over SM are statistics; closed forms exact, except the logs of ratios near 1, whose absolute rounding
   // (~1e-12, above) is not small relative to their size at small |z|.

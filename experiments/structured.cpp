@@ -6,13 +6,13 @@
 //   mean − SM with its SE and z, the relative bias (mean − SM)/SM and its SE, MSE and its SE, MSE / MSE(R-ORF).
 // Checks per coupling × estimator:
 //   1. "E[estimate] = SM" over every d × geometry (two-sided z, Bonferroni). For iid and orthogonal rows this is
-//      Lemma 1 (a control that must hold; for positive and hyperbolic features judged again under the zero-variance
-//      proposal, "..., importance-sampled"); for hadamard and givens a violation is the finding that the bias is
-//      statistically detectable — the detail names the worst point.
+//      Lemma 1, a control that must hold for the experiment's own sampler, so only its plain Monte Carlo judges it;
+//      for hadamard and givens a violation is the finding that the bias is statistically detectable — the detail
+//      names the worst point.
 //   2. "the bias shrinks with d": per geometry, |relative bias| at the largest d ≤ |relative bias| at the smallest d
 //      (one-sided; SE √(SE₁² + SE₂²), valid since |·| is 1-Lipschitz and the two d use independent streams).
-// With --until-conclusive the controls' sweeps (iid and orthogonal rows) take looks (mc/sweep_set.hpp), skipping the
-// points their importance-sampled line settled; the Hadamard and Givens sweeps run their --trials once.
+// With --until-conclusive the controls' sweeps (iid and orthogonal rows) take looks (mc/sweep_set.hpp) at every point
+// still open; the Hadamard and Givens sweeps run their --trials once.
 // Speed (kind "speed"): x ↦ Wx for a batch of vectors, dense GEMM vs the fast Hadamard and Givens applies, one thread,
 // median of repeats, ratios to dense from the same run. No check: timings are reported, not judged.
 // Heavy-tailed points are inconclusive: the a-priori skewness of the iid error (kernels/error_moments.hpp) stands in
@@ -22,7 +22,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <optional>
 #include <sstream>
 
 #include "experiments/estimator_grid.hpp"
@@ -33,7 +32,6 @@
 #include "features/walsh_hadamard.hpp"
 #include "io/join_list.hpp"
 #include "mc/estimator_sweep.hpp"
-#include "mc/importance_coupled.hpp"
 #include "mc/sweep_set.hpp"
 #include "mc/sweep_figures.hpp"
 #include "perf/memory_estimate.hpp"
@@ -52,9 +50,6 @@ using Moments = std::vector<std::vector<ErrorMoments>>;
 constexpr Coupling kCouplings[] = {Coupling::iid, Coupling::orthogonal, Coupling::hadamard, Coupling::givens};
 constexpr std::size_t kOrthogonal = 1;
 constexpr std::size_t kControls = 2;  // kCouplings[0, kControls): the rows Lemma 1 holds for (iid, orthogonal)
-// Streams of the importance-sampled controls, disjoint from the sweeps' ((coupling << 32) | d, d far below it):
-// base + (2·coupling index + estimator)·2³² + cell.
-constexpr std::uint64_t kControlStream = 0x1A00'0000ULL;
 
 class StructuredExperiment final : public Experiment {
  public:
@@ -162,14 +157,10 @@ class StructuredExperiment final : public Experiment {
         figures[di][c] = sweep_figures(sweep);
       }
 
-    // The importance-sampled controls first: a point they settle needs no look of the plain control.
     const std::size_t per_sweep = controls.cells_per_sweep();  // ne · np
     const auto cell_of = [&](std::size_t di, std::size_t c, std::size_t e, std::size_t p) {
       return (di * kControls + c) * per_sweep + e * np + p;
     };
-    const Controls sampled = importance_controls(estimators, points, ctx, [&](auto di, auto c, auto e, auto p) {
-      return controls.truth(cell_of(di, c, e, p));
-    });
     std::vector<ClaimCheck> scratch;  // judges of the looks, [c · ne + e]
     for (std::size_t c = 0; c < kControls; ++c)
       for (std::size_t e = 0; e < ne; ++e) scratch.push_back(bias_claim(c, estimators[e], np));
@@ -178,8 +169,6 @@ class StructuredExperiment final : public Experiment {
         [&](std::size_t cell, int look) {
           const std::size_t sweep = cell / per_sweep, local = cell % per_sweep, e = local / np, p = local % np;
           const std::size_t di = sweep / kControls, c = sweep % kControls;
-          const PointVerdict* is = sampled.verdict(c, e, di, p);
-          if (is != nullptr && is->status != Verdict::inconclusive) return *is;
           return scratch[c * ne + e].judge(bias_evidence(cell_figures(controls.cell(cell), controls.truth(cell)),
                                                          moments[di][local], dims_[di], points[p],
                                                          ctx.looks.sequential() ? look : -1));
@@ -196,7 +185,6 @@ class StructuredExperiment final : public Experiment {
           return c < kControls && ctx.looks.sequential() ? looks.cell_look[cell_of(di, c, e, p)] : -1;
         };
         bias_check(result, c, estimators[e], e, points, figures, moments, look);
-        if (c < kControls && sampled.checks[c * ne + e]) importance_control(result, c, e, sampled);
         if (is_structured(kCouplings[c]) && nd >= 2)
           shrink_check(result, c, estimators[e], e, points, figures, moments);
       }
@@ -215,81 +203,6 @@ class StructuredExperiment final : public Experiment {
 
  private:
   static bool is_structured(Coupling c) { return c == Coupling::hadamard || c == Coupling::givens; }
-
-  // The importance-sampled controls: per control coupling c and estimator number e with the zero-variance proposal,
-  // a run per (d, point) at index ((c · estimators + e) · dims + di) · points + p, its verdict, and the check.
-  struct Controls {
-    std::size_t ne = 0, nd = 0, np = 0;
-    std::vector<std::optional<CoupledImportanceSampledMse>> runs;
-    std::vector<PointVerdict> verdicts;
-    std::vector<std::optional<Check>> checks;  // [c · estimators + e]
-    std::size_t index(std::size_t c, std::size_t e, std::size_t di, std::size_t p) const {
-      return ((c * ne + e) * nd + di) * np + p;
-    }
-    const PointVerdict* verdict(std::size_t c, std::size_t e, std::size_t di, std::size_t p) const {
-      const std::size_t i = index(c, e, di, p);
-      return runs[i] ? &verdicts[i] : nullptr;
-    }
-  };
-
-  // The control of check 1 for positive and hyperbolic features (iid and orthogonal rows), again under the proposal
-  // that makes every weighted estimate SM, a mixture over the rows (mc/importance_coupled.hpp): its standard error is
-  // rounding, so it settles the points whose plain errors are too skewed for a z test
-  // (docs/theory.md#importance-sampling-for-coupled-rows). truth(di, c, e, p): SM at that cell.
-  template <class Truth>
-  Controls importance_controls(const std::vector<Family>& estimators, const std::vector<Geometry>& points,
-                               const RunContext& ctx, const Truth& truth) const {
-    Controls out{estimators.size(), dims_.size(), points.size(), {}, {}, {}};
-    out.runs.resize(kControls * out.ne * out.nd * out.np);
-    out.verdicts.resize(out.runs.size());
-    out.checks.resize(kControls * out.ne);
-    for (std::size_t c = 0; c < kControls; ++c)
-      for (std::size_t e = 0; e < out.ne; ++e) {
-        const Family est = estimators[e];
-        if (!is_importance_estimator(est)) continue;
-        ClaimCheck check("Lemma 1 (control): E[" + std::string(estimator_name(est)) +
-                             " estimate] = SM, importance-sampled",
-                         std::string(coupling_name(kCouplings[c])) + " projections with chi row norms, m=d, d in {" +
-                             join_list(dims_) + "}, " + std::to_string(out.np) + " geometries, " +
-                             std::to_string(kZeroVarianceTrials) +
-                             " draws each, the proposal under which each weighted estimate is SM (zero variance)",
-                         alpha_, out.nd * out.np);
-        for (std::size_t di = 0; di < out.nd; ++di)
-          for (std::size_t p = 0; p < out.np; ++p) {
-            const int d = dims_[di];
-            const std::uint64_t stream =
-                kControlStream + ((2 * c + (est == Family::positive ? 0 : 1)) << 32) + di * out.np + p;
-            const std::size_t i = out.index(c, e, di, p);
-            const CoupledImportanceSampledMse& r =
-                out.runs[i].emplace(importance_sampled_coupled_mse(est, kCouplings[c], points[p], d, d,
-                                                                   kZeroVarianceTrials, ctx.seed, stream, ctx.threads,
-                                                                   mean_tuned_row_proposal(est, points[p])));
-            const double sm = truth(di, c, e, p);
-            out.verdicts[i] =
-                check.judge({r.estimate_mean, sm, r.estimate_stderr, kRoundingAllowance * sm, 0.0, r.trials,
-                             r.nonfinite, "d=" + std::to_string(d) + ", " + point_label(points[p])});
-          }
-        out.checks[c * out.ne + e] = check.result();
-      }
-    return out;
-  }
-
-  // The importance-sampled control of coupling c and estimator number e: its check, and its figures on bias_check's
-  // rows (the last dims × points).
-  void importance_control(Result& result, std::size_t c, std::size_t e, const Controls& sampled) const {
-    const std::size_t np = sampled.np, first_row = result.rows.size() - dims_.size() * np;
-    for (std::size_t di = 0; di < dims_.size(); ++di)
-      for (std::size_t p = 0; p < np; ++p) {
-        const std::size_t i = sampled.index(c, e, di, p);
-        const CoupledImportanceSampledMse& r = *sampled.runs[i];
-        Json& row = result.rows[first_row + di * np + p];
-        row["is_mean"] = r.estimate_mean;
-        row["is_stderr"] = r.estimate_stderr;
-        row["is_trials"] = r.trials;
-        row["is_mean_status"] = sampled.verdicts[i].status;
-      }
-    result.checks.push_back(*sampled.checks[c * sampled.ne + e]);
-  }
 
   // Check 1 of coupling c and estimator `est`: E[estimate] = SM over every d × geometry.
   ClaimCheck bias_claim(std::size_t c, Family est, std::size_t np) const {

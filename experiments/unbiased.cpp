@@ -2,11 +2,15 @@
 // regularized (smreg) estimator for SMREG, with iid and with orthogonal projections.
 // Per point: mean of the estimates against the exact value, its standard error and z. One check per
 // estimator × coupling, two-sided z tests with Bonferroni over the grid; points whose error distribution is too skewed
-// for a z test at this trial count (computed a priori from the exact feature moments) are inconclusive. Positive and
-// hyperbolic features are tested again by importance sampling under the proposal that makes every weighted estimate
-// SM, with iid and orthogonal rows alike (mc/importance_coupled.hpp): "..., importance-sampled", with no Monte Carlo
-// variance to overcome at the points whose plain errors are far too skewed.
+// for a z test at this trial count (computed a priori from the exact feature moments) are inconclusive.
+// Positive, hyperbolic and smreg points the plain pilot left open are judged again by importance sampling under a
+// defensive proposal, half plain and half with one row tilted, whose untilted rows come from the experiment's own
+// sampler (mc/importance_coupled.hpp: importance_sampled_mean): "..., importance-sampled", combined point by point with
+// the plain line in "..., plain or importance-sampled". With --until-conclusive the plain line then takes looks at the
+// points neither method settled. Last, the zero-variance proposal's identity: every weighted estimate equals SM
+// whatever rows were drawn, a check of the map's algebra (its own claim, kind identity), not of any law.
 #include <cmath>
+#include <optional>
 
 #include "experiments/estimator_grid.hpp"
 #include "experiments/experiment.hpp"
@@ -14,6 +18,7 @@
 #include "features/family_theory.hpp"
 #include "mc/importance_coupled.hpp"
 #include "mc/sweep_set.hpp"
+#include "stats/either_check.hpp"
 
 namespace favorlab {
 
@@ -21,6 +26,16 @@ namespace {
 
 // Streams of the importance-sampled runs, disjoint from the sweeps' (the coupling codes): base + check·2³² + point.
 constexpr std::uint64_t kImportanceStream = 0x1900'0000ULL;
+constexpr std::uint64_t kIdentityStream = 0x1C00'0000ULL;
+constexpr std::int64_t kDefaultImportanceTrials = -1;  // --importance-trials not given: by run size
+
+// The estimators and couplings the importance-sampled line covers: chi-norm rows of iid, orthogonal or simplex blocks
+// (positive, hyperbolic), or iid and orthogonal rows of norm √d (smreg); Hadamard and Givens blocks are only
+// approximately Haar, so conditioning on a row (a reflection) would not give their law.
+bool sampled_again(Family e, Coupling c) {
+  if (e == Family::smreg) return c == Coupling::iid || c == Coupling::orthogonal;
+  return is_importance_estimator(e) && is_importance_coupling(c);
+}
 
 class UnbiasedExperiment final : public EstimatorGridExperiment {
  public:
@@ -32,13 +47,26 @@ class UnbiasedExperiment final : public EstimatorGridExperiment {
   std::int64_t default_trials(bool quick) const override { return quick ? 20000 : 200000; }
   bool takes_looks() const override { return true; }
 
+  void add_options(CLI::App& app) override {
+    EstimatorGridExperiment::add_options(app);
+    app.add_option("--importance-trials", importance_trials_,
+                   "Trials per point of the importance-sampled Lemma 1 line at the points the plain pilot left open "
+                   "(0: none; default 1000 with --quick, else 100000)");
+  }
+
   Result run(const RunContext& ctx) override {
+    if (importance_trials_ != kDefaultImportanceTrials && (importance_trials_ < 0 || importance_trials_ == 1))
+      throw std::invalid_argument("--importance-trials must be 0 (skip) or at least 2, got " +
+                                  std::to_string(importance_trials_));
+    const std::int64_t is_trials =
+        importance_trials_ != kDefaultImportanceTrials ? importance_trials_ : ctx.quick ? 1000 : 100000;
     const auto points = grid_.points();
     const auto estimators = grid_.parsed_estimators();
     const auto couplings = grid_.parsed_couplings();
     Result result;
     result.experiment = name();
     result.params = grid_.params();
+    result.params["importance_trials"] = is_trials;
     result.params["row_schema"] = estimator_row_schema(false);
 
     std::vector<EstimatorSpec> specs;
@@ -54,46 +82,58 @@ class UnbiasedExperiment final : public EstimatorGridExperiment {
         variance[s * points.size() + p] = em.variance;
       }
 
-    // Every coupling's pilot, then looks over all their cells at once (cell = coupling · per_coupling + spec ·
-    // points + point), so that a budget stops every coupling at the same look.
+    // Every coupling's pilot, then the importance-sampled runs, then looks over all cells at once (cell = coupling ·
+    // per_coupling + spec · points + point), so that a budget stops every coupling at the same look.
     std::vector<SweepConfig> configs;
     for (Coupling coupling : couplings)
       configs.push_back({grid_.d, coupling, specs, points, ctx.seed, static_cast<std::uint64_t>(coupling), ctx.trials,
                          ctx.threads, grid_.parameters});
-    SweepSet sweeps(configs, ctx.progress);
-    const std::size_t per_coupling = sweeps.cells_per_sweep();
-    const auto claim = [&](std::size_t ci, std::size_t s) {
+    SweepSet sweeps(configs, part_progress(ctx.progress, 0, 3));
+    const std::size_t per_coupling = sweeps.cells_per_sweep(), np = points.size();
+    const auto where = [&](std::size_t ci) {
+      return std::string(coupling_name(couplings[ci])) + " projections, d=" + std::to_string(grid_.d) +
+             ", m=" + std::to_string(grid_.m) + ", " + std::to_string(np) + " points";
+    };
+    const auto claim_of = [&](std::size_t s) {
       const Family e = specs[s].estimator;
       const std::string target = family_info(e).target == KernelTarget::regularized_softmax ? "SMREG" : "SM";
-      return ClaimCheck("Lemma 1: E[" + std::string(estimator_name(e)) + " estimate] = " + target,
-                        std::string(coupling_name(couplings[ci])) + " projections, d=" + std::to_string(grid_.d) +
-                            ", m=" + std::to_string(grid_.m) + ", " + std::to_string(points.size()) + " points",
-                        grid_.alpha, points.size());
+      return "Lemma 1: E[" + std::string(estimator_name(e)) + " estimate] = " + target;
     };
     const auto evidence = [&](std::size_t cell, int look) {
       const std::size_t local = cell % per_coupling;
       const SweepCell& c = sweeps.cell(cell);
       const double truth = sweeps.truth(cell);
       PointEvidence ev{truth + c.error.mean(), truth,       c.error.standard_error(), kRoundingAllowance * truth,
-                       skew[local],         c.error.count(), c.nonfinite, point_label(points[local % points.size()])};
+                       skew[local],         c.error.count(), c.nonfinite, point_label(points[local % np])};
       ev.look = ctx.looks.sequential() ? look : -1;  // a fixed-size run is judged at the whole α
       return ev;
     };
-    std::vector<ClaimCheck> scratch;  // judges of the looks; the checks below judge each point at its last look
+    std::vector<ClaimCheck> scratch;  // judges of the pilot and the looks; the checks below judge each point once
     for (std::size_t ci = 0; ci < couplings.size(); ++ci)
-      for (std::size_t s = 0; s < specs.size(); ++s) scratch.push_back(claim(ci, s));
+      for (std::size_t s = 0; s < specs.size(); ++s) scratch.push_back(ClaimCheck(claim_of(s), where(ci), grid_.alpha, np));
+
+    const Sampled sampled = importance_lines(sweeps, scratch, evidence, specs, couplings, points, is_trials, ctx,
+                                             part_progress(ctx.progress, 1, 3));
     const LookRecord looks = sweeps.take_looks(
-        ctx.looks, [&](std::size_t cell, int look) { return scratch[cell / points.size()].judge(evidence(cell, look)); },
-        ctx.progress);
+        ctx.looks,
+        [&](std::size_t cell, int look) {
+          if (sampled.settled(cell)) return sampled.verdicts[cell];  // no plain looks where the other line decided
+          return scratch[cell / np].judge(evidence(cell, look));
+        },
+        part_progress(ctx.progress, 2, 3));
 
     for (std::size_t ci = 0; ci < couplings.size(); ++ci) {
       for (std::size_t s = 0; s < specs.size(); ++s) {
         const Family e = specs[s].estimator;
-        ClaimCheck check = claim(ci, s);
-        for (std::size_t p = 0; p < points.size(); ++p) {
-          const std::size_t local = s * points.size() + p, cell = ci * per_coupling + local;
+        ClaimCheck check(claim_of(s), where(ci), grid_.alpha, np);
+        std::optional<EitherCheck> either;
+        if (sampled.checks[ci * specs.size() + s])
+          either.emplace(plain_or_importance_sampled(claim_of(s), where(ci), is_trials));
+        for (std::size_t p = 0; p < np; ++p) {
+          const std::size_t local = s * np + p, cell = ci * per_coupling + local;
           const PointEvidence ev = evidence(cell, looks.cell_look[cell]);
           const PointVerdict v = check.judge(ev);
+          if (either) either->add(v, sampled.verdicts[cell], ev.label);
           Json row = estimator_row(e, couplings[ci], grid_.d, grid_.m, points[p]);
           row["truth"] = ev.theory;
           row["mean"] = ev.empirical;
@@ -107,13 +147,24 @@ class UnbiasedExperiment final : public EstimatorGridExperiment {
           if (ctx.looks.sequential()) row["look"] = looks.cell_look[cell];
           row["status"] = v.status;
           row["trials_needed"] = trials_json(v.trials_needed);
+          if (const auto& r = sampled.runs[cell]) {
+            row["is_mean"] = r->estimate_mean;
+            row["is_stderr"] = r->estimate_stderr;
+            row["is_trials"] = r->trials;
+            row["is_mean_skewness"] = r->estimate_gate_skewness();
+            row["is_mean_status"] = sampled.verdicts[cell].status;
+          }
           result.rows.push_back(row);
         }
         result.checks.push_back(check.result());
-        if (is_importance_estimator(e) && is_importance_coupling(couplings[ci]))
-          importance_check(result, e, couplings[ci], ci * specs.size() + s, points, ctx);
+        if (sampled.checks[ci * specs.size() + s]) {
+          result.checks.push_back(*sampled.checks[ci * specs.size() + s]);
+          result.checks.push_back(either->result());
+        }
       }
     }
+    for (std::size_t s = 0; s < specs.size(); ++s)
+      if (is_importance_estimator(specs[s].estimator)) identity_check(result, specs[s].estimator, points, ctx);
     report_looks(ctx.looks, looks, result);
     result.measurements["estimator_evaluations"] = sweeps.evaluations();
     result.measurements["evaluations_per_second"] =
@@ -122,33 +173,88 @@ class UnbiasedExperiment final : public EstimatorGridExperiment {
   }
 
  private:
-  // Lemma 1 for (e, c) under mean_tuned_proposal, a mixture over the rows (mc/importance_coupled.hpp): every weighted
-  // estimate is SM, so each point's standard error is rounding and the a-priori skewness 0
-  // (docs/theory.md#importance-sampling-for-coupled-rows). Annotates the check's rows, the last points.size().
-  void importance_check(Result& result, Family e, Coupling c, std::size_t index, const std::vector<Geometry>& points,
-                        const RunContext& ctx) const {
-    ClaimCheck check("Lemma 1: E[" + std::string(estimator_name(e)) + " estimate] = SM, importance-sampled",
-                     std::string(coupling_name(c)) + " projections, d=" + std::to_string(grid_.d) + ", m=" +
-                         std::to_string(grid_.m) + ", " + std::to_string(points.size()) + " points, " +
-                         std::to_string(kZeroVarianceTrials) +
-                         " draws each, the proposal under which each weighted estimate is SM (zero variance)",
+  // The importance-sampled line per (coupling, estimator): a run at each cell the plain pilot left open, its
+  // verdict, and the check (none for trig, or where no cell was open or --importance-trials is 0).
+  struct Sampled {
+    std::vector<std::optional<CoupledImportanceSampledMse>> runs;  // per cell
+    std::vector<PointVerdict> verdicts;                            // per cell; inconclusive where none ran
+    std::vector<std::optional<Check>> checks;                      // per (coupling, estimator)
+    bool settled(std::size_t cell) const { return runs[cell] && verdicts[cell].status != Verdict::inconclusive; }
+  };
+
+  template <class Evidence>
+  Sampled importance_lines(const SweepSet& sweeps, std::vector<ClaimCheck>& pilot, const Evidence& evidence,
+                           const std::vector<EstimatorSpec>& specs, const std::vector<Coupling>& couplings,
+                           const std::vector<Geometry>& points, std::int64_t trials, const RunContext& ctx,
+                           const ProgressFn& progress) const {
+    const std::size_t np = points.size(), per = sweeps.cells_per_sweep();
+    Sampled out{std::vector<std::optional<CoupledImportanceSampledMse>>(sweeps.cells()),
+                std::vector<PointVerdict>(sweeps.cells()), std::vector<std::optional<Check>>(pilot.size())};
+    // The cells the pilot left open per (coupling, estimator), judged by scratch checks of the pilot (their verdicts
+    // are not kept).
+    std::vector<std::vector<std::size_t>> open(pilot.size());
+    std::size_t runs = 0, done = 0;
+    for (std::size_t ci = 0; ci < couplings.size(); ++ci)
+      for (std::size_t s = 0; s < specs.size(); ++s) {
+        const Family e = specs[s].estimator;
+        if (!sampled_again(e, couplings[ci]) || trials == 0 || (e == Family::smreg && grid_.d < 2)) continue;
+        for (std::size_t p = 0; p < np; ++p) {
+          const std::size_t cell = ci * per + s * np + p;
+          if (pilot[ci * specs.size() + s].judge(evidence(cell, 0)).status == Verdict::inconclusive)
+            open[ci * specs.size() + s].push_back(cell), ++runs;
+        }
+      }
+    for (std::size_t ci = 0; ci < couplings.size(); ++ci)
+      for (std::size_t s = 0; s < specs.size(); ++s) {
+        const Family e = specs[s].estimator;
+        const std::vector<std::size_t>& cells = open[ci * specs.size() + s];
+        if (cells.empty()) continue;
+        const std::string target = e == Family::smreg ? "SMREG" : "SM";
+        ClaimCheck check("Lemma 1: E[" + std::string(estimator_name(e)) + " estimate] = " + target +
+                             ", importance-sampled",
+                         std::string(coupling_name(couplings[ci])) + " projections, d=" + std::to_string(grid_.d) +
+                             ", m=" + std::to_string(grid_.m) + ", the " + std::to_string(cells.size()) + " of " +
+                             std::to_string(np) + " points the plain pilot left open, " + std::to_string(trials) +
+                             " draws each, half plain, half with one row tilted by the zero-variance proposal; "
+                             "untilted rows from the experiment's sampler",
+                         grid_.alpha, cells.size());
+        for (std::size_t cell : cells) {
+          const std::size_t p = cell % np;
+          const auto& r = out.runs[cell].emplace(importance_sampled_mean(
+              e, couplings[ci], points[p], grid_.d, grid_.m, trials, ctx.seed,
+              kImportanceStream + ((ci * specs.size() + s) << 32) + p, ctx.threads,
+              part_progress(progress, done++, runs)));
+          const double truth = sweeps.truth(cell);
+          out.verdicts[cell] = check.judge({r.estimate_mean, truth, r.estimate_stderr, kRoundingAllowance * truth,
+                                            r.estimate_gate_skewness(), r.trials, r.nonfinite, point_label(points[p])});
+        }
+        out.checks[ci * specs.size() + s] = check.result();
+      }
+    return out;
+  }
+
+  // The zero-variance proposal's identity for estimator e (iid rows; the coupling cannot matter): every draw's
+  // weighted estimate must equal SM to rounding, so this checks the feature map and the weight against each other
+  // (docs/theory.md#lemma-1-by-the-zero-variance-proposal). Its own claim, of kind identity.
+  void identity_check(Result& result, Family e, const std::vector<Geometry>& points, const RunContext& ctx) const {
+    ClaimCheck check("Identity: under the zero-variance proposal every weighted " + std::string(estimator_name(e)) +
+                         " estimate equals SM, whatever rows were drawn",
+                     "iid rows, d=" + std::to_string(grid_.d) + ", m=" + std::to_string(grid_.m) + ", " +
+                         std::to_string(points.size()) + " points, " + std::to_string(kZeroVarianceTrials) +
+                         " draws each; a check of the feature map's algebra, not of any law of the rows",
                      grid_.alpha, points.size());
-    const std::size_t first_row = result.rows.size() - points.size();
     for (std::size_t p = 0; p < points.size(); ++p) {
       const CoupledImportanceSampledMse r = importance_sampled_coupled_mse(
-          e, c, points[p], grid_.d, grid_.m, kZeroVarianceTrials, ctx.seed, kImportanceStream + (index << 32) + p,
-          ctx.threads, mean_tuned_row_proposal(e, points[p]));
-      Json& row = result.rows[first_row + p];
-      const double truth = row["truth"].get<double>();
-      const PointVerdict v = check.judge({r.estimate_mean, truth, r.estimate_stderr, kRoundingAllowance * truth, 0.0,
-                                          r.trials, r.nonfinite, point_label(points[p])});
-      row["is_mean"] = r.estimate_mean;
-      row["is_stderr"] = r.estimate_stderr;
-      row["is_trials"] = r.trials;
-      row["is_mean_status"] = v.status;
+          e, Coupling::iid, points[p], grid_.d, grid_.m, kZeroVarianceTrials, ctx.seed,
+          kIdentityStream + (static_cast<std::uint64_t>(e) << 32) + p, ctx.threads, mean_tuned_row_proposal(e, points[p]));
+      const double truth = estimator_truth(e, points[p], grid_.d);
+      check.judge({r.estimate_mean, truth, r.estimate_stderr, kRoundingAllowance * truth, 0.0, r.trials, r.nonfinite,
+                   point_label(points[p])});
     }
     result.checks.push_back(check.result());
   }
+
+  std::int64_t importance_trials_ = kDefaultImportanceTrials;
 };
 
 }  // namespace

@@ -40,7 +40,7 @@ constexpr std::string_view kFavorlab = "favorlab";
 const std::vector<ClaimSource> kSources{
     // Performers: estimators and their errors.
     {"unbiased", "Lemma 1: E[", kLemma1, K::paper, {}, "unbiased.png"},
-    {"mse", "Lemma 1: E[", kLemma1, K::paper, {}, "mse.png"},
+    {"mse", "Lemma 1: E[", kLemma1, K::paper, {}, "mse.png"},  // result files of earlier versions
     {"structured", "Lemma 1 (control): E[", kLemma1, K::control, {}, "structured_bias.png"},
     {"mse", "Lemma 2: MSE(", kLemma2, K::paper, {}, "mse.png"},
     {"mse", "Lemma 2: MSE(trig)/MSE(positive) grows as SM -> 0", kLemma2, K::paper, {}, "mse_ratio.png"},
@@ -125,6 +125,8 @@ const std::vector<ClaimSource> kSources{
      "orthogonal_smreg.png"},
     {"estimators", "Exact MSE (", kFavorlab, K::derived},  // coupled rows of every family
     {"estimators", "Simplex RFs: MSE(", kFavorlab, K::derived},  // simplex rows for the other families
+    {"unbiased", "Identity: under the zero-variance proposal every weighted ", kFavorlab, K::identity, {},
+     "unbiased.png"},
     {"perm-order", "E[order] of a uniform permutation of S_n", kFavorlab, K::derived},
     {"perm-order", "E[ln order] = its exact value", kFavorlab, K::derived},
     {"redraw", "Redrawing: averaging k redrawn outputs cuts the output MSE like 1/k", kFavorlab, K::derived},

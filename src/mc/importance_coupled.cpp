@@ -5,6 +5,7 @@
 #include <cmath>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "features/feature_family.hpp"
@@ -103,6 +104,7 @@ RowProposal optimal_row_proposal(Family e, const Geometry& g) {
                        weighted_estimate_moments(e, g, row.proposal),
                        weighted_squared_error_moments(e, g, {0, 1, false}), softmax_kernel(g), g);
   row.mse_skewness = figures.mse_skewness;
+  row.estimate_skewness = figures.estimate_skewness;
   return row;
 }
 
@@ -110,11 +112,19 @@ RowProposal mean_tuned_row_proposal(Family e, const Geometry& g) {
   return {mean_tuned_proposal(e, g), std::numeric_limits<double>::infinity()};
 }
 
+RowProposal defensive_mean_row_proposal(Family e, const Geometry& g) {
+  RowProposal row{mean_tuned_proposal(e, g), std::numeric_limits<double>::infinity()};
+  row.plain_share = kDefensivePlainShare;
+  row.estimate_skewness = defensive_estimate_moments(e, g, row.proposal, row.plain_share).skewness;
+  return row;
+}
+
 RowProposal optimal_sphere_row_proposal(const Geometry& g, int d) {
   RowProposal row;
   row.sphere = true;
   row.sphere_tilt = optimal_sphere_tilt(g, d);
   row.mse_skewness = sphere_squared_error_moments(g, d, row.sphere_tilt).skewness;
+  row.estimate_skewness = sphere_estimate_moments(g, d, row.sphere_tilt).skewness;
   return row;
 }
 
@@ -126,8 +136,22 @@ RowProposal mean_tuned_sphere_row_proposal(const Geometry& g, int d) {
   return row;
 }
 
+RowProposal defensive_mean_sphere_row_proposal(const Geometry& g, int d) {
+  RowProposal row = mean_tuned_sphere_row_proposal(g, d);
+  row.sphere_tilt.plain_share = kDefensivePlainShare;
+  row.estimate_skewness = sphere_estimate_moments(g, d, row.sphere_tilt).skewness;
+  return row;
+}
+
+RowsSource projection_rows_source(Coupling c, int m, int d, bool sphere_norms) {
+  return [c, m, d, sphere_norms](Eigen::MatrixXd& w, PhiloxStream& rng) {
+    w = draw_projection(c, RowNorms::chi, m, d, rng);
+    if (sphere_norms) rescale_rows_to_sqrt_d(w);
+  };
+}
+
 CoupledRowsProposal::CoupledRowsProposal(Coupling c, const Geometry& g, int d, int m, bool sphere,
-                                         const RowProposal& q)
+                                         const RowProposal& q, RowsSource source)
     : block_(c == Coupling::iid ? 1 : d),
       m_(m),
       d_(d),
@@ -136,7 +160,8 @@ CoupledRowsProposal::CoupledRowsProposal(Coupling c, const Geometry& g, int d, i
       tilt_ratio_(sphere ? d : 2, q.sphere_tilt),
       full_(c, std::min(block_, m), d, sphere),
       last_(c, m % block_ == 0 ? std::min(block_, m) : m % block_, d, sphere),
-      frame_(importance_frame(g, d)) {}
+      frame_(importance_frame(g, d)),
+      source_(std::move(source)) {}
 
 Eigen::VectorXd CoupledRowsProposal::tilted_row(PhiloxStream& rng, const Eigen::VectorXd& xi) const {
   const Eigen::VectorXd& unit = frame_.unit;
@@ -146,18 +171,32 @@ Eigen::VectorXd CoupledRowsProposal::tilted_row(PhiloxStream& rng, const Eigen::
     const double t = draw_sphere_tilt(d_, q_.sphere_tilt, rng);
     return std::sqrt(d_) * (t * unit + std::sqrt(std::max(0.0, 1 - t * t)) * omega.normalized());
   }
+  // The plain share draws its uniform only when there is one, so that runs without it keep their streams.
+  if (q_.plain_share > 0 && rng.uniform() < q_.plain_share) return xi;
   double s = q_.proposal.mean + q_.proposal.sd * rng.normal();
   if (q_.proposal.symmetric && rng.uniform() < 0.5) s = -s;
   return omega + s * unit;
 }
 
 void CoupledRowsProposal::draw_blocks(Eigen::MatrixXd& w, PhiloxStream& rng) const {
+  if (source_) {
+    source_(w, rng);
+    if (w.rows() != m_ || w.cols() != d_)
+      throw std::logic_error("a rows source drew " + std::to_string(w.rows()) + " x " + std::to_string(w.cols()) +
+                             " rows, not " + std::to_string(m_) + " x " + std::to_string(d_));
+    return;
+  }
   w.resize(m_, d_);
   for (int start = 0; start < m_; start += block_) (start + block_ >= m_ ? last_ : full_).draw(w, start, rng);
 }
 
 double CoupledRowsProposal::log_ratio(double s) const {
-  return sphere_ ? tilt_ratio_.log_ratio(std::clamp(s / std::sqrt(d_), -1.0, 1.0)) : proposal_log_ratio(q_.proposal, s);
+  if (sphere_) return tilt_ratio_.log_ratio(std::clamp(s / std::sqrt(d_), -1.0, 1.0));
+  const double tilted = proposal_log_ratio(q_.proposal, s);
+  if (q_.plain_share == 0) return tilted;
+  // log(β + (1 − β) e^{tilted}) without overflow.
+  const double a = std::log(q_.plain_share), b = std::log1p(-q_.plain_share) + tilted, top = std::max(a, b);
+  return top + std::log(std::exp(a - top) + std::exp(b - top));
 }
 
 double CoupledRowsProposal::draw(Eigen::MatrixXd& w, PhiloxStream& rng, const Eigen::VectorXd& xi) const {
@@ -204,7 +243,8 @@ CoupledImportanceSampledMse importance_sampled_coupled_mse(Family e, Coupling c,
                                                            std::uint64_t stream, int threads,
                                                            const RowProposal& row_proposal,
                                                            const ProgressFn& progress,
-                                                           const CoupledImportanceSampledMse* from) {
+                                                           const CoupledImportanceSampledMse* from,
+                                                           const RowsSource& source) {
   const bool sphere = e == Family::smreg;
   const double sm = sphere ? check_sphere_run(c, g, d, m, trials, threads, row_proposal)
                            : check_importance_run(e, g, d, m, trials, threads);
@@ -212,7 +252,11 @@ CoupledImportanceSampledMse importance_sampled_coupled_mse(Family e, Coupling c,
     throw std::invalid_argument("a sphere tilt is for smreg's rows of norm sqrt(d), not for " +
                                 std::string(estimator_name(e)));
   check_importance_proposal(row_proposal.proposal);
-  const CoupledRowsProposal rows(c, g, d, m, sphere, row_proposal);
+  if (!(row_proposal.plain_share >= 0 && row_proposal.plain_share < 1) || (sphere && row_proposal.plain_share != 0))
+    throw std::invalid_argument("the plain law's share of a chi-norm row proposal must lie in [0, 1) (rows of norm "
+                                "sqrt(d) carry theirs in the sphere tilt), got " +
+                                std::to_string(row_proposal.plain_share));
+  const CoupledRowsProposal rows(c, g, d, m, sphere, row_proposal, source);
 
   const ImportanceFrame& frame = rows.frame();
   const auto features = family_info(e).map->f64.features;  // the project's own map on all m rows
@@ -229,6 +273,17 @@ CoupledImportanceSampledMse importance_sampled_coupled_mse(Family e, Coupling c,
       },
       progress, first, from != nullptr ? &from->sums : nullptr);
   return coupled_report(total, sm, row_proposal, sphere);
+}
+
+CoupledImportanceSampledMse importance_sampled_mean(Family e, Coupling c, const Geometry& g, int d, int m,
+                                                    std::int64_t trials, std::uint64_t seed, std::uint64_t stream,
+                                                    int threads, const ProgressFn& progress) {
+  const bool sphere = e == Family::smreg;
+  if (sphere && d < 2)  // the sphere tilt's own message names the dimension; say which line needs it
+    throw std::invalid_argument("the importance-sampled smreg mean needs d >= 2, got d = " + std::to_string(d));
+  const RowProposal q = sphere ? defensive_mean_sphere_row_proposal(g, d) : defensive_mean_row_proposal(e, g);
+  return importance_sampled_coupled_mse(e, c, g, d, m, trials, seed, stream, threads, q, progress, nullptr,
+                                        projection_rows_source(c, m, d, sphere));
 }
 
 std::int64_t first_continued_trial(std::int64_t trials, std::int64_t drawn_before) {
@@ -254,6 +309,8 @@ CoupledImportanceSampledMse coupled_report(const ImportanceTrials& total, double
   result.trials = figures.trials;
   result.nonfinite = figures.nonfinite;
   result.mse_sample_skewness = total.squared.skewness();
+  result.estimate_sample_skewness = total.estimate.skewness();
+  result.row_estimate_skewness = q.estimate_skewness;
   result.sums = total;
   result.drawn = total.squared.count() + total.nonfinite;
   return result;

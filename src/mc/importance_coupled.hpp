@@ -13,11 +13,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "features/estimator.hpp"
 #include "features/projection.hpp"
 #include "kernels/geometry.hpp"
+#include "mc/defensive_estimate.hpp"
 #include "mc/importance_mse.hpp"
 #include "mc/importance_sphere.hpp"
 #include "mc/parallel_trials.hpp"
@@ -44,7 +46,21 @@ struct CoupledImportanceSampledMse {
   // The skewness the z test's gate takes (stats/edgeworth.hpp): the larger of the two above in magnitude. No a-priori
   // figure exists for m coupled rows; this gate's level is simulated in tests/mc/test_importance_coupled.cpp.
   double gate_skewness() const { return std::max(std::abs(mse_sample_skewness), std::abs(row_mse_skewness)); }
+  // The same two figures for one trial's weighted estimate w g/SM, and the gate of a z test of E[g] built on them.
+  double estimate_sample_skewness = 0, row_estimate_skewness = 0;
+  double estimate_gate_skewness() const {
+    return std::max(std::abs(estimate_sample_skewness), std::abs(row_estimate_skewness));
+  }
 };
+
+// The rows of one trial under the plain law of the coupling, drawn from rng into w (resized to m × d): what the
+// proposal tilts one row of. Empty: the sampler's own blocks (CoupledBlockSampler below).
+using RowsSource = std::function<void(Eigen::MatrixXd& w, PhiloxStream& rng)>;
+
+// The plain rows as an experiment draws them: features/projection.hpp's draw_projection with chi norms, rescaled to
+// norm √d for smreg's rows (as mc/estimator_sweep.cpp does). An importance-sampled line that must speak for the
+// experiment's own sampler draws its untilted rows from here, so that a fault in that sampler moves the line too.
+RowsSource projection_rows_source(Coupling c, int m, int d, bool sphere_norms);
 
 // A block of `rows` coupled rows as r_k (R v_k)ᵀ (R Haar on O(d), r_k iid chi_d, v_k the coupling's unit template
 // vectors: e_k for orthogonal, the simplex vertices for simplex, e_1 for iid). Only R restricted to span{v_k} enters:
@@ -88,16 +104,32 @@ struct RowProposal {
   double mse_skewness = 0;
   bool sphere = false;
   SphereTilt sphere_tilt{};
+  // Chi-norm rows: the share β of draws whose row J is left plain (a defensive mixture; its ratio to the plain law is
+  // β + (1 − β) q₁(s)/φ(s)). Rows of norm √d carry theirs in sphere_tilt.plain_share.
+  double plain_share = 0;
+  // The a-priori skewness of one row's weighted estimate w h under this proposal (0 for a constant one).
+  double estimate_skewness = 0;
 };
 // The third-moment optimum (optimal_importance_proposal). Throws as that function, and when the MSE at g overflows
 // double precision.
 RowProposal optimal_row_proposal(Family e, const Geometry& g);
-// Lemma 1's proposal (mean_tuned_proposal): with it every weighted estimate of the m rows is SM, whatever the coupling
-// (w·g = SM · mean_i h(s_i) / mean_i q₁(s_i)/φ(s_i), and q₁/φ = h); its squared error is not what it is for, so the
-// skewness is +∞ (no MSE verdict from it).
+// The zero-variance proposal (mean_tuned_proposal): with it every weighted estimate of the m rows is SM, whatever the
+// coupling and whatever rows were drawn (w·g = SM · mean_i h(s_i) / mean_i q₁(s_i)/φ(s_i), and q₁/φ = h). A line on
+// it is an identity check of the map's algebra, never evidence about a law (docs/theory.md#lemma-1-by-the-zero-
+// variance-proposal); its squared error is not what it is for, so the MSE skewness is +∞.
 RowProposal mean_tuned_row_proposal(Family e, const Geometry& g);
 // Draws per point of a run under that proposal: each draw must give SM to rounding, so a few hundred show it.
 constexpr std::int64_t kZeroVarianceTrials = 256;
+
+// Lemma 1's proposal for sampled evidence: half the draws plain, half with one row tilted by the zero-variance q₁
+// (plain share β = 1/2). One trial's weighted estimate is then H / (β + (1 − β) H), H = g/SM of the m rows drawn: it
+// depends on the rows, lies in [0, 1/(1 − β)), and has mean 1 exactly when the rows have the law the weight assumes
+// (docs/theory.md#lemma-1-by-a-defensive-proposal). The estimate skewness is one row's, by quadrature. Throws as
+// mean_tuned_proposal.
+RowProposal defensive_mean_row_proposal(Family e, const Geometry& g);
+// The same for rows of norm √d in dimension d: the sphere tilt at κ = a with plain share 1/2.
+RowProposal defensive_mean_sphere_row_proposal(const Geometry& g, int d);
+constexpr double kDefensivePlainShare = 0.5;
 
 // The same for rows of norm √d (smreg) in dimension d: optimal_sphere_tilt. Throws as that function.
 RowProposal optimal_sphere_row_proposal(const Geometry& g, int d);
@@ -110,17 +142,20 @@ RowProposal mean_tuned_sphere_row_proposal(const Geometry& g, int d);
 // draw. The caller validates the arguments first (importance_sampled_coupled_mse's checks).
 class CoupledRowsProposal {
  public:
-  CoupledRowsProposal(Coupling c, const Geometry& g, int d, int m, bool sphere, const RowProposal& q);
+  // `source` draws the untilted rows (empty: this class's block samplers).
+  CoupledRowsProposal(Coupling c, const Geometry& g, int d, int m, bool sphere, const RowProposal& q,
+                      RowsSource source = {});
   // The rows into w (resized to m × d), ξ ~ N(0, I_d) the trial's first normals, further draws from rng; returns the
   // weight p/q of the draw. It is the parts below in this order: the tilted row J (uniform), its ω, the blocks, ω_J
   // put in place (condition_block_on_row), and the weight from the rows' log ratios (inverse_mean_ratio).
   double draw(Eigen::MatrixXd& w, PhiloxStream& rng, const Eigen::VectorXd& xi) const;
   // ω of the tilted row: s = ωᵀẑ from q₁ (t = s/√d from the sphere tilt), the rest across ẑ from ξ as under the
-  // plain law.
+  // plain law. With a plain share β the row is ξ itself (plain) with probability β, decided by one uniform draw.
   Eigen::VectorXd tilted_row(PhiloxStream& rng, const Eigen::VectorXd& xi) const;
-  // Every block under the plain law into w (resized to m × d).
+  // Every block under the plain law into w (resized to m × d): the source's rows, or this class's block samplers.
   void draw_blocks(Eigen::MatrixXd& w, PhiloxStream& rng) const;
-  // log q₁(s)/φ(s) of a row with s = ωᵀẑ (the sphere tilt's ratio at t = s/√d for rows of norm √d).
+  // log of a row's proposal-over-plain ratio at s = ωᵀẑ: log(β + (1 − β) q₁(s)/φ(s)) (the sphere tilt's ratio at
+  // t = s/√d for rows of norm √d).
   double log_ratio(double s) const;
   const ImportanceFrame& frame() const { return frame_; }
 
@@ -131,6 +166,7 @@ class CoupledRowsProposal {
   SphereTiltRatio tilt_ratio_;
   CoupledBlockSampler full_, last_;  // full blocks and the last, shorter one
   ImportanceFrame frame_;
+  RowsSource source_;
 };
 
 // `trials` importance-sampled trials of the m-row estimator e with rows coupled by c at g in dimension d, each from
@@ -141,12 +177,23 @@ class CoupledRowsProposal {
 // estimator other than positive, hyperbolic or smreg, a coupling other than iid, orthogonal or simplex (iid or
 // orthogonal for smreg), d < 2 for simplex and smreg, m < 1, trials < 2, threads < 1, an invalid geometry or proposal
 // (a sphere tilt exactly for smreg), a kernel value (SM, SMREG) that double precision cannot hold, or `trials` not
-// above from->drawn.
+// above from->drawn. `source` draws the untilted rows (empty: the block samplers above; projection_rows_source: the
+// experiment's own sampler).
 CoupledImportanceSampledMse importance_sampled_coupled_mse(Family e, Coupling c, const Geometry& g, int d, int m,
                                                            std::int64_t trials, std::uint64_t seed,
                                                            std::uint64_t stream, int threads, const RowProposal& q,
                                                            const ProgressFn& progress = {},
-                                                           const CoupledImportanceSampledMse* from = nullptr);
+                                                           const CoupledImportanceSampledMse* from = nullptr,
+                                                           const RowsSource& source = {});
+
+// Lemma 1 by sampled evidence: `trials` draws of the m-row estimator e (positive, hyperbolic or smreg) with rows
+// coupled by c (iid or orthogonal) under the defensive proposal (defensive_mean_row_proposal, or the sphere's for
+// smreg), the untilted rows from the experiment's own sampler (projection_rows_source). A z test of estimate_mean
+// against the kernel takes estimate_gate_skewness() as its gate (level simulated in
+// tests/mc/test_importance_coupled.cpp). Throws as importance_sampled_coupled_mse.
+CoupledImportanceSampledMse importance_sampled_mean(Family e, Coupling c, const Geometry& g, int d, int m,
+                                                    std::int64_t trials, std::uint64_t seed, std::uint64_t stream,
+                                                    int threads, const ProgressFn& progress = {});
 
 // The trials of a continued run: [first, trials), first = from->drawn (0 without `from`). Throws std::invalid_argument
 // when `trials` is not above it.

@@ -1,6 +1,6 @@
 // `favorlab structured --until-conclusive`: the Lemma 1 controls (iid and orthogonal rows) take looks, with what every
-// experiment with looks promises (looks_runs.hpp); the Hadamard and Givens sweeps take none and are the fixed run's;
-// a control point the importance-sampled control settled draws no look.
+// experiment with looks promises (looks_runs.hpp), at every point still open; the Hadamard and Givens sweeps take none
+// and are the fixed run's.
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
@@ -12,8 +12,8 @@ using nlohmann::json;
 
 namespace {
 
-// At 400 trials the trig control leaves points open (|x|, |y| up to 1) that looks of up to 12 800 trials settle; the
-// positive control's plain points are heavy-tailed, its importance-sampled line settles them all.
+// At 400 trials the trig and positive controls leave points open (|x|, |y| up to 1) that looks of up to 12 800 trials
+// settle or bring closer.
 const std::string kGrid =
     "structured --d 4,16 --x-norm 1 --y-norm 0.5,1 --cos 0,0.5 --estimators positive,trig --no-speed --quiet";
 
@@ -32,17 +32,19 @@ TEST_CASE("structured --until-conclusive: looks settle the trig control, the str
           "[cli][looks]") {
   const auto dir = scratch_dir("structured-looks");
   const LookRuns runs = run_with_looks(kGrid, 400, 6, "mean", dir, "", "--trials", structured_row);
-  int positive_rows = 0;
+  // Every positive control point the pilot left open took looks: no other line settled it for the plain one.
+  int looked_positive = 0;
   for (const auto& row : runs.looked["rows"]) {
     if (structured_row(row) || row["estimator"] != "positive") continue;
     INFO(row.dump());
-    ++positive_rows;
-    REQUIRE(row["is_mean_status"] == "holds");
-    CHECK(row["look"] == 0);  // settled by the importance-sampled control: no look spent on the plain one
+    CHECK_FALSE(row.contains("is_mean"));
+    looked_positive += row["look"].get<int>() > 0;
   }
-  CHECK(positive_rows == 2 * 2 * 4);  // iid and orthogonal, two d, four geometries
-  const std::string trig = "Lemma 1 (control): E[trig estimate] = SM";
-  CHECK(held(runs.looked, trig) > held(runs.fixed, trig));
+  CHECK(looked_positive > 0);
+  for (const std::string estimator : {"trig", "positive"}) {
+    const std::string claim = "Lemma 1 (control): E[" + estimator + " estimate] = SM";
+    CHECK(held(runs.looked, claim) > held(runs.fixed, claim));
+  }
   for (const auto& c : runs.looked["checks"]) {
     INFO(c["claim"].get<std::string>() << ": " << c["detail"].get<std::string>());
     if (c["claim"].get<std::string>().rfind("Lemma 1 (control)", 0) == 0) CHECK(c["points_violated"] == 0);

@@ -292,39 +292,26 @@ TEST_CASE("CLI: orthogonal --structured tests Theorem 2's bound with structured 
   std::filesystem::remove_all(dir);
 }
 
-TEST_CASE("CLI: structured's Lemma 1 control settles heavy points by the zero-variance proposal", "[structured][cli]") {
+TEST_CASE("CLI: structured's Lemma 1 control is judged by its own sampler only", "[structured][cli]") {
   using namespace favorlab::testing;
   const auto dir = scratch_dir("structured-control");
-  // ‖z‖ = 1.73 and 1.95 at d = 16 and 64: the plain positive errors are far too skewed for a z test at 400 trials.
+  // ‖z‖ = 1.73 and 1.95 at d = 16 and 64: the plain positive errors are far too skewed for a z test at 400 trials. A
+  // zero-variance line would "settle" them whatever the sampler drew, so no such line may speak for the control: it
+  // stays open there, with the trials that would settle it.
   const auto s = run_cli_json("structured --d 16,64 --x-norm 1 --y-norm 1 --cos 0.5,0.9 --estimators positive,trig "
                               "--speed-d 16 --batch 32 --repeats 1 --trials 400 --quiet",
                               dir, "s.json");
-  int sampled = 0, plain_open = 0;
+  int plain_open = 0;
   for (const auto& c : s["checks"]) {
     const std::string claim = c["claim"];
     INFO(claim << " (" << c["where"].get<std::string>() << "): " << c["detail"].get<std::string>());
-    if (claim == "Lemma 1 (control): E[positive estimate] = SM, importance-sampled") {
-      ++sampled;
-      CHECK(c["status"] == "holds");
-      CHECK(c["points_held"] == 4);
+    CHECK(claim.find("importance-sampled") == std::string::npos);
+    if (claim == "Lemma 1 (control): E[positive estimate] = SM") {
+      plain_open += c["status"] == "inconclusive";
+      CHECK(c["points_violated"] == 0);
     }
-    if (claim == "Lemma 1 (control): E[positive estimate] = SM") plain_open += c["status"] == "inconclusive";
-    CHECK(claim.find("trig estimate] = SM, importance-sampled") == std::string::npos);  // trig is bounded: no proposal
   }
-  CHECK(sampled == 2);     // iid and orthogonal rows
-  CHECK(plain_open == 2);  // what the control would say without it
-  for (const auto& r : s["rows"]) {
-    if (r["kind"] != "point") continue;
-    const bool controlled = r["estimator"] == "positive" && (r["coupling"] == "iid" || r["coupling"] == "orthogonal");
-    CHECK(r.contains("is_mean_status") == controlled);
-    if (!controlled) continue;
-    CHECK(r["is_mean_status"] == "holds");
-    // Power: the weighted estimates are SM to rounding, so a theory one part in 1e9 off is refuted at every point.
-    ClaimCheck wrong("control, SM x (1 + 1e-9)", "one point", 1e-3, 1);
-    const double truth = r["truth"];
-    CHECK(wrong.judge({r["is_mean"].get<double>(), truth * (1 + 1e-9), r["is_stderr"].get<double>(),
-                       kRoundingAllowance * truth, 0.0, r["is_trials"].get<std::int64_t>(), 0, "p"})
-              .status == Verdict::violated);
-  }
+  CHECK(plain_open == 2);  // iid and orthogonal rows
+  for (const auto& r : s["rows"]) CHECK_FALSE(r.contains("is_mean"));
   std::filesystem::remove_all(dir);
 }

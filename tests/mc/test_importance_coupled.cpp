@@ -10,11 +10,13 @@
 //      of reach (its own gate asks for more trials than were run);
 //   5. the gate's level, simulated: 400 replicates of few trials at the heaviest skewness met, false violations at
 //      α = 0.05 counted;
-//   6. Lemma 1's proposal gives every weighted estimate SM (zero variance) with coupled rows; a proposal for the other
-//      estimator does not;
+//   6. the zero-variance proposal gives every weighted estimate SM with coupled rows (an identity of the map's
+//      algebra: test_importance_sampled_mean.cpp shows it blind to the rows' law); a proposal for the other estimator
+//      does not;
 //   7. 1 and 2 threads bit-identical; bad input → std::invalid_argument;
 //   8. the CLI: orthogonal's importance-sampled checks hold where its plain ones cannot settle, unbiased's Lemma 1
-//      by the zero-variance proposal holds with orthogonal rows, and bad --importance-trials exit 2 with no file.
+//      by the defensive proposal holds with orthogonal rows where the plain line is open, the identity line is its
+//      own claim, and bad --importance-trials exit 2 with no file.
 // Statistical checks use a false-failure rate kAlpha split over their points (Bonferroni); seeds are fixed, so the
 // suite is deterministic, and other seeds pass with probability ≥ 1 − kAlpha per check.
 #include <catch2/catch.hpp>
@@ -199,7 +201,7 @@ TEST_CASE("the gate of coupled importance sampling keeps the z test's level at f
   REQUIRE(wrong_held == 0);           // a 2 % margin cannot be established with 300 trials at ≈ 4 % SE
 }
 
-TEST_CASE("Lemma 1's proposal makes every weighted estimate of coupled rows SM", "[mc][importance]") {
+TEST_CASE("the zero-variance proposal makes every weighted estimate of coupled rows SM", "[mc][importance]") {
   for (Family e : {Family::positive, Family::hyperbolic})
     for (const Case& k : kCases)
       for (const Geometry& g : kHeavy) {
@@ -291,11 +293,20 @@ TEST_CASE("favorlab orthogonal, estimators and unbiased: the importance-sampled 
 
   const auto unbiased = favorlab::testing::run_cli(
       "unbiased --estimators positive,hyperbolic --couplings orthogonal --x-norm 1 --y-norm 1 --cos 0.5,1 "
-      "--trials 2000 --quiet --out u.json",
+      "--trials 2000 --importance-trials 20000 --quiet --out u.json",
       dir);
   REQUIRE(unbiased.status == 0);
-  CHECK(statuses(nlohmann::json::parse(favorlab::testing::read_text(dir / "u.json")), true) ==
-        std::vector<std::string>(2, "holds"));
+  const auto u = nlohmann::json::parse(favorlab::testing::read_text(dir / "u.json"));
+  // Per estimator the importance-sampled line at the plain line's open points and the two combined.
+  CHECK(statuses(u, true) == std::vector<std::string>(4, "holds"));
+  int identities = 0;
+  for (const auto& c : u["checks"])
+    if (c["claim"].get<std::string>().starts_with("Identity: ")) {
+      ++identities;
+      CHECK(c["kind"] == "identity");
+      CHECK(c["status"] == "holds");
+    }
+  CHECK(identities == 2);
 
   for (const char* bad : {"orthogonal --importance-trials 1 --quiet --out bad.json",
                           "orthogonal --importance-trials -5 --quiet --out bad.json",
