@@ -153,7 +153,6 @@ class TailsExperiment final : public Experiment {
                                    theorem3_bound(points[p], d, ms[mi], thresholds[p][k]), thresholds[p][k]});
 
       for (Coupling coupling : couplings) {
-        const bool iid = coupling == Coupling::iid;
         // A stream per (coupling, d): the d = 16 counts do not change when other dimensions join the run.
         const std::uint64_t stream = (static_cast<std::uint64_t>(coupling) << 32) | static_cast<std::uint64_t>(d);
         TailSweepConfig config{d, coupling, ms, points, thresholds, ctx.seed, stream, ctx.trials, ctx.threads};
@@ -161,55 +160,7 @@ class TailsExperiment final : public Experiment {
         seconds += sweep.seconds;
         draws += sweep.trials;
 
-        const std::string where = std::string(coupling_name(coupling)) + " rows of norm sqrt(d), d=" +
-                                  std::to_string(d) + ", m in {" + join_list(ms) + "}, " + std::to_string(points.size()) +
-                                  " geometries x " + std::to_string(deltas_.size()) + " thresholds";
-        TailBoundCheck check(iid ? "Theorem 3: P[SMREG+_m > a] <= exp(-m L_X(a))"
-                                 : "Theorem 3: P[SMREG-ort+_m > a] <= d/(d+2) exp(-m L_X(a))",
-                             where, alpha_, tail_points.size());
-        TailBoundCheck chernoff("Theorem 3 proof step: P[SMREG-ort+_m > a] <= exp(-m L_X(a)) (without d/(d+2))",
-                                where, alpha_, tail_points.size());
-        const std::vector<TailMethod> methods = choose_methods(tail_points, points, d, coupling, sweep.trials,
-                                                               check.point_alpha());
-        // The tilted draws' stream: the sweep's with the top bit set; each point's key is its grid position.
-        std::vector<TiltedTailPoint> tilted_points;
-        std::vector<std::size_t> tilted_at(tail_points.size(), 0);
-        for (std::size_t i = 0; i < tail_points.size(); ++i)
-          if (methods[i] == TailMethod::tilted) {
-            tilted_at[i] = tilted_points.size();
-            const TailPoint& tp = tail_points[i];
-            tilted_points.push_back({points[tp.p], tp.m, tp.a, tp.bound.theta, static_cast<std::uint64_t>(i)});
-          }
-        const std::vector<TiltedTailEstimate> tilted =
-            tilted_points.empty() ? std::vector<TiltedTailEstimate>{}
-                                  : run_tilted_tails(d, tilted_points, ctx.seed, stream | (std::uint64_t{1} << 63),
-                                                     tilted_trials_, ctx.threads);
-        tilted_draws += static_cast<std::int64_t>(tilted_points.size()) * (tilted.empty() ? 0 : tilted_trials_);
-
-        for (std::size_t i = 0; i < tail_points.size(); ++i) {
-          const TailPoint& tp = tail_points[i];
-          const std::int64_t nonfinite = sweep.nonfinite_count(tp.mi, tp.p);
-          const TailPointEvidence ev{sweep.exceed_count(tp.mi, tp.p, tp.k), sweep.trials - nonfinite, nonfinite,
-                                     iid ? tp.bound.iid : tp.bound.orthogonal,
-                                     "d=" + std::to_string(d) + ", m=" + std::to_string(tp.m) + ", " +
-                                         geometry_label(points[tp.p]) + ", a=SMREG*(1+" + format_number(tp.delta) + ")"};
-          const TiltedTailEstimate* est = methods[i] == TailMethod::tilted ? &tilted[tilted_at[i]] : nullptr;
-          Json row = count_row(coupling, d, tp, points[tp.p], ev, check.point_alpha());
-          const TailPointVerdict v = judge(check, methods[i], ev, est);
-          row["method"] = tail_method_name(methods[i]);
-          if (est != nullptr) add_tilted_fields(row, *est, v);
-          row["margin"] = v.margin;
-          row["confirmed"] = v.confirmed;
-          row["status"] = v.status;
-          if (!iid) {
-            TailPointEvidence weak = ev;
-            weak.bound = tp.bound.iid;
-            row["chernoff_status"] = judge(chernoff, methods[i], weak, est).status;
-          }
-          result.rows.push_back(row);
-        }
-        result.checks.push_back(check.result());
-        if (!iid) result.checks.push_back(chernoff.result());
+        tilted_draws += judge_coupling(result, d, coupling, ms, points, tail_points, sweep, stream, ctx);
       }
     }
     result.measurements["projection_draws"] = draws;
@@ -219,6 +170,63 @@ class TailsExperiment final : public Experiment {
   }
 
  private:
+  // The checks and rows of one coupling at one d, from its sweep; the tilted estimates it needs are drawn here.
+  // Returns the tilted draws made.
+  std::int64_t judge_coupling(Result& result, int d, Coupling coupling, const std::vector<int>& ms,
+                              const std::vector<Geometry>& points, const std::vector<TailPoint>& tail_points,
+                              const TailSweepResult& sweep, std::uint64_t stream, const RunContext& ctx) const {
+    const bool iid = coupling == Coupling::iid;
+    const std::string where = std::string(coupling_name(coupling)) + " rows of norm sqrt(d), d=" + std::to_string(d) +
+                              ", m in {" + join_list(ms) + "}, " + std::to_string(points.size()) + " geometries x " +
+                              std::to_string(deltas_.size()) + " thresholds";
+    TailBoundCheck check(iid ? "Theorem 3: P[SMREG+_m > a] <= exp(-m L_X(a))"
+                             : "Theorem 3: P[SMREG-ort+_m > a] <= d/(d+2) exp(-m L_X(a))",
+                         where, alpha_, tail_points.size());
+    TailBoundCheck chernoff("Theorem 3 proof step: P[SMREG-ort+_m > a] <= exp(-m L_X(a)) (without d/(d+2))", where,
+                            alpha_, tail_points.size());
+    const std::vector<TailMethod> methods =
+        choose_methods(tail_points, points, d, coupling, sweep.trials, check.point_alpha());
+    // The tilted draws' stream: the sweep's with the top bit set; each point's key is its grid position.
+    std::vector<TiltedTailPoint> tilted_points;
+    std::vector<std::size_t> tilted_at(tail_points.size(), 0);
+    for (std::size_t i = 0; i < tail_points.size(); ++i)
+      if (methods[i] == TailMethod::tilted) {
+        tilted_at[i] = tilted_points.size();
+        const TailPoint& tp = tail_points[i];
+        tilted_points.push_back({points[tp.p], tp.m, tp.a, tp.bound.theta, static_cast<std::uint64_t>(i)});
+      }
+    const std::vector<TiltedTailEstimate> tilted =
+        tilted_points.empty() ? std::vector<TiltedTailEstimate>{}
+                              : run_tilted_tails(d, tilted_points, ctx.seed, stream | (std::uint64_t{1} << 63),
+                                                 tilted_trials_, ctx.threads);
+
+    for (std::size_t i = 0; i < tail_points.size(); ++i) {
+      const TailPoint& tp = tail_points[i];
+      const std::int64_t nonfinite = sweep.nonfinite_count(tp.mi, tp.p);
+      const TailPointEvidence ev{sweep.exceed_count(tp.mi, tp.p, tp.k), sweep.trials - nonfinite, nonfinite,
+                                 iid ? tp.bound.iid : tp.bound.orthogonal,
+                                 "d=" + std::to_string(d) + ", m=" + std::to_string(tp.m) + ", " +
+                                     geometry_label(points[tp.p]) + ", a=SMREG*(1+" + format_number(tp.delta) + ")"};
+      const TiltedTailEstimate* est = methods[i] == TailMethod::tilted ? &tilted[tilted_at[i]] : nullptr;
+      Json row = count_row(coupling, d, tp, points[tp.p], ev, check.point_alpha());
+      const TailPointVerdict v = judge(check, methods[i], ev, est);
+      row["method"] = tail_method_name(methods[i]);
+      if (est != nullptr) add_tilted_fields(row, *est, v);
+      row["margin"] = v.margin;
+      row["confirmed"] = v.confirmed;
+      row["status"] = v.status;
+      if (!iid) {
+        TailPointEvidence weak = ev;
+        weak.bound = tp.bound.iid;
+        row["chernoff_status"] = judge(chernoff, methods[i], weak, est).status;
+      }
+      result.rows.push_back(row);
+    }
+    result.checks.push_back(check.result());
+    if (!iid) result.checks.push_back(chernoff.result());
+    return static_cast<std::int64_t>(tilted_points.size()) * (tilted_points.empty() ? 0 : tilted_trials_);
+  }
+
   // Which evidence decides each point (docs/theory.md#deciding-a-tail-point). A threshold at or above the coupling's
   // largest estimate: exact, P = 0. A count of N draws confirms a bound only above its zero-exceedance upper end
   // u0 = 1 - (alpha/2)^(1/N), and then only when the truth lies well below the bound: bounds under kTiltedReach * u0
