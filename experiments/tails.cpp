@@ -243,8 +243,8 @@ class TailsExperiment final : public Experiment {
       const double bound = iid ? tp.bound.iid : tp.bound.orthogonal;
       if (tp.a >= top)
         out.push_back(TailMethod::support);
-      else if (tilted_trials_ > 0 && d >= 2 && (iid || tp.m == 1) && bound > 0 && bound < kTiltedReach * zero_count_upper &&
-               tilted_feature_available(points[tp.p], d, tp.bound.theta))
+      else if (tilted_trials_ > 0 && d >= 2 && (iid || tp.m == 1) && bound > 0 &&
+               bound < kTiltedReach * zero_count_upper && tilted_feature_available(points[tp.p], d, tp.bound.theta))
         out.push_back(TailMethod::tilted);
       else
         out.push_back(TailMethod::count);

@@ -24,7 +24,8 @@ RowSumMax orthogonal_row_sum_max(int m, double kappa) {
   double best = 0;
   for (int i = 0; i <= kIntervals; ++i) {
     const double phi = i * step;
-    best = std::max(best, std::exp(kappa * (std::cos(phi) - 1)) + (m - 1) * std::exp(kappa * (std::sin(phi) / root - 1)));
+    const double g = std::exp(kappa * (std::cos(phi) - 1)) + (m - 1) * std::exp(kappa * (std::sin(phi) / root - 1));
+    best = std::max(best, g);
   }
   const double slack = (2 * kappa * kappa + kappa * (1 + root)) * step * step / 8;
   // Every grid value carries a few roundings of relative size 2⁻⁵³: 1e-13 covers them with room.

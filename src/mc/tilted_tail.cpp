@@ -51,7 +51,8 @@ TiltedFeature::TiltedFeature(const Geometry& g, int d, double theta)
   const int last = last_term(std::log(theta) + log_lambda_ + kappa_, log_tail);
   if (last < 0)
     throw std::invalid_argument("the tilted law needs more than " + std::to_string(kMaxTerms) +
-                                " mixture terms here (theta * max X = " + std::to_string(theta * std::exp(log_lambda_ + kappa_)) + ")");
+                                " mixture terms here (theta * max X = " +
+                                std::to_string(theta * std::exp(log_lambda_ + kappa_)) + ")");
   truncation_ = std::exp(log_tail);
   // log T_k = k log(θΛ) − log k! + log M_d(kκ), M_d by its Bessel form; its moment series is the independent check.
   std::vector<double> log_terms(static_cast<std::size_t>(last) + 1);
@@ -76,8 +77,8 @@ TiltedFeature::TiltedFeature(const Geometry& g, int d, double theta)
 
 double TiltedFeature::draw(PhiloxStream& rng) const {
   const double u = rng.uniform();  // in (0, 1): the first k with Σ_{j≤k} π_j > u has probability π_k
-  const auto k = std::min<std::ptrdiff_t>(std::upper_bound(cumulative_.begin(), cumulative_.end(), u) - cumulative_.begin(),
-                                          terms() - 1);
+  const std::ptrdiff_t first = std::upper_bound(cumulative_.begin(), cumulative_.end(), u) - cumulative_.begin();
+  const auto k = std::min<std::ptrdiff_t>(first, terms() - 1);
   const double t = draw_sphere_tilt(d_, {static_cast<double>(k) * kappa_, 0.0}, rng);
   return std::exp(log_lambda_ + kappa_ * t);
 }
@@ -159,8 +160,8 @@ std::vector<TiltedTailEstimate> run_tilted_tails(int d, const std::vector<Tilted
     e.trials = trials;
     e.hits = total.hits[j];
     e.mean_ratio = total.sum[j] / count;
-    e.sd_ratio = trials > 1 ? std::sqrt(std::max(0.0, (total.sum_sq[j] - count * e.mean_ratio * e.mean_ratio) / (count - 1)))
-                            : 0.0;
+    const double spread = total.sum_sq[j] - count * e.mean_ratio * e.mean_ratio;
+    e.sd_ratio = trials > 1 ? std::sqrt(std::max(0.0, spread / (count - 1))) : 0.0;
     e.log_range = m * (law.log_mgf() - points[j].theta * points[j].a);
     e.low_factor = std::pow((1 - law.term_error()) * (1 - law.truncation()), m);
     e.high_factor = std::pow(1 + law.term_error(), m);

@@ -221,8 +221,8 @@ Check TailBoundCheck::result() const {
   if (c.trials_needed == kOutOfReach)
     c.out_of_reach = most_draws_ >= most_tilted_draws_ ? reach_reason_ : tilted_reach_reason_;
   std::ostringstream s;
-  s << held_ << " points hold, " << violated_ << " violated, " << inconclusive_ << " inconclusive; intervals at level 1 - "
-    << point_alpha_ << " (family alpha split over " << c.points_total
+  s << held_ << " points hold, " << violated_ << " violated, " << inconclusive_
+    << " inconclusive; intervals at level 1 - " << point_alpha_ << " (family alpha split over " << c.points_total
     << " points; a point holds when the interval's upper end is at or below the bound, is violated when its lower end "
        "exceeds it)";
   if (counted_ > 0) s << "; " << counted_ << " counted (exceedances, exact Clopper-Pearson interval)";

@@ -76,7 +76,7 @@ struct TailPointVerdict {
   ProportionInterval interval;    // the interval for P the verdict rests on ([0, 0] at an exact point)
   double margin = 0;              // bound − lower end: negative exactly when violated
   bool confirmed = false;         // upper end ≤ bound (the point holds)
-  double draws_needed = 0;        // inconclusive: draws of its method at which the interval would likely clear the bound
+  double draws_needed = 0;        // inconclusive: draws of its method at which the interval would likely clear it
 };
 
 class TailBoundCheck {
@@ -97,7 +97,8 @@ class TailBoundCheck {
   double most_draws_ = 0, most_tilted_draws_ = 0;  // the open count and tilted points' largest needs
   std::string reach_reason_, tilted_reach_reason_;  // what the largest need is, in words
   double worst_ratio_ = -1, tightest_ratio_ = -1;  // largest lower/bound and p_hat/bound seen
-  double power_ = std::numeric_limits<double>::quiet_NaN(), confirmed_margin_ = std::numeric_limits<double>::quiet_NaN();
+  double power_ = std::numeric_limits<double>::quiet_NaN();
+  double confirmed_margin_ = std::numeric_limits<double>::quiet_NaN();
   std::string worst_label_, tightest_label_, inconclusive_reason_, power_label_, margin_label_;
 };
 
