@@ -184,13 +184,13 @@ class TailsExperiment final : public Experiment {
                          where, alpha_, tail_points.size());
     TailBoundCheck chernoff("Theorem 3 proof step: P[SMREG-ort+_m > a] <= exp(-m L_X(a)) (without d/(d+2))", where,
                             alpha_, tail_points.size());
-    const std::vector<TailMethod> methods =
+    const std::vector<Method> methods =
         choose_methods(tail_points, points, d, coupling, sweep.trials, check.point_alpha());
     // The tilted draws' stream: the sweep's with the top bit set; each point's key is its grid position.
     std::vector<TiltedTailPoint> tilted_points;
     std::vector<std::size_t> tilted_at(tail_points.size(), 0);
     for (std::size_t i = 0; i < tail_points.size(); ++i)
-      if (methods[i] == TailMethod::tilted) {
+      if (methods[i].method == TailMethod::tilted) {
         tilted_at[i] = tilted_points.size();
         const TailPoint& tp = tail_points[i];
         tilted_points.push_back({points[tp.p], tp.m, tp.a, tp.bound.theta, static_cast<std::uint64_t>(i)});
@@ -207,10 +207,12 @@ class TailsExperiment final : public Experiment {
                                  iid ? tp.bound.iid : tp.bound.orthogonal,
                                  "d=" + std::to_string(d) + ", m=" + std::to_string(tp.m) + ", " +
                                      geometry_label(points[tp.p]) + ", a=SMREG*(1+" + format_number(tp.delta) + ")"};
-      const TiltedTailEstimate* est = methods[i] == TailMethod::tilted ? &tilted[tilted_at[i]] : nullptr;
+      const TailMethod method = methods[i].method;
+      const TiltedTailEstimate* est = method == TailMethod::tilted ? &tilted[tilted_at[i]] : nullptr;
       Json row = count_row(coupling, d, tp, points[tp.p], ev, check.point_alpha());
-      const TailPointVerdict v = judge(check, methods[i], ev, est);
-      row["method"] = tail_method_name(methods[i]);
+      const TailPointVerdict v = judge(check, method, ev, est);
+      if (v.status == Verdict::inconclusive && !methods[i].why_counted.empty()) check.add_note(methods[i].why_counted);
+      row["method"] = tail_method_name(method);
       if (est != nullptr) add_tilted_fields(row, *est, v);
       row["margin"] = v.margin;
       row["confirmed"] = v.confirmed;
@@ -218,7 +220,10 @@ class TailsExperiment final : public Experiment {
       if (!iid) {
         TailPointEvidence weak = ev;
         weak.bound = tp.bound.iid;
-        row["chernoff_status"] = judge(chernoff, methods[i], weak, est).status;
+        const Verdict weak_status = judge(chernoff, method, weak, est).status;
+        if (weak_status == Verdict::inconclusive && !methods[i].why_counted.empty())
+          chernoff.add_note(methods[i].why_counted);
+        row["chernoff_status"] = weak_status;
       }
       result.rows.push_back(row);
     }
@@ -231,23 +236,35 @@ class TailsExperiment final : public Experiment {
   // largest estimate: exact, P = 0. A count of N draws confirms a bound only above its zero-exceedance upper end
   // u0 = 1 - (alpha/2)^(1/N), and then only when the truth lies well below the bound: bounds under kTiltedReach * u0
   // go to the tilted estimate wherever the rows are iid (iid rows, or one orthogonal row, which has the same law).
-  // Everything else is counted.
-  std::vector<TailMethod> choose_methods(const std::vector<TailPoint>& tail_points, const std::vector<Geometry>& points,
-                                         int d, Coupling coupling, std::int64_t trials, double point_alpha) const {
+  // Everything else is counted; where a tilted estimate was wanted but cannot be had, `why_counted` says why.
+  struct Method {
+    TailMethod method = TailMethod::count;
+    std::string why_counted;
+  };
+  std::vector<Method> choose_methods(const std::vector<TailPoint>& tail_points, const std::vector<Geometry>& points,
+                                     int d, Coupling coupling, std::int64_t trials, double point_alpha) const {
     constexpr double kTiltedReach = 10;
     const bool iid = coupling == Coupling::iid;
     const double zero_count_upper = clopper_pearson(0, trials, point_alpha).upper;
-    std::vector<TailMethod> out;
+    std::vector<Method> out;
     for (const TailPoint& tp : tail_points) {
       const double top = iid ? tp.bound.max_feature : tp.bound.max_orthogonal;
       const double bound = iid ? tp.bound.iid : tp.bound.orthogonal;
-      if (tp.a >= top)
-        out.push_back(TailMethod::support);
-      else if (tilted_trials_ > 0 && d >= 2 && (iid || tp.m == 1) && bound > 0 &&
-               bound < kTiltedReach * zero_count_upper && tilted_feature_available(points[tp.p], d, tp.bound.theta))
-        out.push_back(TailMethod::tilted);
-      else
-        out.push_back(TailMethod::count);
+      Method m;
+      if (tp.a >= top) m.method = TailMethod::support;
+      else if (bound < kTiltedReach * zero_count_upper) {
+        if (!iid && tp.m > 1)
+          m.why_counted = "orthogonal rows with m >= 2 have no tilted estimate (their joint law is no product, so the "
+                          "tilt's normaliser E[exp(theta sum X)] is an m-dimensional integral)";
+        else if (d < 2) m.why_counted = "d = 1 has no tilted estimate";
+        else if (tilted_trials_ == 0) m.why_counted = "--tilted-trials 0 counts every point";
+        else if (!(bound > 0)) m.why_counted = "the bound underflows double";
+        else if (!tilted_feature_available(points[tp.p], d, tp.bound.theta))
+          m.why_counted = "the tilted law needs more than " + std::to_string(TiltedFeature::kMaxTerms) +
+                          " mixture terms (theta * max X beyond about 300)";
+        else m.method = TailMethod::tilted;
+      }
+      out.push_back(m);
     }
     return out;
   }

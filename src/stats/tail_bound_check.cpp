@@ -206,6 +206,10 @@ TailPointVerdict TailBoundCheck::judge_tilted(const TiltedTailEvidence& p) {
   return v;
 }
 
+void TailBoundCheck::add_note(const std::string& note) {
+  if (std::find(notes_.begin(), notes_.end(), note) == notes_.end()) notes_.push_back(note);
+}
+
 Check TailBoundCheck::result() const {
   Check c;
   c.claim = claim_;
@@ -253,6 +257,7 @@ Check TailBoundCheck::result() const {
     if (most_tilted_draws_ > 0) s << "; " << tilted_reach_reason_;
   }
   if (!inconclusive_reason_.empty()) s << "; " << inconclusive_reason_;
+  for (const std::string& note : notes_) s << "; " << note;
   if (c.points_total == 0) s << "; no point was judged";
   c.detail = s.str();
   return c;

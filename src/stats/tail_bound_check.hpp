@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include "stats/claim_check.hpp"
 #include "stats/clopper_pearson.hpp"
@@ -86,6 +87,8 @@ class TailBoundCheck {
   TailPointVerdict judge(const TailPointEvidence& point);          // count
   TailPointVerdict judge_support(const TailPointEvidence& point);  // the event is impossible: P = 0
   TailPointVerdict judge_tilted(const TiltedTailEvidence& point);
+  // Why some open points could not be decided otherwise (said once each, at the end of the detail).
+  void add_note(const std::string& note);
   Check result() const;
   double point_alpha() const { return point_alpha_; }
 
@@ -100,6 +103,7 @@ class TailBoundCheck {
   double power_ = std::numeric_limits<double>::quiet_NaN();
   double confirmed_margin_ = std::numeric_limits<double>::quiet_NaN();
   std::string worst_label_, tightest_label_, inconclusive_reason_, power_label_, margin_label_;
+  std::vector<std::string> notes_;
 };
 
 }  // namespace favorlab

@@ -432,6 +432,9 @@ TEST_CASE("favorlab tails settles the points a count leaves open: tilted (iid) a
     INFO(check.dump());
     CHECK(check["status"] != "violated");
     if (check["where"].get<std::string>().rfind("iid", 0) == 0) CHECK(check["status"] == "holds");
+    else if (check["status"] == "inconclusive")  // the one reason no method settles those points
+      CHECK(check["detail"].get<std::string>().find("orthogonal rows with m >= 2 have no tilted estimate") !=
+            std::string::npos);
   }
   std::filesystem::remove_all(dir);
 }
