@@ -13,7 +13,7 @@ namespace favorlab {
 
 namespace {
 
-constexpr double kLogTruncation = -39.1;  // log 1e-17: the mixture's truncation τ stays below it
+const double kLogTruncation = std::log(1e-17);  // the mixture's truncation τ stays below 1e-17
 constexpr double kTermErrorFloor = 1e-12;
 
 double kappa_of(const Geometry& g, int d) { return std::sqrt(d * g.z_sq()); }
@@ -72,7 +72,7 @@ TiltedFeature::TiltedFeature(const Geometry& g, int d, double theta)
   cumulative_.reserve(log_terms.size());
   double running = 0;
   for (double lt : log_terms) cumulative_.push_back(running += std::exp(lt - top) / sum);
-  cumulative_.back() = 1;  // what rounding left of Σ π_k = 1 goes to the last term (well below ε)
+  cumulative_.back() = 1;  // what rounding left of Σ π_k = 1 goes to the last term (counted in draw_error)
 }
 
 double TiltedFeature::draw(PhiloxStream& rng) const {
