@@ -1,11 +1,13 @@
 // `favorlab tails` — Theorem 3: tail bounds for the regularized positive estimator.
 // For a > SMREG(x, y) and m ≤ d:  P[SMREG^+_m > a] ≤ exp(−m L_X(a))  and  P[SMREG^ort+_m > a] ≤ d/(d+2)·exp(−m L_X(a)),
 // with L_X the Legendre transform of one regularized feature X (kernels/regularized_tail_bound.hpp).
-// Per (coupling, d, m, geometry, a = SMREG·(1 + δ)): exceedance counts of the estimator over the trials, the exact
-// Clopper–Pearson interval of P[estimate > a], and the bound. Checks, one per coupling and d, Bonferroni over their
-// points: a point is violated only when the interval's lower end exceeds the bound. A third check per d tests the
-// orthogonal rows against the plain Chernoff bound exp(−m L_X(a)), the step of the paper's proof (E[e^{θΣX^ort}] ≤
-// E[e^{θΣX^iid}]) before the factor d/(d+2) is applied.
+// Per (coupling, d, m, geometry, a = SMREG·(1 + δ)): exceedance counts of the estimator over the trials, and one
+// method that decides the point (stats/tail_bound_check.hpp): the count's exact Clopper–Pearson interval; exactly
+// (P = 0) where a lies at or above the coupling's largest estimate; or, where the bound is too small for any count,
+// the tilted estimate of P (mc/tilted_tail.hpp) with Hoeffding's limits. Checks, one per coupling and d, Bonferroni
+// over their points: a point is violated only when its interval's lower end exceeds the bound. A third check per d
+// tests the orthogonal rows against the plain Chernoff bound exp(−m L_X(a)), the step of the paper's proof
+// (E[e^{θΣX^ort}] ≤ E[e^{θΣX^iid}]) before the factor d/(d+2) is applied.
 #include <algorithm>
 #include <cmath>
 #include <sstream>
@@ -17,7 +19,9 @@
 #include "kernels/regularized_tail_bound.hpp"
 #include "kernels/smreg.hpp"
 #include "mc/smreg_tail_sweep.hpp"
+#include "mc/tilted_tail.hpp"
 #include "perf/memory_estimate.hpp"
+#include "stats/clopper_pearson.hpp"
 #include "stats/tail_bound_check.hpp"
 
 namespace favorlab {
@@ -43,7 +47,8 @@ class TailsExperiment final : public Experiment {
 
   // Per (d, coupling) one run_smreg_tail_sweep (mc/smreg_tail_sweep.cpp), one after another: per concurrent trial
   // block W of max m rows (orthogonal: d×d blocks) and exp(Wz) for every geometry; a wave of block counts (m values ×
-  // geometries × thresholds). Every count is a row, with its bound.
+  // geometries × thresholds). Then at most as many tilted points, each a wave of three sums (and its mixture weights).
+  // Every count is a row, with its bound.
   MemoryEstimate memory_estimate(const RunContext& ctx) const override {
     using namespace memory;
     const double points = static_cast<double>(x_norms_.size()) * static_cast<double>(y_norms_.size()) *
@@ -60,12 +65,14 @@ class TailsExperiment final : public Experiment {
       for (const std::string& c : couplings_) {
         const Coupling coupling = c == "orthogonal" ? Coupling::orthogonal : Coupling::iid;  // others are refused
         const double per_block = projection_bytes(coupling, max_m, d) + 2 * max_m * points * kDouble;
+        const double tilted = wave_accumulators(static_cast<double>(tilted_trials_), ms * points * thresholds * 24) +
+                              ms * points * thresholds * TiltedFeature::kMaxTerms * kDouble;
         peak = std::max(peak, block_workers(trials, ctx.threads) * per_block + wave_accumulators(trials, counts) +
-                                  points * (d + thresholds) * kDouble);
+                                  points * (d + thresholds) * kDouble + tilted);
         rows += ms * points * thresholds;
       }
     }
-    return estimate(peak + rows_bytes(rows, 28) + rows * 160,  // 160 B: a TailPoint per (m, geometry, threshold)
+    return estimate(peak + rows_bytes(rows, 40) + rows * 160,  // 160 B: a TailPoint per (m, geometry, threshold)
                     "--d, --m, --delta or the grid (--x-norm, --y-norm, --cos)");
   }
 
@@ -89,7 +96,11 @@ class TailsExperiment final : public Experiment {
     app.add_option("--couplings", couplings_, "Projection couplings: iid, orthogonal")
         ->delimiter(',')
         ->capture_default_str();
-    app.add_option("--alpha", alpha_, "Family-wise level of each check's Clopper-Pearson intervals (Bonferroni)")
+    app.add_option("--alpha", alpha_, "Family-wise level of each check's intervals (Bonferroni over its points)")
+        ->capture_default_str();
+    app.add_option("--tilted-trials", tilted_trials_,
+                   "Draws of the tilted estimate at each point whose bound is too small for counting (iid rows, or "
+                   "one orthogonal row); 0 counts every point")
         ->capture_default_str();
   }
 
@@ -105,21 +116,25 @@ class TailsExperiment final : public Experiment {
     Result result;
     result.experiment = name();
     result.params = Json{{"d", ds_},         {"m", ms_},         {"x_norm", x_norms_},     {"y_norm", y_norms_},
-                         {"cos", cosines_},  {"delta", deltas_}, {"couplings", couplings_}, {"alpha", alpha_}};
+                         {"cos", cosines_},  {"delta", deltas_}, {"couplings", couplings_}, {"alpha", alpha_},
+                         {"tilted_trials", tilted_trials_}};
     // For compare: rows pair by coupling × d × m × geometry × δ; the exceedance proportion is a binomial count
-    // (exact conditional test), the thresholds and bounds are closed forms.
+    // (exact conditional test), the tilted estimate a mean with its standard error (rows decided by it only), the
+    // thresholds, maxima and bounds closed forms.
     result.params["row_schema"] = Json{
         {"key", Json::array({"estimator", "coupling", "d", "m", "x_norm", "y_norm", "cos_angle", "delta"})},
         {"statistics",
-         Json::array({Json{{"value", "p_hat"}, {"successes", "exceed_count"}, {"count", "trials"}, {"kind", "binomial"}}})},
-        {"exact", Json::array({"smreg", "truth", "a", "max_estimate", "above_support", "legendre", "theta", "bound",
-                               "chernoff_bound"})},
+         Json::array({Json{{"value", "p_hat"}, {"successes", "exceed_count"}, {"count", "trials"}, {"kind", "binomial"}},
+                      Json{{"value", "tilted_p"}, {"stderr", "tilted_stderr"}, {"count", "tilted_trials"}}})},
+        {"exact", Json::array({"smreg", "truth", "a", "max_estimate", "above_support", "max_estimate_orthogonal",
+                               "above_support_orthogonal", "legendre", "theta", "bound", "chernoff_bound",
+                               "tilted_range"})},
         {"verdict", "status"}};
 
     const std::size_t parts = couplings.size() * ds_.size();
     std::size_t part = 0;
     double seconds = 0;
-    std::int64_t draws = 0;
+    std::int64_t draws = 0, tilted_draws = 0;
     for (int d : ds_) {
       std::vector<int> ms;
       for (int m : ms_)
@@ -127,12 +142,9 @@ class TailsExperiment final : public Experiment {
       if (ms.empty()) continue;  // every --m value exceeds this d: nothing to test here
       const std::vector<Geometry> points = geometries(d);
       std::vector<std::vector<double>> thresholds(points.size());
-      std::vector<double> smreg(points.size());
-      for (std::size_t p = 0; p < points.size(); ++p) {
-        smreg[p] = smreg_exact(points[p], d);
-        for (double delta : deltas_) thresholds[p].push_back(smreg[p] * (1 + delta));
-      }
-      // The bounds do not depend on the coupling: compute them once per d.
+      for (std::size_t p = 0; p < points.size(); ++p)
+        for (double delta : deltas_) thresholds[p].push_back(smreg_exact(points[p], d) * (1 + delta));
+      // The bounds and maxima do not depend on the coupling: compute them once per d.
       std::vector<TailPoint> tail_points;
       for (std::size_t mi = 0; mi < ms.size(); ++mi)
         for (std::size_t p = 0; p < points.size(); ++p)
@@ -141,7 +153,6 @@ class TailsExperiment final : public Experiment {
                                    theorem3_bound(points[p], d, ms[mi], thresholds[p][k]), thresholds[p][k]});
 
       for (Coupling coupling : couplings) {
-        const bool iid = coupling == Coupling::iid;
         // A stream per (coupling, d): the d = 16 counts do not change when other dimensions join the run.
         const std::uint64_t stream = (static_cast<std::uint64_t>(coupling) << 32) | static_cast<std::uint64_t>(d);
         TailSweepConfig config{d, coupling, ms, points, thresholds, ctx.seed, stream, ctx.trials, ctx.threads};
@@ -149,48 +160,155 @@ class TailsExperiment final : public Experiment {
         seconds += sweep.seconds;
         draws += sweep.trials;
 
-        const std::string where = std::string(coupling_name(coupling)) + " rows of norm sqrt(d), d=" +
-                                  std::to_string(d) + ", m in {" + join_list(ms) + "}, " + std::to_string(points.size()) +
-                                  " geometries x " + std::to_string(deltas_.size()) + " thresholds";
-        TailBoundCheck check(iid ? "Theorem 3: P[SMREG+_m > a] <= exp(-m L_X(a))"
-                                 : "Theorem 3: P[SMREG-ort+_m > a] <= d/(d+2) exp(-m L_X(a))",
-                             where, alpha_, tail_points.size());
-        TailBoundCheck chernoff("Theorem 3 proof step: P[SMREG-ort+_m > a] <= exp(-m L_X(a)) (without d/(d+2))",
-                                where, alpha_, tail_points.size());
-        for (const TailPoint& tp : tail_points) {
-          const Geometry& g = points[tp.p];
-          const std::string label = "d=" + std::to_string(d) + ", m=" + std::to_string(tp.m) + ", " +
-                                    geometry_label(g) + ", a=SMREG*(1+" + format_number(tp.delta) + ")";
-          const std::int64_t nonfinite = sweep.nonfinite_count(tp.mi, tp.p);
-          const TailPointEvidence ev{sweep.exceed_count(tp.mi, tp.p, tp.k), sweep.trials - nonfinite, nonfinite,
-                                     iid ? tp.bound.iid : tp.bound.orthogonal, label};
-          const TailPointVerdict v = check.judge(ev);
-          Json row{{"estimator", "smreg"}, {"coupling", coupling_name(coupling)}, {"d", d}, {"m", tp.m},
-                   {"x_norm", g.x_norm}, {"y_norm", g.y_norm}, {"cos_angle", g.cos_angle},
-                   {"smreg", tp.bound.smreg}, {"truth", tp.bound.smreg}, {"delta", tp.delta}, {"a", tp.a},
-                   {"max_estimate", tp.bound.max_feature}, {"above_support", tp.a >= tp.bound.max_feature},
-                   {"exceed_count", ev.exceed}, {"trials", ev.trials}, {"nonfinite", nonfinite},
-                   {"p_hat", v.p_hat}, {"p_lower", v.interval.lower}, {"p_upper", v.interval.upper},
-                   {"legendre", number_or_null(tp.bound.legendre)}, {"theta", number_or_null(tp.bound.theta)},
-                   {"bound", ev.bound}, {"chernoff_bound", tp.bound.iid}, {"margin", v.margin},
-                   {"confirmed", v.confirmed}, {"status", v.status}};
-          if (!iid) {
-            TailPointEvidence weak = ev;
-            weak.bound = tp.bound.iid;
-            row["chernoff_status"] = chernoff.judge(weak).status;
-          }
-          result.rows.push_back(row);
-        }
-        result.checks.push_back(check.result());
-        if (!iid) result.checks.push_back(chernoff.result());
+        tilted_draws += judge_coupling(result, d, coupling, ms, points, tail_points, sweep, stream, ctx);
       }
     }
     result.measurements["projection_draws"] = draws;
     result.measurements["draws_per_second"] = seconds > 0 ? static_cast<double>(draws) / seconds : 0.0;
+    result.measurements["tilted_draws"] = tilted_draws;
     return result;
   }
 
  private:
+  // The checks and rows of one coupling at one d, from its sweep; the tilted estimates it needs are drawn here.
+  // Returns the tilted draws made.
+  std::int64_t judge_coupling(Result& result, int d, Coupling coupling, const std::vector<int>& ms,
+                              const std::vector<Geometry>& points, const std::vector<TailPoint>& tail_points,
+                              const TailSweepResult& sweep, std::uint64_t stream, const RunContext& ctx) const {
+    const bool iid = coupling == Coupling::iid;
+    const std::string where = std::string(coupling_name(coupling)) + " rows of norm sqrt(d), d=" + std::to_string(d) +
+                              ", m in {" + join_list(ms) + "}, " + std::to_string(points.size()) + " geometries x " +
+                              std::to_string(deltas_.size()) + " thresholds";
+    TailBoundCheck check(iid ? "Theorem 3: P[SMREG+_m > a] <= exp(-m L_X(a))"
+                             : "Theorem 3: P[SMREG-ort+_m > a] <= d/(d+2) exp(-m L_X(a))",
+                         where, alpha_, tail_points.size());
+    TailBoundCheck chernoff("Theorem 3 proof step: P[SMREG-ort+_m > a] <= exp(-m L_X(a)) (without d/(d+2))", where,
+                            alpha_, tail_points.size());
+    const std::vector<Method> methods =
+        choose_methods(tail_points, points, d, coupling, sweep.trials, check.point_alpha());
+    // The tilted draws' stream: the sweep's with the top bit set; each point's key is its grid position.
+    std::vector<TiltedTailPoint> tilted_points;
+    std::vector<std::size_t> tilted_at(tail_points.size(), 0);
+    for (std::size_t i = 0; i < tail_points.size(); ++i)
+      if (methods[i].method == TailMethod::tilted) {
+        tilted_at[i] = tilted_points.size();
+        const TailPoint& tp = tail_points[i];
+        tilted_points.push_back({points[tp.p], tp.m, tp.a, tp.bound.theta, static_cast<std::uint64_t>(i)});
+      }
+    const std::vector<TiltedTailEstimate> tilted =
+        tilted_points.empty() ? std::vector<TiltedTailEstimate>{}
+                              : run_tilted_tails(d, tilted_points, ctx.seed, stream | (std::uint64_t{1} << 63),
+                                                 tilted_trials_, ctx.threads);
+
+    for (std::size_t i = 0; i < tail_points.size(); ++i) {
+      const TailPoint& tp = tail_points[i];
+      const std::int64_t nonfinite = sweep.nonfinite_count(tp.mi, tp.p);
+      const TailPointEvidence ev{sweep.exceed_count(tp.mi, tp.p, tp.k), sweep.trials - nonfinite, nonfinite,
+                                 iid ? tp.bound.iid : tp.bound.orthogonal,
+                                 "d=" + std::to_string(d) + ", m=" + std::to_string(tp.m) + ", " +
+                                     geometry_label(points[tp.p]) + ", a=SMREG*(1+" + format_number(tp.delta) + ")"};
+      const TailMethod method = methods[i].method;
+      const TiltedTailEstimate* est = method == TailMethod::tilted ? &tilted[tilted_at[i]] : nullptr;
+      Json row = count_row(coupling, d, tp, points[tp.p], ev, check.point_alpha());
+      const TailPointVerdict v = judge(check, method, ev, est);
+      if (v.status == Verdict::inconclusive && !methods[i].why_counted.empty()) check.add_note(methods[i].why_counted);
+      row["method"] = tail_method_name(method);
+      if (est != nullptr) add_tilted_fields(row, *est, v);
+      row["margin"] = v.margin;
+      row["confirmed"] = v.confirmed;
+      row["status"] = v.status;
+      if (!iid) {
+        TailPointEvidence weak = ev;
+        weak.bound = tp.bound.iid;
+        const Verdict weak_status = judge(chernoff, method, weak, est).status;
+        if (weak_status == Verdict::inconclusive && !methods[i].why_counted.empty())
+          chernoff.add_note(methods[i].why_counted);
+        row["chernoff_status"] = weak_status;
+      }
+      result.rows.push_back(row);
+    }
+    result.checks.push_back(check.result());
+    if (!iid) result.checks.push_back(chernoff.result());
+    return static_cast<std::int64_t>(tilted_points.size()) * (tilted_points.empty() ? 0 : tilted_trials_);
+  }
+
+  // Which evidence decides each point (docs/theory.md#deciding-a-tail-point). A threshold at or above the coupling's
+  // largest estimate: exact, P = 0. A count of N draws confirms a bound only above its zero-exceedance upper end
+  // u0 = 1 - (alpha/2)^(1/N), and then only when the truth lies well below the bound: bounds under kTiltedReach * u0
+  // go to the tilted estimate wherever the rows are iid (iid rows, or one orthogonal row, which has the same law).
+  // Everything else is counted; where a tilted estimate was wanted but cannot be had, `why_counted` says why.
+  struct Method {
+    TailMethod method = TailMethod::count;
+    std::string why_counted;
+  };
+  std::vector<Method> choose_methods(const std::vector<TailPoint>& tail_points, const std::vector<Geometry>& points,
+                                     int d, Coupling coupling, std::int64_t trials, double point_alpha) const {
+    constexpr double kTiltedReach = 10;
+    const bool iid = coupling == Coupling::iid;
+    const double zero_count_upper = clopper_pearson(0, trials, point_alpha).upper;
+    std::vector<Method> out;
+    for (const TailPoint& tp : tail_points) {
+      const double top = iid ? tp.bound.max_feature : tp.bound.max_orthogonal;
+      const double bound = iid ? tp.bound.iid : tp.bound.orthogonal;
+      Method m;
+      if (tp.a >= top) m.method = TailMethod::support;
+      else if (bound < kTiltedReach * zero_count_upper) {
+        if (!iid && tp.m > 1)
+          m.why_counted = "orthogonal rows with m >= 2 have no tilted estimate (their joint law is no product, so the "
+                          "tilt's normaliser E[exp(theta sum X)] is an m-dimensional integral)";
+        else if (d < 2) m.why_counted = "d = 1 has no tilted estimate";
+        else if (tilted_trials_ == 0) m.why_counted = "--tilted-trials 0 counts every point";
+        else if (!(bound > 0)) m.why_counted = "the bound underflows double";
+        else if (!tilted_feature_available(points[tp.p], d, tp.bound.theta))
+          m.why_counted = "the tilted law needs more than " + std::to_string(TiltedFeature::kMaxTerms) +
+                          " mixture terms (theta * max X beyond about 300)";
+        else m.method = TailMethod::tilted;
+      }
+      out.push_back(m);
+    }
+    return out;
+  }
+
+  static TailPointVerdict judge(TailBoundCheck& check, TailMethod method, const TailPointEvidence& ev,
+                                const TiltedTailEstimate* tilted) {
+    if (method == TailMethod::support) return check.judge_support(ev);
+    if (method == TailMethod::count) return check.judge(ev);
+    return check.judge_tilted({tilted->mean_ratio, tilted->trials, std::exp(tilted->log_range), tilted->low_factor,
+                               tilted->high_factor, tilted->shift, ev.bound, ev.label});
+  }
+
+  // A row with the point, its bounds and maxima, and the count (every point has one, whichever method decides it).
+  static Json count_row(Coupling coupling, int d, const TailPoint& tp, const Geometry& g, const TailPointEvidence& ev,
+                        double point_alpha) {
+    const ProportionInterval ci =
+        ev.trials > 0 ? clopper_pearson(ev.exceed, ev.trials, point_alpha) : ProportionInterval{0, 1};
+    Json row{{"estimator", "smreg"}, {"coupling", coupling_name(coupling)}, {"d", d}, {"m", tp.m},
+             {"x_norm", g.x_norm}, {"y_norm", g.y_norm}, {"cos_angle", g.cos_angle},
+             {"smreg", tp.bound.smreg}, {"truth", tp.bound.smreg}, {"delta", tp.delta}, {"a", tp.a},
+             {"max_estimate", tp.bound.max_feature}, {"above_support", tp.a >= tp.bound.max_feature},
+             {"exceed_count", ev.exceed}, {"trials", ev.trials}, {"nonfinite", ev.nonfinite},
+             {"p_hat", ev.trials > 0 ? static_cast<double>(ev.exceed) / static_cast<double>(ev.trials) : 0.0},
+             {"p_lower", ci.lower}, {"p_upper", ci.upper},
+             {"legendre", number_or_null(tp.bound.legendre)}, {"theta", number_or_null(tp.bound.theta)},
+             {"bound", ev.bound}, {"chernoff_bound", tp.bound.iid}};
+    if (coupling == Coupling::orthogonal) {
+      row["max_estimate_orthogonal"] = tp.bound.max_orthogonal;
+      row["above_support_orthogonal"] = tp.a >= tp.bound.max_orthogonal;
+    }
+    return row;
+  }
+
+  static void add_tilted_fields(Json& row, const TiltedTailEstimate& e, const TailPointVerdict& v) {
+    const double range = std::exp(e.log_range);
+    row["tilted_p"] = v.p_hat;
+    row["tilted_stderr"] = range * e.sd_ratio / std::sqrt(static_cast<double>(e.trials));
+    row["tilted_trials"] = e.trials;
+    row["tilted_hits"] = e.hits;
+    row["tilted_lower"] = v.interval.lower;
+    row["tilted_upper"] = v.interval.upper;
+    row["tilted_range"] = range;
+  }
+
   void validate() const {
     if (ds_.empty()) throw std::invalid_argument("--d needs at least one value");
     for (int d : ds_)
@@ -208,6 +326,8 @@ class TailsExperiment final : public Experiment {
         throw std::invalid_argument("--delta values must be finite and > 0 (Theorem 3 needs a > SMREG), got " +
                                     format_number(delta));
     if (!(alpha_ > 0 && alpha_ < 1)) throw std::invalid_argument("--alpha must lie in (0, 1)");
+    if (tilted_trials_ < 0 || tilted_trials_ >= (std::int64_t{1} << 40))
+      throw std::invalid_argument("--tilted-trials must lie in [0, 2^40), got " + std::to_string(tilted_trials_));
     if (couplings_.empty()) throw std::invalid_argument("--couplings needs at least one coupling");
     if (x_norms_.empty() || y_norms_.empty() || cosines_.empty())
       throw std::invalid_argument("--x-norm, --y-norm and --cos each need at least one value");
@@ -244,6 +364,7 @@ class TailsExperiment final : public Experiment {
   std::vector<double> deltas_{0.02, 0.05, 0.1, 0.2, 0.35, 0.5, 0.75, 1, 1.5, 2, 3, 5};
   std::vector<std::string> couplings_{"iid", "orthogonal"};
   double alpha_ = 1e-3;
+  std::int64_t tilted_trials_ = 4096;
 };
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "kernels/legendre_transform.hpp"
+#include "kernels/orthogonal_estimate_max.hpp"
 
 namespace favorlab {
 
@@ -17,6 +18,8 @@ TailBound theorem3_bound(const Geometry& g, int d, int m, double a) {
   TailBound b;
   b.smreg = x.mean();
   b.max_feature = x.max_value();
+  const double log_row_sum = orthogonal_row_sum_max(m, x.t()).log_upper;
+  b.max_orthogonal = std::exp(x.log_lambda() - std::log(static_cast<double>(m)) + log_row_sum);
   if (!std::isfinite(a) || !(a > b.smreg)) {
     std::ostringstream s;
     s << "Theorem 3 needs a threshold a > SMREG(x, y) = " << b.smreg << ", got a = " << a;

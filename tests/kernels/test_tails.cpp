@@ -365,11 +365,14 @@ TEST_CASE("d = 1: the orthogonal bound d/(d+2) exp(-L) fails (P = 1/2), the Cher
   CHECK(chernoff.judge({r.exceed_count(0, 0, 0), r.trials, 0, b.iid, "p"}).status == Verdict::holds);
 }
 
-TEST_CASE("tail check: nonfinite draws are inconclusive, zero bound with zero counts holds", "[tails][stats]") {
-  TailBoundCheck check("c", "w", 1e-3, 3);
-  CHECK(check.judge({0, 1000, 0, 0.0, "above support"}).status == Verdict::holds);
+TEST_CASE("tail check: nonfinite draws are inconclusive; above the support zero counts hold, one exceedance refutes",
+          "[tails][stats]") {
+  TailBoundCheck check("c", "w", 1e-3, 4);
+  CHECK(check.judge_support({0, 1000, 0, 0.0, "above support"}).status == Verdict::holds);
   CHECK(check.judge({5, 995, 5, 0.5, "nan"}).status == Verdict::inconclusive);
-  CHECK(check.judge({1, 1000, 0, 0.0, "impossible"}).status == Verdict::violated);
+  CHECK(check.judge_support({1, 1000, 0, 0.0, "impossible"}).status == Verdict::violated);
+  // Counted, a bound of 0 never holds: only the caller knows the event is impossible.
+  CHECK(check.judge({0, 1000, 0, 0.0, "counted"}).status == Verdict::inconclusive);
   CHECK(check.result().status == Verdict::violated);
 }
 
@@ -421,7 +424,7 @@ TEST_CASE("favorlab tails: result rows and checks, bad input exits 2 with one li
   // d = 1 uses m = 1 only, d = 4 uses 1, 2, 4: (1 + 3) × 2 geometries × 2 thresholds × 2 couplings
   REQUIRE(doc["rows"].size() == 32);
   for (const char* key : {"coupling", "d", "m", "x_norm", "y_norm", "cos_angle", "smreg", "truth", "a", "exceed_count",
-                          "trials", "p_hat", "p_lower", "p_upper", "bound", "status", "margin", "legendre"})
+                          "trials", "p_hat", "p_lower", "p_upper", "bound", "status", "margin", "legendre", "method"})
     CHECK(doc["rows"][0].contains(key));
   CHECK(doc["checks"].size() == 6);  // per d: iid, orthogonal, orthogonal without d/(d+2)
   std::filesystem::remove(dir / "t.json");
@@ -431,6 +434,7 @@ TEST_CASE("favorlab tails: result rows and checks, bad input exits 2 with one li
       {"tails --m 32", "--m"},            {"tails --d 0", "--d"},           {"tails --d 1 --cos 0.5", "cos"},
       {"tails --alpha 0", "--alpha"},     {"tails --couplings haar", "haar"},
       {"tails --x-norm 40 --y-norm 40", "out of range"}, {"tails --d 2,4 --m 1,8", "--m 8"},
+      {"tails --tilted-trials -1", "--tilted-trials"},
   };
   for (const auto& [args, needle] : cases)
     check_bad_input(args + " --trials 50 --quiet --out r.json", needle, dir, "r.json");
