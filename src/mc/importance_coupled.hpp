@@ -115,8 +115,8 @@ struct RowProposal {
 RowProposal optimal_row_proposal(Family e, const Geometry& g);
 // The zero-variance proposal (mean_tuned_proposal): with it every weighted estimate of the m rows is SM, whatever the
 // coupling and whatever rows were drawn (w·g = SM · mean_i h(s_i) / mean_i q₁(s_i)/φ(s_i), and q₁/φ = h). A line on
-// it is an identity check of the map's algebra, never evidence about a law (docs/theory.md#lemma-1-by-the-zero-
-// variance-proposal); its squared error is not what it is for, so the MSE skewness is +∞.
+// it is an identity check of the map's algebra, never evidence about a law
+// (docs/theory.md#lemma-1-by-the-zero-variance-proposal); its squared error is not what it is for (MSE skewness +∞).
 RowProposal mean_tuned_row_proposal(Family e, const Geometry& g);
 // Draws per point of a run under that proposal: each draw must give SM to rounding, so a few hundred show it.
 constexpr std::int64_t kZeroVarianceTrials = 256;
