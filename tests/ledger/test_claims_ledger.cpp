@@ -530,6 +530,12 @@ TEST_CASE("[ledger] found false as printed quotes the sentence; a stronger readi
   CHECK_THAT(findings, !Catch::Contains("| PermuteFormer |"));
   CHECK_THAT(findings, Catch::Contains("favorlab's stronger readings found false"));
   CHECK_THAT(fl::ledger_markdown(ledger), Catch::Contains("## favorlab's stronger readings found false"));
+  CHECK(fl::ledger_summary(ledger, 25) ==
+        "favorlab: 2 claims from 2 checks in 2 result files: 0 hold, 2 violated, 0 inconclusive, 0 measured\n"
+        "found false as printed: 1:\n"
+        "  Performers, Theorem 2: " + std::string(kT2) + "\n"
+        "favorlab's stronger readings found false: 1 (the printed sentences themselves are not refuted)\n"
+        "still open: 0 claims (each with what would settle it in the ledger)\n");
   const Json j = Json::parse(fl::ledger_json(ledger));
   for (const Json& c : j.at("claims")) {
     CHECK(c.at("printed").is_string());
