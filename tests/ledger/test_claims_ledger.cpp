@@ -498,7 +498,7 @@ TEST_CASE("[ledger] an identity is its own line: it never decides a claim about 
   fs::remove_all(dir);
 }
 
-TEST_CASE("[ledger] found false as printed quotes the sentence; a stronger reading found false is favorlab's, apart",
+TEST_CASE("[ledger] found false as printed quotes the sentence, and a stronger reading found false is listed apart",
           "[ledger]") {
   const fs::path dir = scratch_dir("ledger-printed");
   constexpr const char* kOffsets = "PF: offsets below order(pi) give different sims (the random pi)";
