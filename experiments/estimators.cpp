@@ -59,6 +59,22 @@ struct Split {
   bool judge_all() const { return reachable == 0; }
 };
 
+// The claim of check 1 for (family, coupling): where another experiment judges the same closed form, the name it has
+// there, so that the ledger shows one claim (Lemma 2's iid forms as in `mse`, Reid et al.'s simplex form as in
+// `orthogonal`); the coupling then stands in the check's `where`.
+std::string closed_form_claim(Family e, Coupling c) {
+  const std::string family(estimator_name(e));
+  if (c == Coupling::iid && (e == Family::positive || e == Family::hyperbolic || e == Family::trig))
+    return "Lemma 2: MSE(" + family + ") closed form";
+  if (c == Coupling::simplex && e == Family::positive)
+    return "Exact simplex MSE (positive, Reid et al. 2023) = Monte Carlo";
+  return "Exact MSE (" + family + ", " + std::string(coupling_name(c)) + ") = Monte Carlo";
+}
+
+std::string coupling_where(Coupling c, const std::string& where) {
+  return std::string(coupling_name(c)) + " rows, " + where;
+}
+
 // Check 5 of one (family, coupling, d): the importance-sampled runs and verdicts per point, and its check.
 struct ImportanceRun {
   std::vector<CoupledImportanceSampledMse> runs;
@@ -173,15 +189,14 @@ class EstimatorsExperiment final : public EstimatorGridExperiment {
     };
     const auto check_of = [&](std::size_t k) {
       const Grid& g = grid_of(k);
-      const std::string label =
-          std::string(estimator_name(family_of(k))) + ", " + std::string(coupling_name(coupling_of(k)));
       const Split& split = splits[k];
-      return ClaimCheck("Exact MSE (" + label + ") = Monte Carlo",
-                        g.where() + (split.judge_all() ? " (none is reliable at this trial count)"
-                                                       : " (alpha split over the " + std::to_string(split.reachable) +
-                                                             " whose Monte Carlo is reliable at " +
-                                                             (ctx.looks.sequential() ? "the last look's" : "this") +
-                                                             " trial count)"),
+      return ClaimCheck(closed_form_claim(family_of(k), coupling_of(k)),
+                        coupling_where(coupling_of(k), g.where()) +
+                            (split.judge_all() ? " (none is reliable at this trial count)"
+                                               : " (alpha split over the " + std::to_string(split.reachable) +
+                                                     " whose Monte Carlo is reliable at " +
+                                                     (ctx.looks.sequential() ? "the last look's" : "this") +
+                                                     " trial count)"),
                         grid_.alpha, split.judge_all() ? np : split.reachable);
     };
     // Check 5's importance-sampled runs, by check index k, before the looks: a point they settle needs no more plain
@@ -270,9 +285,8 @@ class EstimatorsExperiment final : public EstimatorGridExperiment {
           if (const auto it = sampled.find(k); it != sampled.end()) {
             // Check 5: the importance-sampled check, and the two methods combined point by point.
             const ImportanceRun& run = it->second;
-            const std::string label = std::string(estimator_name(e)) + ", " + std::string(coupling_name(coupling));
-            EitherCheck either = plain_or_importance_sampled("Exact MSE (" + label + ") = Monte Carlo", g.where(),
-                                                             importance_trials);
+            EitherCheck either = plain_or_importance_sampled(closed_form_claim(e, coupling),
+                                                             coupling_where(coupling, g.where()), importance_trials);
             for (std::size_t p = 0; p < np; ++p) {
               add_importance_fields(result.rows[result.rows.size() - np + p], run.runs[p], run.verdicts[p]);
               either.add(plain[p], run.verdicts[p], point_label(g.points[p]));
@@ -298,9 +312,8 @@ class EstimatorsExperiment final : public EstimatorGridExperiment {
   ImportanceRun importance_run(Family e, Coupling c, const Grid& g, const std::vector<RowProposal>& proposals,
                                const std::vector<double>& truths, std::int64_t trials, std::uint64_t stream,
                                const RunContext& ctx, const ProgressFn& progress) const {
-    const std::string label = std::string(estimator_name(e)) + ", " + std::string(coupling_name(c));
-    ClaimCheck check("Exact MSE (" + label + ") = Monte Carlo, importance-sampled",
-                     g.where() + ", " + std::to_string(trials) +
+    ClaimCheck check(closed_form_claim(e, c) + ", importance-sampled",
+                     coupling_where(c, g.where()) + ", " + std::to_string(trials) +
                          " trials per point, proposal tilting one row along x+y (a mixture over the rows)",
                      grid_.alpha, g.points.size());
     ImportanceRun run;
@@ -344,9 +357,10 @@ class EstimatorsExperiment final : public EstimatorGridExperiment {
     for (Coupling c : couplings)
       claims.push_back({"FAVOR++: MSE(oprf) <= MSE(positive), " + std::string(coupling_name(c)) + " rows",
                         Family::oprf, c, Family::positive, c});
+    // The positive one is `orthogonal`'s claim on its exact values, named as there.
     for (Family e : {Family::positive, Family::oprf})
-      claims.push_back({"Simplex RFs: MSE(" + std::string(estimator_name(e)) + ", simplex) <= MSE(" +
-                            std::string(estimator_name(e)) + ", orthogonal)",
+      claims.push_back({"Simplex RFs (" + std::string(estimator_name(e)) + "): MSE(simplex) <= MSE(orthogonal), exact "
+                        "values",
                         e, Coupling::simplex, e, Coupling::orthogonal});
     claims.push_back({"FAVOR#: MSE(sderf) <= MSE(oprf), iid rows", Family::sderf, Coupling::iid, Family::oprf,
                       Coupling::iid});

@@ -35,6 +35,45 @@ constexpr std::string_view kSderf = "FAVOR# (2023)";
 constexpr std::string_view kSimplex = "Simplex RFs (Reid et al. 2023)";
 constexpr std::string_view kFavorlab = "favorlab";
 
+// The sentences the claims formalize, quoted from the papers (formulas in ASCII; "[...]" marks an elision).
+constexpr std::string_view kSection3 = "Section 3";
+constexpr std::string_view kPrintedT1 =
+    "Assume that the L_inf-norm of the attention matrix for the softmax-kernel satisfies: ||A||_inf <= C for some "
+    "constant C >= 1. [...] The following holds: inf_{i,j} A_reg(i,j)/A(i,j) >= 1 - 2/d + o(1/d)";
+constexpr std::string_view kPrintedT1Sup =
+    "the latter holds for d >= 2 even if L_inf-norm condition is not satisfied, i.e. the regularized softmax-kernel "
+    "is a universal lower bound for the softmax-kernel";
+constexpr std::string_view kPrintedT2 =
+    "If SM^ort+_m(x, y) stands for the modification of SM^+_m(x, y) with orthogonal random features (and thus for "
+    "m <= d), then the following holds for any d > 0: MSE(SM^ort+_m(x, y)) <= MSE(SM^+_m(x, y)) - (1 - 1/m) "
+    "2/(d + 2) SM^2(x, y)";
+constexpr std::string_view kPrintedT2Smreg =
+    "Furthermore, completely analogous result holds for the regularized softmax-kernel SMREG";
+constexpr std::string_view kPrintedT3Iid =
+    "The following holds for any a > SMREG(x, y) and m <= d: P[SMREG^+_m(x, y) > a] <= exp(-m L_X(a))";
+constexpr std::string_view kPrintedT3Ort =
+    "The following holds for any a > SMREG(x, y) and m <= d: [...] P[SMREG^ort+_m(x, y) > a] <= d/(d + 2) "
+    "exp(-m L_X(a))";
+constexpr std::string_view kPrintedT4 =
+    "In general, m depends on the dimensionality d of the embeddings, radius R of the ball where all queries/keys "
+    "live and precision parameter eps [...], but does not depend on input sequence length L";
+constexpr std::string_view kPrintedF6 =
+    "with a larger dimensionality d we need more random projeections [sic] (on the order of magnitude d log(d)) to get "
+    "an approximation within eps error";
+constexpr std::string_view kPrintedB2 =
+    "(2) Hadamard/Givens ORFs [H/G-ORFs]: [...] Gives small bias (tending to 0 with d -> inf)";
+constexpr std::string_view kPrintedFig4Orthogonal =
+    "Orthogonal features produce lower error than unstructured (IID) features";
+constexpr std::string_view kPrintedFig4Positive =
+    "Positive features produce lower error than trigonometric sin/cos features";
+constexpr std::string_view kPrintedPermuteOrder =
+    "PermuteFormer can encode relative positions up to the order of the permutation pi";
+constexpr std::string_view kPrintedAverageOrder =
+    "the dimension of queries / keys per attention head is 64, corresponding to an average order of over 3000";
+constexpr std::string_view kPrintedLcm =
+    "the longest distance PermuteFormer can encode is the least common multiple of all permutations' orders, which "
+    "can be up to 1e27 for a model with head size of 64";
+
 // One row per claim an experiment emits; a claim string with parameters in it (m, C, a family name) is matched by the
 // prefix before them. Rows of one source stay together: the ledger prints sources in the order they first appear.
 const std::vector<ClaimSource> kSources{
@@ -46,9 +85,7 @@ const std::vector<ClaimSource> kSources{
     {"mse", "Lemma 2: MSE(trig)/MSE(positive) grows as SM -> 0", kLemma2, K::paper, {}, "mse_ratio.png"},
     {"mse", "Lemma 2: hyperbolic with m beats positive with 2m", kLemma2, K::paper, {}, "mse.png"},
     {"orthogonal", "Lemma 2: MSE(positive) closed form", kLemma2, K::paper, {}, "orthogonal_positive.png"},
-    {"estimators", "Exact MSE (positive, iid) = Monte Carlo", kLemma2, K::paper},
-    {"estimators", "Exact MSE (hyperbolic, iid) = Monte Carlo", kLemma2, K::paper},
-    {"estimators", "Exact MSE (trig, iid) = Monte Carlo", kLemma2, K::paper},
+    {"estimators", "Lemma 2: MSE(", kLemma2, K::paper},
     {"moments", "Lemma 3 / eq. 22: E[u1^2k]", kLemma3, K::paper, {}, "moments.png"},
     {"moments", "Lemma 3: odd moments of u1 vanish", kLemma3, K::paper, {}, "moments.png"},
     {"moments", "Lemma 6: tau(d_1..d_m) <= d/(d+2)", kLemma6, K::paper, {}, "moments_tau.png"},
@@ -56,24 +93,34 @@ const std::vector<ClaimSource> kSources{
     {"smreg", "eq. 30: the Poisson series of SMREG/SM equals the Bessel closed form", kTheorem1, K::paper, {},
      "smreg_ratio.png"},
     {"smreg", "Theorem 1 (setup): E[smreg estimate] = SMREG", kTheorem1, K::paper, {}, "smreg_ratio.png"},
-    {"smreg", "Theorem 1: SMREG <= SM", kTheorem1, K::paper, {}, "smreg_ratio.png"},
+    {"smreg", "Theorem 1: SMREG <= SM", kTheorem1, K::paper, {}, "smreg_ratio.png", kPrintedT1Sup,
+     "Section 3, Theorem 1"},
     {"smreg", "Theorem 1: inf SMREG/SM >= 1 - 2/d + o(1/d)", kTheorem1, K::paper, "Theorem 1 corrected: ",
-     "smreg_bound.png"},
+     "smreg_bound.png", kPrintedT1, "Section 3, Theorem 1"},
     {"orthogonal", "Theorem 2 (positive): ", kTheorem2, K::paper, "Theorem 2 corrected (positive)",
-     "orthogonal_gap.png"},
-    {"orthogonal", "Theorem 2 (smreg): ", kTheorem2, K::paper, "Theorem 2 corrected (smreg)", "orthogonal_gap.png"},
-    {"tails", "Theorem 3: P[SMREG+_m > a] <= exp(-m L_X(a))", kTheorem3, K::paper},
+     "orthogonal_gap.png", kPrintedT2, "Section 3, Theorem 2"},
+    {"orthogonal", "Theorem 2 (smreg): ", kTheorem2, K::paper, "Theorem 2 corrected (smreg)", "orthogonal_gap.png",
+     kPrintedT2Smreg, "Section 3, after Theorem 2"},
+    {"tails", "Theorem 3: P[SMREG+_m > a] <= exp(-m L_X(a))", kTheorem3, K::paper, {}, {}, kPrintedT3Iid,
+     "Section 3, Theorem 3"},
     {"tails", "Theorem 3: P[SMREG-ort+_m > a] <= d/(d+2) exp(-m L_X(a))", kTheorem3, K::paper,
-     "Theorem 3 proof step: P[SMREG-ort+_m > a] <= exp(-m L_X(a))"},
-    {"uniform", "Theorem 4: the m needed for max|A_hat - A| <= eps", kTheorem4, K::paper},
-    {"uniform", "F.6: the needed m grows like d log d", "Performers, Section F.6", K::paper, {}, "uniform_needed_m.png"},
-    // "E = SM" is the null whose violation detects a bias; that the bias shrinks with d is what B.2 says.
+     "Theorem 3 proof step: P[SMREG-ort+_m > a] <= exp(-m L_X(a))", {}, kPrintedT3Ort, "Section 3, Theorem 3"},
+    {"uniform", "Theorem 4: the m needed for max|A_hat - A| <= eps", kTheorem4, K::paper, {}, {}, kPrintedT4,
+     "Section 3, before Theorem 4"},
+    {"uniform", "F.6: the needed m grows like d log d", "Performers, Section F.6", K::paper, {}, "uniform_needed_m.png",
+     kPrintedF6, "Appendix F.6"},
+    // "E = SM" is the null whose violation detects a bias. B.2 says only that the bias tends to 0 as d grows; "no
+    // larger at d = 256 than at d = 4" at a fixed geometry is favorlab's finite-d reading of it, a stronger statement.
     {"structured", "Structured features (B.2): E[", kStructured, K::derived, {}, "structured_bias.png"},
-    {"structured", "Structured features (B.2): |relative bias of ", kStructured, K::paper, {}, "structured_bias.png"},
+    {"structured", "Structured features (B.2): |relative bias of ", kStructured, K::derived, {}, "structured_bias.png",
+     kPrintedB2, "Appendix B.2"},
     // Performers: attention.
-    {"attention-error", "Fig. 4: orthogonal features give lower output MSE than iid", kFig4, K::paper},
-    {"attention-error", "Fig. 4: positive features give lower output MSE than trig", kFig4, K::paper},
-    {"redraw", "Positive features give lower output MSE than trig (paired over the same draws W)", kFig4, K::paper},
+    {"attention-error", "Fig. 4: orthogonal features give lower output MSE than iid", kFig4, K::paper, {}, {},
+     kPrintedFig4Orthogonal, "Section 4.2"},
+    {"attention-error", "Fig. 4: positive features give lower output MSE than trig", kFig4, K::paper, {}, {},
+     kPrintedFig4Positive, "Section 4.2"},
+    {"redraw", "Positive features give lower output MSE than trig (paired over the same draws W)", kFig4, K::paper, {},
+     {}, kPrintedFig4Positive, "Section 4.2"},
     {"attention-matrix", "Trig-feature attention matrices can have negative entries", kSection23, K::paper},
     {"kernels", "Trig features can give non-positive denominators", kSection23, K::paper},
     {"attention-matrix", "Positive-feature attention matrices have no negative entries", kSection23, K::property},
@@ -87,14 +134,16 @@ const std::vector<ClaimSource> kSources{
     {"permute-properties", "PF property 3: sim > 0", kProperty3, K::paper, {}, "permute_offsets.png"},
     {"permute-properties", "PF: offsets delta and delta + order(pi) give the same sim", kPermuteFormer, K::property,
      {}, "permute_offsets.png"},
-    {"permute-properties", "PF: offsets below order(pi) give different sims", kPermuteFormer, K::paper, {},
-     "permute_offsets.png"},
+    // "Can encode relative positions up to the order" is about what the encoding can distinguish; "every pair of
+    // offsets below the order gives different sims for every (q, k)" is favorlab's stronger reading of it.
+    {"permute-properties", "PF: offsets below order(pi) give different sims", kPermuteFormer, K::derived, {},
+     "permute_offsets.png", kPrintedPermuteOrder, kSection3},
     {"permute-properties", "PF 2-D: the row wrap", kPermuteFormer, K::paper, {}, "permute_wrap.png"},
     {"permute-properties", "PF 1-D flattened: the row wrap", kPermuteFormer, K::property, {}, "permute_wrap.png"},
     {"perm-order", "PermuteFormer: the average order of a random permutation of 64 elements is over 3000",
-     kPermuteFormer, K::paper},
+     kPermuteFormer, K::paper, {}, {}, kPrintedAverageOrder, kSection3},
     {"perm-order", "PermuteFormer: the lcm of the heads' orders can be up to 1e27", kPermuteFormer, K::paper, {},
-     "perm_order_heads.png"},
+     "perm_order_heads.png", kPrintedLcm, kSection3},
     {"permute-properties", "Target: PermuteFormer as fast as Performer", kPermuteCost, K::target, {},
      "permute_overhead.png"},
     // FAVOR++, FAVOR#, simplex random features.
@@ -109,8 +158,8 @@ const std::vector<ClaimSource> kSources{
     {"estimators", "FAVOR++: MSE(oprf) <= MSE(positive)", kOprf, K::paper},
     {"estimators", "Exact MSE (sderf, iid) = Monte Carlo", kSderf, K::paper},
     {"estimators", "FAVOR#: MSE(sderf) <= MSE(oprf)", kSderf, K::paper},
-    {"estimators", "Exact MSE (positive, simplex) = Monte Carlo", kSimplex, K::paper},
-    {"estimators", "Simplex RFs: MSE(positive, simplex) <= MSE(positive, orthogonal)", kSimplex, K::paper},
+    {"estimators", "Exact simplex MSE (positive, Reid et al. 2023) = Monte Carlo", kSimplex, K::paper},
+    {"estimators", "Simplex RFs (positive): MSE(simplex) <= MSE(orthogonal)", kSimplex, K::paper},
     {"orthogonal", "Exact simplex MSE (positive, Reid et al. 2023) = Monte Carlo", kSimplex, K::paper, {},
      "orthogonal_positive.png"},
     {"orthogonal", "Simplex RFs (positive): MSE(simplex) <= MSE(orthogonal)", kSimplex, K::paper, {},
@@ -124,7 +173,7 @@ const std::vector<ClaimSource> kSources{
     {"orthogonal", "Exact iid MSE (smreg, sphere MGF) = Monte Carlo", kFavorlab, K::derived, {},
      "orthogonal_smreg.png"},
     {"estimators", "Exact MSE (", kFavorlab, K::derived},  // coupled rows of every family
-    {"estimators", "Simplex RFs: MSE(", kFavorlab, K::derived},  // simplex rows for the other families
+    {"estimators", "Simplex RFs (", kFavorlab, K::derived},  // simplex rows for the other families
     {"unbiased", "Identity: under the zero-variance proposal every weighted ", kFavorlab, K::identity, {},
      "unbiased.png"},
     {"perm-order", "E[order] of a uniform permutation of S_n", kFavorlab, K::derived},

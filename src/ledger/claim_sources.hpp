@@ -39,6 +39,11 @@ struct ClaimSource {
   std::string_view corrected_by = {};
   // The figure that shows the claim (a PNG name under results/figures/); empty: the experiment's first figure.
   std::string_view figure = {};
+  // The source's own sentence that the claim formalizes (short exact phrases, formulas in ASCII, elisions "[...]")
+  // and where it is printed ("Section 3, Theorem 2"). A `paper` claim is that sentence as printed; a `derived` claim
+  // with a sentence here is favorlab's stronger reading of it (refuting the reading does not refute the sentence).
+  std::string_view printed = {};
+  std::string_view printed_at = {};
 };
 
 // Every row of the table, in the order the ledger groups them (by first appearance of each source).

@@ -1,18 +1,16 @@
+// The ledger's reading and deciding: result files to checks, checks to methods, methods to one verdict per claim
+// (docs/judging.md#the-claims-ledger). The printed forms are in ledger_format.cpp.
 #include "ledger/ledger.hpp"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <array>
 #include <cmath>
-#include <fstream>
 #include <map>
-#include <sstream>
 #include <stdexcept>
+#include <tuple>
 
-#include "io/format_number.hpp"
 #include "io/json_file.hpp"
-#include "io/wrap_words.hpp"
 
 namespace favorlab {
 
@@ -20,9 +18,10 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 namespace fs = std::filesystem;
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // kOutOfReach (stats/check.hpp): older result files write it as the number 9223372036854775807, newer ones as
-// trials_needed null with an out_of_reach reason; both read as out of reach.
+// trials_needed null with an out_of_reach reason; both read as "the check names no trial count".
 
 [[noreturn]] void bad_file(const std::string& file, const std::string& what) {
   throw std::invalid_argument(file + ": " + what);
@@ -41,7 +40,7 @@ std::int64_t integer_field(const Json& check, const char* key, const std::string
 
 double number_field(const Json& check, const char* key) {
   const auto it = check.find(key);
-  return it != check.end() && it->is_number() ? it->get<double>() : std::numeric_limits<double>::quiet_NaN();
+  return it != check.end() && it->is_number() ? it->get<double>() : kNaN;
 }
 
 std::string string_field(const Json& j, const char* key) {
@@ -49,18 +48,37 @@ std::string string_field(const Json& j, const char* key) {
   return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
-// One check as read from a file, with its attribution.
+// One check as read from a file, with its attribution and its family α (the file's params.alpha; NaN: not stated).
 struct ReadCheck {
   std::string experiment, claim, method, source;
   ClaimKind kind = ClaimKind::paper;
   const ClaimSource* row = nullptr;
+  double alpha = kNaN;
   Check check;
 };
 
-ReadCheck read_check(const Json& j, const std::string& experiment, const std::string& where_in_file) {
+void read_counts(const Json& j, Check& c, const std::string& where_in_file, const std::string& status) {
+  // A check that judged nothing may leave its counts out (0 points: inconclusive); present counts must add up.
+  const bool counted = j.contains("points_total") || j.contains("points_held") || j.contains("points_violated") ||
+                       j.contains("points_inconclusive");
+  if (counted) {
+    c.points_held = integer_field(j, "points_held", where_in_file);
+    c.points_violated = integer_field(j, "points_violated", where_in_file);
+    c.points_inconclusive = integer_field(j, "points_inconclusive", where_in_file);
+    c.points_total = integer_field(j, "points_total", where_in_file);
+    if (c.points_total != c.points_held + c.points_violated + c.points_inconclusive)
+      bad_file(where_in_file, "points_total is not the sum of its counts");
+  }
+  // The verdict is re-derived, not taken on the file's word.
+  if (verdict_from_counts(c.points_held, c.points_violated, c.points_inconclusive) != c.status)
+    bad_file(where_in_file, "status '" + status + "' disagrees with its own point counts");
+}
+
+ReadCheck read_check(const Json& j, const std::string& experiment, double alpha, const std::string& where_in_file) {
   if (!j.is_object()) bad_file(where_in_file, "not an object");
   ReadCheck r;
   r.experiment = experiment;
+  r.alpha = alpha;
   Check& c = r.check;
   c.claim = string_field(j, "claim");
   if (c.claim.empty()) bad_file(where_in_file, "no claim");
@@ -76,21 +94,9 @@ ReadCheck read_check(const Json& j, const std::string& experiment, const std::st
     c.value = number_field(j, "value");
     c.target = number_field(j, "target");
   } else {
-    // A check that judged nothing may leave its counts out (0 points: inconclusive); present counts must add up.
-    const bool counted = j.contains("points_total") || j.contains("points_held") || j.contains("points_violated") ||
-                         j.contains("points_inconclusive");
-    if (counted) {
-      c.points_held = integer_field(j, "points_held", where_in_file);
-      c.points_violated = integer_field(j, "points_violated", where_in_file);
-      c.points_inconclusive = integer_field(j, "points_inconclusive", where_in_file);
-      c.points_total = integer_field(j, "points_total", where_in_file);
-      if (c.points_total != c.points_held + c.points_violated + c.points_inconclusive)
-        bad_file(where_in_file, "points_total is not the sum of its counts");
-    }
-    // The verdict is re-derived, not taken on the file's word.
-    if (verdict_from_counts(c.points_held, c.points_violated, c.points_inconclusive) != c.status)
-      bad_file(where_in_file, "status '" + status + "' disagrees with its own point counts");
+    read_counts(j, c, where_in_file, status);
     c.power = number_field(j, "power");
+    c.critical = number_field(j, "critical");
     const auto needed = j.find("trials_needed");
     if (needed != j.end() && needed->is_number_integer()) c.trials_needed = needed->get<std::int64_t>();
     const auto reach = j.find("out_of_reach");
@@ -119,21 +125,53 @@ ReadCheck read_check(const Json& j, const std::string& experiment, const std::st
   return r;
 }
 
-// The first clause of a check's detail that says why it stays open, if it says so.
+// The clauses of a check's detail: "; " or the end of a sentence (". ") apart, outside brackets (an interval may
+// open with one kind and close with the other: "(1.9, inf]").
+std::vector<std::string> clauses(const std::string& detail) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  int depth = 0;
+  for (std::size_t i = 0; i < detail.size(); ++i) {
+    if (detail[i] == '(' || detail[i] == '[') ++depth;
+    else if ((detail[i] == ')' || detail[i] == ']') && depth > 0) --depth;
+    else if (depth == 0 && (detail.compare(i, 2, "; ") == 0 || detail.compare(i, 2, ". ") == 0)) {
+      out.push_back(detail.substr(start, i - start));
+      start = i + 2;
+      ++i;
+    }
+  }
+  if (start < detail.size()) out.push_back(detail.substr(start));
+  return out;
+}
+
+// Why an open check stays open, in its own words: nothing judged; its out_of_reach reason; else the clause of its
+// detail that says so (out of reach, non-finite figures), or, where it names no trial count, its first clause.
 std::string open_reason_of(const Check& c) {
   if (c.points_total == 0) return "nothing judged";
   if (!c.out_of_reach.empty()) return c.out_of_reach;
-  std::size_t start = 0;
-  while (start < c.detail.size()) {
-    const std::size_t end = std::min(c.detail.find("; ", start), c.detail.size());
-    const std::string clause = c.detail.substr(start, end - start);
-    if (clause.find("out of reach") != std::string::npos) return clause;
-    start = end + 2;
-  }
-  return "";
+  const std::vector<std::string> parts = clauses(c.detail);
+  for (const std::string& clause : parts)
+    if (clause.find("out of reach") != std::string::npos || clause.find("non-finite") != std::string::npos)
+      return clause;
+  return c.trials_needed == 0 && !parts.empty() ? parts.front() : "";
 }
 
-void add_to_method(LedgerMethod& m, const Check& c) {
+// The check says its power comes from points exact to rounding alone (ClaimCheck, EitherCheck: "caught ... at every
+// judged point", where a sampled power says "at every sampled point").
+bool power_from_rounding(const Check& c) { return c.detail.find("at every judged point") != std::string::npos; }
+
+void add_power(LedgerMethod& m, const Check& c) {
+  if (!std::isfinite(c.power)) return;
+  const bool rounding = power_from_rounding(c);
+  // A sampled power replaces rounding-only ones; rounding-only powers count only while no sampled one is known.
+  if (rounding && std::isfinite(m.power) && !m.power_from_rounding) return;
+  if (!rounding && m.power_from_rounding) m.power = kNaN;
+  m.power = std::isfinite(m.power) ? std::max(m.power, c.power) : c.power;
+  m.power_from_rounding = rounding;
+}
+
+void add_to_method(LedgerMethod& m, const ReadCheck& rc) {
+  const Check& c = rc.check;
   ++m.checks;
   if (c.status == Verdict::measured) {
     if (m.checks == 1) {
@@ -148,7 +186,12 @@ void add_to_method(LedgerMethod& m, const Check& c) {
   m.held += c.points_held;
   m.violated += c.points_violated;
   m.inconclusive += c.points_inconclusive;
-  if (std::isfinite(c.power)) m.power = std::isfinite(m.power) ? std::max(m.power, c.power) : c.power;
+  add_power(m, c);
+  if (std::isfinite(c.critical) && !m.combined()) {
+    ++m.sampled_checks;
+    if (std::isfinite(rc.alpha)) m.alpha_sum += rc.alpha;
+    else m.alpha_unknown = true;
+  }
   if (c.status == Verdict::inconclusive) {
     m.trials_needed = std::max(m.trials_needed, c.trials_needed);
     if (m.open_reason.empty()) m.open_reason = open_reason_of(c);
@@ -167,137 +210,163 @@ void add_to_method(LedgerMethod& m, const Check& c) {
   m.verdict = now;
 }
 
+// The weaker of two powers for the line shown: a larger one (NaN: none stated, the weakest of all).
+bool weaker(const LedgerMethod& a, const LedgerMethod& b) {
+  if (!std::isfinite(a.power)) return std::isfinite(b.power);
+  return std::isfinite(b.power) && a.power > b.power;
+}
+
+// Holds: per experiment, the strongest method that confirms every one of its points; the claim holds only when each
+// experiment that judged it has one (its points settled by some method of its own), and shows the weakest of these.
+void decide_unrefuted(LedgerClaim& claim) {
+  const std::size_t n = claim.methods.size();
+  std::vector<std::string> experiments;
+  for (const LedgerMethod& m : claim.methods)
+    if (m.verdict != Verdict::measured && std::find(experiments.begin(), experiments.end(), m.experiment) ==
+                                              experiments.end())
+      experiments.push_back(m.experiment);
+  std::size_t weakest = n, first_open = n;
+  for (const std::string& e : experiments) {
+    std::size_t best = n;
+    for (std::size_t i = 0; i < n; ++i) {
+      const LedgerMethod& m = claim.methods[i];
+      if (m.experiment != e) continue;
+      if (m.verdict == Verdict::holds && (best == n || weaker(claim.methods[best], m))) best = i;
+      if (m.verdict == Verdict::inconclusive && first_open == n) first_open = i;
+    }
+    if (best == n) continue;
+    claim.settled_in.push_back(e);
+    if (weakest == n || weaker(claim.methods[best], claim.methods[weakest])) weakest = best;
+  }
+  if (claim.settled_in.size() == experiments.size()) {
+    claim.verdict = Verdict::holds;
+    claim.deciding = weakest;
+    return;
+  }
+  claim.verdict = Verdict::inconclusive;
+  claim.deciding = first_open;
+  // The first open method of an experiment no method settles.
+  for (std::size_t i = 0; i < n; ++i) {
+    const LedgerMethod& m = claim.methods[i];
+    if (m.verdict == Verdict::inconclusive &&
+        std::find(claim.settled_in.begin(), claim.settled_in.end(), m.experiment) == claim.settled_in.end()) {
+      claim.deciding = i;
+      break;
+    }
+  }
+}
+
 void decide(LedgerClaim& claim) {
-  std::size_t first_violated = claim.methods.size(), first_holds = claim.methods.size();
+  const std::size_t n = claim.methods.size();
+  std::size_t first_violated = n;
   bool all_measured = true;
-  for (std::size_t i = 0; i < claim.methods.size(); ++i) {
+  for (std::size_t i = 0; i < n; ++i) {
     const Verdict v = claim.methods[i].verdict;
     if (v != Verdict::measured) all_measured = false;
-    if (v == Verdict::violated && first_violated == claim.methods.size()) first_violated = i;
-    if (v == Verdict::holds && first_holds == claim.methods.size()) first_holds = i;
+    if (v == Verdict::violated && first_violated == n) first_violated = i;
   }
   if (all_measured) {
     claim.verdict = Verdict::measured;
     claim.deciding = 0;
-  } else if (first_violated < claim.methods.size()) {
+  } else if (first_violated < n) {
     claim.verdict = Verdict::violated;
     claim.deciding = first_violated;
     // The counterexample shown: a refuting method that names its worst point, where one does.
-    for (std::size_t i = first_violated; i < claim.methods.size(); ++i)
+    for (std::size_t i = first_violated; i < n; ++i)
       if (claim.methods[i].verdict == Verdict::violated && !claim.methods[i].worst_label.empty()) {
         claim.deciding = i;
         break;
       }
-  } else if (first_holds < claim.methods.size()) {
-    claim.verdict = Verdict::holds;
-    claim.deciding = first_holds;
   } else {
-    claim.verdict = Verdict::inconclusive;
-    claim.deciding = 0;
-    for (std::size_t i = 0; i < claim.methods.size(); ++i)
-      if (claim.methods[i].verdict == Verdict::inconclusive) {
-        claim.deciding = i;
-        break;
-      }
+    decide_unrefuted(claim);
   }
 }
 
-// "Performers, Lemma 2" → "Performers"; "FAVOR# (2023)" stays.
-std::string paper_of(const std::string& source) { return source.substr(0, source.find(',')); }
-
-std::string percent(double fraction) {
-  if (!std::isfinite(fraction)) return "n/a";
-  return format_number(100 * fraction, 2) + " %";
-}
-
-std::string counts_text(std::int64_t held, std::int64_t violated, std::int64_t inconclusive) {
-  return std::to_string(held) + "/" + std::to_string(held + violated + inconclusive) + " held, " +
-         std::to_string(violated) + " violated, " + std::to_string(inconclusive) + " inconclusive";
-}
-
-std::string method_text(const LedgerMethod& m) {
-  std::string s = m.label() + ": ";
-  if (m.verdict == Verdict::measured) {
-    s += "value " + format_number(m.value, 4);
-    if (std::isfinite(m.target)) s += " (target " + format_number(m.target, 4) + ")";
+std::string run_size_of(const std::vector<std::string>& quick_files, const std::vector<std::string>& full_files) {
+  // "quick", "paper-sized", or the majority with the exceptions named (results/ holds the quick runs and
+  // peer-speed.json, which scripts/peer-bench.sh writes at its own size).
+  auto join = [](const std::vector<std::string>& names) {
+    std::string s;
+    for (const auto& n : names) s += (s.empty() ? "" : ", ") + n;
     return s;
+  };
+  if (full_files.empty()) return "quick runs";
+  if (quick_files.empty()) return "paper-sized runs";
+  if (quick_files.size() >= full_files.size()) return "quick runs (" + join(full_files) + ": paper-sized)";
+  return "paper-sized runs (" + join(quick_files) + ": quick)";
+}
+
+// Every check of every file in `dir`, in file order.
+std::vector<ReadCheck> read_checks(const fs::path& dir, Ledger& ledger) {
+  const std::vector<fs::path> paths = result_files(dir);
+  if (paths.empty()) throw std::invalid_argument(dir.string() + ": no result files (*.json) there");
+  std::vector<ReadCheck> checks;
+  std::vector<std::string> quick_files, full_files;
+  for (const fs::path& path : paths) {
+    const std::string name = path.string();
+    const Json doc = read_result_file(path);
+    if (!doc.is_object() || string_field(doc, "schema") != "favorlab.result/1")
+      bad_file(name, "not a favorlab result file (schema favorlab.result/1)");
+    const std::string experiment = string_field(doc, "experiment");
+    if (experiment.empty()) bad_file(name, "no experiment name");
+    const auto list = doc.find("checks");
+    if (list == doc.end() || !list->is_array()) bad_file(name, "no checks array");
+    const auto params = doc.find("params");
+    const bool has_params = params != doc.end() && params->is_object();
+    const bool quick = has_params && params->value("quick", false) == true;
+    const double alpha = has_params ? number_field(*params, "alpha") : kNaN;
+    (quick ? quick_files : full_files).push_back(path.filename().string());
+    for (std::size_t i = 0; i < list->size(); ++i)
+      checks.push_back(read_check((*list)[i], experiment, alpha, name + ": check " + std::to_string(i + 1)));
+    ledger.files.push_back(path.filename().string());
   }
-  return s + counts_text(m.held, m.violated, m.inconclusive);
+  ledger.checks = static_cast<std::int64_t>(checks.size());
+  ledger.run_size = run_size_of(quick_files, full_files);
+  return checks;
 }
 
-std::string settle_text(const LedgerMethod& m) {
-  if (m.held + m.violated + m.inconclusive == 0) return "nothing judged";
-  if (m.trials_needed == kOutOfReach)
-    return "out of reach at any trial count" + (m.open_reason.empty() ? std::string() : " (" + m.open_reason + ")");
-  if (m.trials_needed > 0)
-    return "about " + format_number(static_cast<double>(m.trials_needed), 2) + " trials per point would settle it";
-  return m.open_reason.empty() ? "neither confirmed nor refuted; see the check's detail" : m.open_reason;
-}
-
-std::string point_text(const LedgerMethod& m) {
-  if (m.worst_label.empty()) return m.where;
-  return m.worst_label + " (" + m.where + ")";
-}
-
-// Markdown table cells: a pipe ends a cell, a newline a row.
-std::string cell(const std::string& s) {
-  std::string out;
-  for (char ch : s) {
-    if (ch == '|') out += "\\|";
-    else if (ch == '\n') out += ' ';
-    else out += ch;
+LedgerClaim new_claim(const ReadCheck& rc) {
+  LedgerClaim claim;
+  claim.claim = rc.claim;
+  claim.source = rc.source;
+  claim.kind = rc.kind;
+  if (rc.row != nullptr) {
+    claim.corrected_claim = rc.row->corrected_by;
+    claim.figure = rc.row->figure;
+    claim.printed = rc.row->printed;
+    claim.printed_at = rc.row->printed_at;
   }
-  return out;
-}
-std::string code_cell(const std::string& s) { return "`" + cell(s) + "`"; }
-
-std::string figure_link(const Ledger& ledger, const std::string& figure, const std::string& prefix) {
-  if (figure.empty()) return "";
-  std::error_code ec;
-  if (!fs::exists(ledger.results_dir / "figures" / figure, ec)) return figure;
-  return "[" + figure + "](" + prefix + figure + ")";
-}
-
-std::string counts_line(const Ledger& ledger) {
-  return std::to_string(ledger.claims.size()) + " claims from " + std::to_string(ledger.checks) + " checks in " +
-         std::to_string(ledger.files.size()) + " result files: " + std::to_string(ledger.count(Verdict::holds)) +
-         " hold, " + std::to_string(ledger.count(Verdict::violated)) + " violated, " +
-         std::to_string(ledger.count(Verdict::inconclusive)) + " inconclusive, " +
-         std::to_string(ledger.count(Verdict::measured)) + " measured";
-}
-
-bool found_false(const LedgerClaim& c) { return c.kind == ClaimKind::paper && c.verdict == Verdict::violated; }
-
-std::string corrected_text(const LedgerClaim& c) {
-  if (c.corrected_claim.empty()) return "no corrected statement tested";
-  return c.corrected_claim + ": " + (c.corrected_verdict ? verdict_name(*c.corrected_verdict) : "not in these results");
-}
-
-Json method_json(const LedgerMethod& m) {
-  auto num = [](double v) { return std::isfinite(v) ? Json(v) : Json(nullptr); };
-  Json j{{"experiment", m.experiment},
-         {"method", m.method},
-         {"verdict", verdict_name(m.verdict)},
-         {"checks", m.checks}};
-  if (m.verdict == Verdict::measured) {
-    j["value"] = num(m.value);
-    j["target"] = num(m.target);
-  } else {
-    j["points_held"] = m.held;
-    j["points_violated"] = m.violated;
-    j["points_inconclusive"] = m.inconclusive;
-    j["power"] = num(m.power);
-    j["trials_needed"] = m.trials_needed == kOutOfReach || m.trials_needed == 0 ? Json(nullptr) : Json(m.trials_needed);
-    j["out_of_reach"] = m.trials_needed == kOutOfReach;
+  if (claim.figure.empty()) {
+    const auto& figures = experiment_figures(rc.experiment);
+    if (!figures.empty()) claim.figure = figures.front();
   }
-  j["worst"] = m.worst_label.empty() ? Json(nullptr) : Json(m.worst_label);
-  j["where"] = m.where;
-  return j;
+  return claim;
+}
+
+// Sources by their first row in the table, claims by their row, then by first appearance.
+void sort_claims(Ledger& ledger, const std::vector<std::size_t>& rows) {
+  const auto& table = claim_sources();
+  auto source_rank = [&table](const std::string& source) {
+    for (std::size_t i = 0; i < table.size(); ++i)
+      if (table[i].source == source) return i;
+    return table.size();
+  };
+  std::vector<std::size_t> order(ledger.claims.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  const auto key = [&](std::size_t i) {
+    return std::make_tuple(source_rank(ledger.claims[i].source), ledger.claims[i].source, rows[i], i);
+  };
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return key(a) < key(b); });
+  std::vector<LedgerClaim> sorted;
+  sorted.reserve(order.size());
+  for (std::size_t i : order) sorted.push_back(std::move(ledger.claims[i]));
+  ledger.claims = std::move(sorted);
 }
 
 }  // namespace
 
 std::string LedgerMethod::label() const { return method.empty() ? experiment : experiment + ", " + method; }
+bool LedgerMethod::combined() const { return method == "plain or importance-sampled"; }
 
 std::int64_t LedgerClaim::held() const {
   std::int64_t n = 0;
@@ -314,9 +383,37 @@ std::int64_t LedgerClaim::inconclusive() const {
   for (const auto& m : methods) n += m.inconclusive;
   return n;
 }
+double LedgerClaim::false_verdict_bound() const {
+  double sum = 0;
+  for (const auto& m : methods) {
+    if (m.alpha_unknown) return kNaN;
+    sum += m.alpha_sum;
+  }
+  return sum;
+}
+int LedgerClaim::sampled_checks() const {
+  int n = 0;
+  for (const auto& m : methods) n += m.sampled_checks;
+  return n;
+}
 
 std::int64_t Ledger::count(Verdict v) const {
-  return std::count_if(claims.begin(), claims.end(), [v](const LedgerClaim& c) { return c.verdict == v; });
+  return std::count_if(claims.begin(), claims.end(),
+                       [v](const LedgerClaim& c) { return !c.identity() && c.verdict == v; });
+}
+std::int64_t Ledger::identities(Verdict v) const {
+  return std::count_if(claims.begin(), claims.end(),
+                       [v](const LedgerClaim& c) { return c.identity() && c.verdict == v; });
+}
+std::int64_t Ledger::identities() const {
+  return std::count_if(claims.begin(), claims.end(), [](const LedgerClaim& c) { return c.identity(); });
+}
+
+bool found_false_as_printed(const LedgerClaim& c) {
+  return c.kind == ClaimKind::paper && c.verdict == Verdict::violated;
+}
+bool stronger_reading_found_false(const LedgerClaim& c) {
+  return c.kind == ClaimKind::derived && !c.printed.empty() && c.verdict == Verdict::violated;
 }
 
 std::vector<fs::path> result_files(const fs::path& dir) {
@@ -333,78 +430,28 @@ std::vector<fs::path> result_files(const fs::path& dir) {
 Ledger read_ledger(const fs::path& dir) {
   Ledger ledger;
   ledger.results_dir = dir;
-  const std::vector<fs::path> paths = result_files(dir);
-  if (paths.empty()) throw std::invalid_argument(dir.string() + ": no result files (*.json) there");
-
-  std::vector<ReadCheck> checks;
-  std::vector<std::string> quick_files, full_files;
-  for (const fs::path& path : paths) {
-    const std::string name = path.string();
-    const Json doc = read_result_file(path);
-    if (!doc.is_object() || string_field(doc, "schema") != "favorlab.result/1")
-      bad_file(name, "not a favorlab result file (schema favorlab.result/1)");
-    const std::string experiment = string_field(doc, "experiment");
-    if (experiment.empty()) bad_file(name, "no experiment name");
-    const auto list = doc.find("checks");
-    if (list == doc.end() || !list->is_array()) bad_file(name, "no checks array");
-    const auto params = doc.find("params");
-    const bool quick = params != doc.end() && params->is_object() && params->value("quick", false) == true;
-    (quick ? quick_files : full_files).push_back(path.filename().string());
-    for (std::size_t i = 0; i < list->size(); ++i)
-      checks.push_back(read_check((*list)[i], experiment, name + ": check " + std::to_string(i + 1)));
-    ledger.files.push_back(path.filename().string());
-  }
-  ledger.checks = static_cast<std::int64_t>(checks.size());
-  // "quick", "paper-sized", or the majority with the exceptions named (results/ holds the quick runs and
-  // peer-speed.json, which scripts/peer-bench.sh writes at its own size).
-  auto join = [](const std::vector<std::string>& names) {
-    std::string s;
-    for (const auto& n : names) s += (s.empty() ? "" : ", ") + n;
-    return s;
-  };
-  if (full_files.empty()) ledger.run_size = "quick runs";
-  else if (quick_files.empty()) ledger.run_size = "paper-sized runs";
-  else if (quick_files.size() >= full_files.size())
-    ledger.run_size = "quick runs (" + join(full_files) + ": paper-sized)";
-  else ledger.run_size = "paper-sized runs (" + join(quick_files) + ": quick)";
-
-  // Order: sources by their first row in the table, claims by their row, then by first appearance.
-  const auto& rows = claim_sources();
-  auto source_rank = [&rows](const std::string& source) {
-    for (std::size_t i = 0; i < rows.size(); ++i)
-      if (rows[i].source == source) return i;
-    return rows.size();
-  };
-  struct Key {
-    std::size_t source_rank;
-    std::string source;
-    std::size_t row;
-    std::size_t first_seen;
-  };
-  std::map<std::pair<std::string, std::string>, std::size_t> index;  // (source, claim) → claims[i]
-  std::vector<Key> keys;
+  const std::vector<ReadCheck> checks = read_checks(dir, ledger);
+  const auto& table = claim_sources();
+  // One line per (source, claim); an identity is its own line whatever its words, so that a check of an algebraic
+  // identity never decides a claim about a sampler, a coupling or a control.
+  std::map<std::tuple<std::string, std::string, bool>, std::size_t> index;
+  std::vector<std::size_t> rows;  // per claim: its table row (table.size(): none)
+  std::vector<bool> named_figure;  // per claim: its figure is named by a table row (not an experiment's first)
   for (const ReadCheck& rc : checks) {
-    const auto id = std::make_pair(rc.source, rc.claim);
+    const auto id = std::make_tuple(rc.source, rc.claim, rc.kind == ClaimKind::identity);
+    const bool names_figure = rc.row != nullptr && !rc.row->figure.empty();
     auto it = index.find(id);
     if (it == index.end()) {
-      LedgerClaim claim;
-      claim.claim = rc.claim;
-      claim.source = rc.source;
-      claim.kind = rc.kind;
-      if (rc.row != nullptr) {
-        claim.corrected_claim = rc.row->corrected_by;
-        claim.figure = rc.row->figure;
-      }
-      if (claim.figure.empty()) {
-        const auto& figures = experiment_figures(rc.experiment);
-        if (!figures.empty()) claim.figure = figures.front();
-      }
       it = index.emplace(id, ledger.claims.size()).first;
-      ledger.claims.push_back(std::move(claim));
-      const std::size_t row = rc.row != nullptr ? static_cast<std::size_t>(rc.row - rows.data()) : rows.size();
-      keys.push_back({source_rank(rc.source), rc.source, row, keys.size()});
+      ledger.claims.push_back(new_claim(rc));
+      rows.push_back(rc.row != nullptr ? static_cast<std::size_t>(rc.row - table.data()) : table.size());
+      named_figure.push_back(names_figure);
     }
     LedgerClaim& claim = ledger.claims[it->second];
+    if (names_figure && !named_figure[it->second]) {  // a figure drawn for the claim beats an experiment's first
+      claim.figure = rc.row->figure;
+      named_figure[it->second] = true;
+    }
     auto m = std::find_if(claim.methods.begin(), claim.methods.end(), [&rc](const LedgerMethod& lm) {
       return lm.experiment == rc.experiment && lm.method == rc.method;
     });
@@ -415,216 +462,20 @@ Ledger read_ledger(const fs::path& dir) {
       claim.methods.push_back(std::move(method));
       m = claim.methods.end() - 1;
     }
-    add_to_method(*m, rc.check);
+    add_to_method(*m, rc);
   }
   for (LedgerClaim& c : ledger.claims) decide(c);
   for (LedgerClaim& c : ledger.claims) {
     if (c.corrected_claim.empty()) continue;
     for (const LedgerClaim& other : ledger.claims)
-      if (other.claim.starts_with(c.corrected_claim)) {
+      if (!other.identity() && other.claim.starts_with(c.corrected_claim)) {
         c.corrected_claim = other.claim;
         c.corrected_verdict = other.verdict;
         break;
       }
   }
-  std::vector<std::size_t> order(ledger.claims.size());
-  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&keys](std::size_t a, std::size_t b) {
-    const Key &x = keys[a], &y = keys[b];
-    if (x.source_rank != y.source_rank) return x.source_rank < y.source_rank;
-    if (x.source != y.source) return x.source < y.source;
-    if (x.row != y.row) return x.row < y.row;
-    return x.first_seen < y.first_seen;
-  });
-  std::vector<LedgerClaim> sorted;
-  sorted.reserve(order.size());
-  for (std::size_t i : order) sorted.push_back(std::move(ledger.claims[i]));
-  ledger.claims = std::move(sorted);
+  sort_claims(ledger, rows);
   return ledger;
-}
-
-std::string ledger_text(const Ledger& ledger) {
-  std::ostringstream s;
-  s << "favorlab claims: " << counts_line(ledger) << "\n  (" << ledger.results_dir.string() << ": " << ledger.run_size
-    << ")\n";
-  s << "\nFound false as printed\n";
-  bool any = false;
-  for (const LedgerClaim& c : ledger.claims) {
-    if (!found_false(c)) continue;
-    any = true;
-    const LedgerMethod& m = c.methods[c.deciding];
-    s << "  " << c.source << ": " << c.claim << "\n"
-      << "      counterexample [" << m.label() << "]: " << point_text(m) << "\n"
-      << "      corrected: " << corrected_text(c) << "\n";
-  }
-  if (!any) s << "  none\n";
-  s << "\nStill open\n";
-  any = false;
-  for (const LedgerClaim& c : ledger.claims) {
-    if (c.verdict != Verdict::inconclusive) continue;
-    any = true;
-    s << "  " << c.source << ": " << c.claim << "\n";
-    for (const LedgerMethod& m : c.methods)
-      if (m.verdict == Verdict::inconclusive) s << "      " << m.label() << ": " << settle_text(m) << "\n";
-  }
-  if (!any) s << "  none\n";
-  std::string source;
-  for (const LedgerClaim& c : ledger.claims) {
-    if (c.source != source) {
-      source = c.source;
-      s << "\n" << source << "\n";
-    }
-    const LedgerMethod& m = c.methods[c.deciding];
-    s << "  " << verdict_name(c.verdict) << std::string(14 - std::string(verdict_name(c.verdict)).size(), ' ')
-      << c.claim << " [" << claim_kind_name(c.kind) << "]\n";
-    std::string methods;
-    for (const LedgerMethod& lm : c.methods) methods += (methods.empty() ? "" : "; ") + method_text(lm);
-    s << std::string(16, ' ') << methods << "\n";
-    if (c.verdict != Verdict::measured) {
-      s << std::string(16, ' ') << "power " << percent(m.power) << "; worst: " << point_text(m);
-      if (!c.figure.empty()) s << "; figure " << c.figure;
-      s << "\n";
-    }
-  }
-  return s.str();
-}
-
-std::string ledger_markdown(const Ledger& ledger) {
-  std::ostringstream s;
-  s << "# What favorlab found\n\n"
-    << "Generated by `favorlab claims " << ledger.results_dir.string() << " --format md` from the result files of "
-    << "the " << ledger.run_size << "; do not edit. " << counts_line(ledger) << ".\n\n"
-    << "One line per claim: a claim judged by several experiments or methods is violated if any of them refutes "
-    << "it, holds if one of them confirms it at every point and none refutes it, and is inconclusive otherwise "
-    << "(docs/judging.md, \"The claims ledger\"). Points: held/total, violated, inconclusive, summed over methods.\n\n";
-  s << "## Found false as printed\n\n";
-  s << "| Claim | Source | Counterexample | Corrected statement |\n|---|---|---|---|\n";
-  for (const LedgerClaim& c : ledger.claims) {
-    if (!found_false(c)) continue;
-    const LedgerMethod& m = c.methods[c.deciding];
-    s << "| " << code_cell(c.claim) << " | " << cell(c.source) << " | " << cell(m.label() + ": " + point_text(m))
-      << " | " << cell(corrected_text(c)) << " |\n";
-  }
-  s << "\n## Still open\n\n| Claim | Source | What would settle it |\n|---|---|---|\n";
-  for (const LedgerClaim& c : ledger.claims) {
-    if (c.verdict != Verdict::inconclusive) continue;
-    std::string why;
-    for (const LedgerMethod& m : c.methods)
-      if (m.verdict == Verdict::inconclusive) why += (why.empty() ? "" : "; ") + m.label() + ": " + settle_text(m);
-    s << "| " << code_cell(c.claim) << " | " << cell(c.source) << " | " << cell(why) << " |\n";
-  }
-  std::string source;
-  for (const LedgerClaim& c : ledger.claims) {
-    if (c.source != source) {
-      source = c.source;
-      s << "\n## " << source << "\n\n| Verdict | Claim | Kind | Methods | Power | Worst point | Figure |\n"
-        << "|---|---|---|---|---|---|---|\n";
-    }
-    const LedgerMethod& m = c.methods[c.deciding];
-    std::string methods;
-    for (const LedgerMethod& lm : c.methods) methods += (methods.empty() ? "" : "; ") + method_text(lm);
-    const bool judged = c.verdict != Verdict::measured;
-    s << "| **" << verdict_name(c.verdict) << "** | " << code_cell(c.claim) << " | " << claim_kind_name(c.kind)
-      << " | " << cell(methods) << " | " << (judged ? percent(m.power) : "") << " | "
-      << cell(judged ? point_text(m) : m.where) << " | " << figure_link(ledger, c.figure, "figures/") << " |\n";
-  }
-  return s.str();
-}
-
-std::string ledger_findings_markdown(const Ledger& ledger) {
-  // Wrapped at 120 columns (the README's limit): a paragraph or list item per entry, never a wide table row.
-  std::ostringstream s;
-  const std::string dir = ledger.results_dir.string();
-  s << wrap_words("From the result files in `" + dir + "/` of the " + ledger.run_size + " (`favorlab claims " + dir +
-                      " --format md --findings`): " + counts_line(ledger) + ".",
-                  120, "")
-    << "\n\n";
-  std::vector<std::string> papers;
-  std::map<std::string, std::array<std::int64_t, 4>> counts;
-  for (const LedgerClaim& c : ledger.claims) {
-    const std::string paper = paper_of(c.source);
-    if (!counts.contains(paper)) papers.push_back(paper);
-    ++counts[paper][static_cast<std::size_t>(c.verdict)];
-  }
-  s << "| Source | Hold | Violated | Inconclusive | Measured |\n|---|---|---|---|---|\n";
-  for (const std::string& p : papers) {
-    const auto& n = counts[p];
-    s << "| " << cell(p) << " | " << n[0] << " | " << n[1] << " | " << n[2] << " | " << n[3] << " |\n";
-  }
-  s << "\nFound false as printed (the claim, where the data refute it, and the corrected statement's verdict):\n\n";
-  for (const LedgerClaim& c : ledger.claims) {
-    if (!found_false(c)) continue;
-    const LedgerMethod& m = c.methods[c.deciding];
-    const std::string point = m.worst_label.empty() ? m.where : m.worst_label;
-    const std::string corrected =
-        c.corrected_claim.empty() ? "none tested"
-                                  : (c.corrected_verdict ? verdict_name(*c.corrected_verdict) : "not in these results");
-    const std::string figure = figure_link(ledger, c.figure, dir + "/figures/");
-    s << wrap_words("- `" + c.claim + "` (" + c.source + "): " + point + "; corrected statement: " + corrected +
-                        (figure.empty() ? "." : ". " + figure),
-                    120, "  ")
-      << "\n";
-  }
-  return s.str();
-}
-
-std::string ledger_json(const Ledger& ledger) {
-  Json j{{"schema", "favorlab.claims/1"},
-         {"results_dir", ledger.results_dir.string()},
-         {"run_size", ledger.run_size},
-         {"files", ledger.files},
-         {"checks", ledger.checks}};
-  Json counts = Json::object();
-  for (Verdict v : {Verdict::holds, Verdict::violated, Verdict::inconclusive, Verdict::measured})
-    counts[verdict_name(v)] = ledger.count(v);
-  j["counts"] = counts;
-  Json claims = Json::array();
-  for (const LedgerClaim& c : ledger.claims) {
-    Json methods = Json::array();
-    for (const LedgerMethod& m : c.methods) methods.push_back(method_json(m));
-    Json cj{{"claim", c.claim},
-            {"source", c.source},
-            {"kind", claim_kind_name(c.kind)},
-            {"verdict", verdict_name(c.verdict)},
-            {"found_false_as_printed", found_false(c)},
-            {"points_held", c.held()},
-            {"points_violated", c.violated()},
-            {"points_inconclusive", c.inconclusive()},
-            {"deciding_method", c.methods[c.deciding].label()},
-            {"figure", c.figure.empty() ? Json(nullptr) : Json(c.figure)},
-            {"methods", methods}};
-    if (!c.corrected_claim.empty()) {
-      cj["corrected_claim"] = c.corrected_claim;
-      cj["corrected_verdict"] = c.corrected_verdict ? Json(verdict_name(*c.corrected_verdict)) : Json(nullptr);
-    }
-    claims.push_back(cj);
-  }
-  j["claims"] = claims;
-  return j.dump(1) + "\n";
-}
-
-std::string ledger_summary(const Ledger& ledger, std::size_t max_lines) {
-  std::vector<std::string> lines;
-  lines.push_back("favorlab: " + counts_line(ledger));
-  std::vector<const LedgerClaim*> refuted;
-  for (const LedgerClaim& c : ledger.claims)
-    if (found_false(c)) refuted.push_back(&c);
-  lines.push_back("found false as printed: " + std::to_string(refuted.size()) + (refuted.empty() ? "" : ":"));
-  // Two lines stay for the open count and where the ledger is; the rest may list refuted claims.
-  const std::size_t room = max_lines > lines.size() + 2 ? max_lines - lines.size() - 2 : 0;
-  for (std::size_t i = 0; i < refuted.size() && i < room; ++i) {
-    if (i + 1 == room && refuted.size() > room) {
-      lines.push_back("  ... and " + std::to_string(refuted.size() - i) + " more");
-      break;
-    }
-    lines.push_back("  " + refuted[i]->source + ": " + refuted[i]->claim);
-  }
-  lines.push_back("still open: " + std::to_string(ledger.count(Verdict::inconclusive)) +
-                  " claims (each with what would settle it in the ledger)");
-  while (lines.size() > max_lines) lines.pop_back();
-  std::string s;
-  for (const std::string& l : lines) s += l + "\n";
-  return s;
 }
 
 }  // namespace favorlab

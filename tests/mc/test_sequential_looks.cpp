@@ -304,3 +304,98 @@ TEST_CASE("a sweep set's looks give the same cells at 1 and 2 threads", "[mc][lo
   }
   CHECK(means[0] == means[1]);
 }
+
+namespace {
+
+// Verdict shares of one check over replicates.
+struct Shares {
+  int holds = 0, violated = 0, open = 0;
+};
+
+// An equality check of one point (margin 2 %, α = 0.05) on N(1, 1) draws against a theory `off` above the mean,
+// judged two ways on the same draws: with looks (pilot 1000, 10 looks: up to 512 000 draws) and by one fixed run of
+// the final size (512 000 draws, the whole α). The sample mean after n draws is drawn exactly from its Gaussian
+// increments (a random walk over the look sizes), its SE σ/√n with σ = 1 known: the looks' stopping rule and α
+// spending are the product's (run_looks, ClaimCheck), the draws need not be materialized.
+std::pair<Shares, Shares> looks_and_fixed_run(double off, int replicates, std::uint64_t seed) {
+  constexpr std::int64_t kPilot = 1000;
+  constexpr int kLooks = 10;
+  const double theory = 1 + off;
+  Shares looks, fixed;
+  const auto tally = [](Shares& s, Verdict v) {
+    (v == Verdict::holds ? s.holds : v == Verdict::violated ? s.violated : s.open) += 1;
+  };
+  for (int r = 0; r < replicates; ++r) {
+    std::vector<double> mean(kLooks);
+    double sum = 0;
+    std::int64_t n = 0;
+    for (int k = 0; k < kLooks; ++k) {
+      const std::int64_t to = look_trials(kPilot, k);
+      PhiloxStream rng(seed, static_cast<std::uint64_t>(r), static_cast<std::uint64_t>(k));
+      sum += static_cast<double>(to - n) + std::sqrt(static_cast<double>(to - n)) * rng.normal();
+      n = to;
+      mean[k] = sum / static_cast<double>(n);
+    }
+    const auto evidence = [&](int look, int judged_at) {
+      const std::int64_t trials = look_trials(kPilot, look);
+      PointEvidence ev{mean[static_cast<std::size_t>(look)], theory, 1 / std::sqrt(static_cast<double>(trials)), 0, 0,
+                       trials, 0, "p"};
+      ev.look = judged_at;
+      return ev;
+    };
+    ClaimCheck scratch("sim", "sim", 0.05, 1);
+    LookPlan plan;
+    plan.max_looks = kLooks;
+    const LookRecord rec = run_looks(
+        1, kPilot, 0, plan, [&](std::size_t, int look) { return scratch.judge(evidence(look, look)); },
+        [](const std::vector<std::size_t>&, std::int64_t) {});
+    ClaimCheck with_looks("sim", "sim", 0.05, 1), one_run("sim", "sim", 0.05, 1);
+    tally(looks, with_looks.judge(evidence(rec.cell_look[0], rec.cell_look[0])).status);
+    tally(fixed, one_run.judge(evidence(kLooks - 1, -1)).status);
+  }
+  return {looks, fixed};
+}
+
+}  // namespace
+
+TEST_CASE("looks stop at the first verdict: a theory inside the margin holds with looks, is violated by one fixed run "
+          "of the final size (docs/judging.md's table)",
+          "[mc][looks][statistical]") {
+  // "holds" at an equality says the difference lies within the margin at the precision reached; "violated" that the
+  // theory is excluded. A theory off by less than the margin satisfies both at the final size, and the looks stop at
+  // the first they reach. The counts are docs/judging.md's table (2000 replicates per row, seed 74).
+  struct Row {
+    double off;
+    Shares looks, fixed;
+  };
+  const std::vector<Row> table{
+      {0.000, {1918, 82, 0}, {1894, 106, 0}}, {0.005, {1817, 183, 0}, {111, 1889, 0}},
+      {0.010, {903, 1097, 0}, {0, 2000, 0}},  {0.015, {95, 1905, 0}, {0, 2000, 0}},
+      {0.020, {1, 1999, 0}, {0, 2000, 0}},    {0.030, {0, 2000, 0}, {0, 2000, 0}},
+      {0.050, {0, 2000, 0}, {0, 2000, 0}},
+  };
+  constexpr int kReplicates = 2000;
+  for (const Row& row : table) {
+    const auto [looks, fixed] = looks_and_fixed_run(row.off, kReplicates, 74);
+    INFO("theory off by " << row.off << ": looks " << looks.holds << "/" << looks.violated << "/" << looks.open
+                          << ", fixed run " << fixed.holds << "/" << fixed.violated << "/" << fixed.open);
+    CHECK(looks.holds == row.looks.holds);
+    CHECK(looks.violated == row.looks.violated);
+    CHECK(fixed.holds == row.fixed.holds);
+    CHECK(fixed.violated == row.fixed.violated);
+    if (row.off == 0) {
+      // Level: the right theory is falsely violated at most α of the time either way.
+      CHECK_FALSE(level_refuted(looks.violated, kReplicates, 0.05));
+      CHECK_FALSE(level_refuted(fixed.violated, kReplicates, 0.05));
+    }
+    if (row.off == 0.005) {
+      // What the table shows: with looks most runs stop at "holds"; the fixed run of the final size refutes.
+      CHECK(looks.holds > 0.8 * kReplicates);
+      CHECK(fixed.violated > 0.9 * kReplicates);
+    }
+    if (row.off == 0.05) {  // power: beyond the margin both designs refute
+      CHECK(looks.violated > 0.95 * kReplicates);
+      CHECK(fixed.violated > 0.95 * kReplicates);
+    }
+  }
+}
