@@ -47,6 +47,9 @@ namespace {
 // ~1e-12 only at ‖z‖ = 0.01, where both forms are evaluated by positive-term series).
 constexpr double kRatioTolerance = 1e-10;
 
+// The regularized estimator's unbiasedness, SMREG's setup in Theorem 1; `unbiased` judges the same claim on its grid.
+const std::string kSetupClaim = "Theorem 1 (setup): E[smreg estimate] = SMREG";
+
 // Streams of the importance-sampled runs, above every sweep's (the dimension d): base + point index.
 constexpr std::uint64_t kImportanceStream = std::uint64_t{1} << 40;
 
@@ -186,8 +189,8 @@ class SmregExperiment final : public Experiment {
     };
 
     const std::size_t points = o_.z_norms.size();
-    ClaimCheck mc("Theorem 1 (setup): E[smreg estimate] = SMREG, Monte Carlo against the Bessel form",
-                  "iid rows of norm sqrt(d), m=" + std::to_string(o_.m) + ", " + std::to_string(o_.dims.size() * points) +
+    ClaimCheck mc(kSetupClaim,
+                  "Monte Carlo against the Bessel form, iid rows of norm sqrt(d), m=" + std::to_string(o_.m) + ", " + std::to_string(o_.dims.size() * points) +
                       " points (d x |z|), x = y = z/2",
                   o_.alpha, o_.dims.size() * points);
     std::vector<OpenPoint> open;  // the points the plain line leaves open, for the importance-sampled line
@@ -272,11 +275,12 @@ class SmregExperiment final : public Experiment {
   // combines the two point by point over every (d, |z|). Annotates the open points' rows.
   void importance_lines(Result& result, const std::vector<OpenPoint>& open, const std::vector<PointVerdict>& plain,
                         const std::vector<std::string>& labels, std::int64_t trials, const RunContext& ctx) const {
-    const std::string claim = "Theorem 1 (setup): E[smreg estimate] = SMREG, Monte Carlo against the Bessel form";
-    const std::string where = "iid rows of norm sqrt(d), m=" + std::to_string(o_.m) + ", " +
+    const std::string claim = kSetupClaim;
+    const std::string where = "Monte Carlo against the Bessel form, iid rows of norm sqrt(d), m=" + std::to_string(o_.m) + ", " +
                               std::to_string(plain.size()) + " points (d x |z|), x = y = z/2";
     ClaimCheck check(claim + ", importance-sampled",
-                     "iid rows of norm sqrt(d), m=" + std::to_string(o_.m) + ", the " + std::to_string(open.size()) +
+                     "against the Bessel form, iid rows of norm sqrt(d), m=" + std::to_string(o_.m) + ", the " +
+                         std::to_string(open.size()) +
                          " of " + std::to_string(plain.size()) + " points the plain line left open, x = y = z/2, " +
                          std::to_string(trials) + " draws each, half plain, half with one row tilted (von "
                          "Mises-Fisher at kappa = sqrt(d)|z|, normalised by the moment series); untilted rows from "

@@ -79,6 +79,7 @@ constexpr std::string_view kPrintedLcm =
 const std::vector<ClaimSource> kSources{
     // Performers: estimators and their errors.
     {"unbiased", "Lemma 1: E[", kLemma1, K::paper, {}, "unbiased.png"},
+    {"unbiased", "Theorem 1 (setup): E[smreg estimate] = SMREG", kTheorem1, K::paper, {}, "unbiased.png"},
     {"mse", "Lemma 1: E[", kLemma1, K::paper, {}, "mse.png"},  // result files of earlier versions
     {"structured", "Lemma 1 (control): E[", kLemma1, K::control, {}, "structured_bias.png"},
     {"mse", "Lemma 2: MSE(", kLemma2, K::paper, {}, "mse.png"},
