@@ -7,9 +7,12 @@
 //   Per H (--heads): H heads of size --head-size, each with its own uniform permutation; the Monte Carlo distribution of
 //   log10 of the lcm of their orders (--head-trials trials, stream 2000 + H) and the exact maximum over all H-tuples
 //   (perm/max_heads_lcm.hpp) with its proven single-pool upper bound.
-// Checks: (1) exact E[order] = Monte Carlo mean, two-sided z tests with the exact SD; points where the exact skewness
-// or kurtosis makes the z test unreliable at this trial count (first- and second-order Edgeworth) are inconclusive.
-// (2) the same for E[ln order], which is far less skewed, so it tests the sampler sharply. (3) PF: "average order over
+// Checks: (1) exact E[order] = Monte Carlo mean, judged by the Chernoff interval of the mean from the exact law of the
+// order (stats/chernoff_interval.hpp): a bound at every trial count, so no skewness gate; with --until-conclusive the
+// sizes still open draw more permutations in looks (docs/judging.md#looks-until-conclusive). (2) E[ln order] by a
+// two-sided z test with its exact SD, gated by its exact skewness and kurtosis (first- and second-order Edgeworth);
+// far less skewed, it tests the sampler sharply. Both are judged on the same permutations: a size draws on while
+// either check is open there. (3) PF: "average order over
 // 3000" at n = 64, decided exactly from E[order], with the median, exp(E ln order) and P(order > 3000) in the detail.
 // (4) PF: the lcm over heads "can be up to 1e27" at head size 64 with BERT-base's 12 heads: decided exactly from the
 // maximum reachable, with the Monte Carlo median and P(lcm ≥ 1e27) in the detail.
@@ -17,11 +20,14 @@
 #include <chrono>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <string>
 
 #include "experiments/experiment.hpp"
+#include "experiments/look_report.hpp"
+#include "mc/joint_verdict.hpp"
 #include "perf/memory_estimate.hpp"
 #include "perm/distinct_orders.hpp"
 #include "perm/heads_lcm.hpp"
@@ -30,6 +36,7 @@
 #include "perm/order_asymptotics.hpp"
 #include "perm/order_distribution.hpp"
 #include "perm/order_histogram.hpp"
+#include "stats/chernoff_interval.hpp"
 #include "stats/clopper_pearson.hpp"
 #include "stats/normal_quantiles.hpp"
 #include "stats/second_order_edgeworth.hpp"
@@ -63,6 +70,7 @@ class PermOrderExperiment final : public Experiment {
   }
   std::int64_t default_trials(bool quick) const override { return quick ? 20'000 : 1'000'000; }
   Distribution distribution() const override { return Distribution::trial_blocks; }
+  bool takes_looks() const override { return true; }
 
   // The exact order distribution of the largest n ≤ --exact-max-n (perm/order_distribution.cpp): its DP keeps, for
   // every s ≤ n, one 1728-bit count per distinct order of S_s (≈ 350 B with its hash node; 1.4 million entries at
@@ -176,118 +184,177 @@ class PermOrderExperiment final : public Experiment {
 
   static double log_order(std::uint64_t order) { return std::log(static_cast<double>(order)); }
 
-  // The Monte Carlo sample of one n: the orders of --trials uniform permutations (Fisher–Yates on PhiloxStream,
-  // stream 1000 + n), and the moments of order and of ln(order).
-  struct OrderSample {
+  // One size n: the Monte Carlo sample of the orders of uniform permutations (Fisher–Yates on PhiloxStream, stream
+  // 1000 + n, trial t at counter t), and where n ≤ --exact-max-n the exact law of the order.
+  struct OrderPoint {
+    int n = 0;
     ValueCounts<std::uint64_t> tally;
     SampleMoments order, log;
+    std::int64_t trials = 0;
+    bool exact = false;
+    OrderDistribution dist;
+    OrderSummary summary;
+    std::optional<ChernoffDeviation> law;  // the law of one draw, for the Chernoff interval of the mean
+    double exact_seconds = 0;
   };
 
-  static OrderSample sample_orders(const RunContext& ctx, int n, const ProgressFn& progress) {
-    const std::uint64_t stream = 1000 + static_cast<std::uint64_t>(n);
-    OrderSample mc;
-    mc.tally = run_parallel_trials(
-        ctx.trials, ctx.threads, ValueCounts<std::uint64_t>{},
+  // Brings the sample to `to_trials`: trials [p.trials, to_trials) merged onto the tally. Counts add exactly, so the
+  // tally (and every figure from it) equals a fixed run of to_trials trials at any thread and rank count.
+  static void extend_orders(const RunContext& ctx, OrderPoint& p, std::int64_t to_trials, const ProgressFn& progress) {
+    const std::uint64_t stream = 1000 + static_cast<std::uint64_t>(p.n);
+    const int n = p.n;
+    p.tally = run_parallel_trials(
+        to_trials - p.trials, ctx.threads, ValueCounts<std::uint64_t>{},
         [&](std::int64_t t, ValueCounts<std::uint64_t>& acc) {
           PhiloxStream rng(ctx.seed, stream, static_cast<std::uint64_t>(t));
           ++acc.counts[random_permutation(n, rng).order_u64()];
         },
-        progress);
-    mc.order = sample_moments(mc.tally, [](std::uint64_t o) { return static_cast<double>(o); });
-    mc.log = sample_moments(mc.tally, log_order);
-    return mc;
+        progress, p.trials, &p.tally);
+    p.trials = to_trials;
+    p.order = sample_moments(p.tally, [](std::uint64_t o) { return static_cast<double>(o); });
+    p.log = sample_moments(p.tally, log_order);
+  }
+
+  void exact_law(OrderPoint& p) const {
+    const auto start = std::chrono::steady_clock::now();
+    p.dist = order_distribution(p.n);
+    p.summary = summarize(p.dist);
+    std::vector<double> values, probabilities;
+    for (std::size_t j = 0; j < p.dist.orders.size(); ++j) {
+      values.push_back(static_cast<double>(p.dist.orders[j]));
+      probabilities.push_back(p.dist.probability(j).convert_to<double>());
+    }
+    p.law.emplace(std::move(values), std::move(probabilities), p.summary.mean);
+    p.exact_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
+
+  // The two checks of an exact size: E[order] by its Chernoff interval from the exact law (no normal approximation:
+  // at n = 128 its skewness is 335), E[ln order] by a z test (gated by its exact skewness and kurtosis).
+  struct OrderJudges {
+    ChernoffMeanCheck mean;
+    ClaimCheck log;
+  };
+  OrderJudges order_judges(const std::string& where, std::size_t exact_points) const {
+    return {ChernoffMeanCheck("E[order] of a uniform permutation of S_n = sum over cycle types of lcm/z (exact)", where,
+                              alpha_, exact_points),
+            ClaimCheck("E[ln order] = its exact value from the order distribution", where, alpha_, exact_points)};
+  }
+  std::pair<PointVerdict, PointVerdict> judge_point(OrderJudges& j, const OrderPoint& p, int look) const {
+    const double trials = static_cast<double>(p.trials);
+    const OrderSummary& s = p.summary;
+    const std::string label = "n=" + std::to_string(p.n);
+    ChernoffEvidence mean{p.order.mean, s.mean, 1e-12 * s.mean, p.trials, label, look};
+    PointEvidence log{p.log.mean, s.mean_log, std::sqrt(s.variance_log / trials), 1e-12 * std::max(1.0, s.mean_log),
+                      s.skewness_log, p.trials, 0, label};
+    log.look = look;
+    const double log_alpha = j.log.point_alpha(log);  // the second-order requirement at the look's own α
+    log.min_trials = trials_for_second_order_z_test(s.skewness_log, s.excess_kurtosis_log,
+                                                    two_sided_critical_z(log_alpha), log_alpha);
+    return {j.mean.judge(*p.law, mean), j.log.judge(log)};
   }
 
   void run_orders(const RunContext& ctx, std::size_t parts, Result& result) const {
-    std::size_t exact_points = 0;
-    for (int n : ns_) exact_points += n <= exact_max_n_;
-    const std::string where = std::to_string(exact_points) + " sizes n <= " + std::to_string(exact_max_n_) + ", " +
-                              std::to_string(ctx.trials) + " permutations each";
-    ClaimCheck mean_check("E[order] of a uniform permutation of S_n = sum over cycle types of lcm/z (exact)", where,
-                          alpha_, std::max<std::size_t>(exact_points, 1));
-    ClaimCheck log_check("E[ln order] = its exact value from the order distribution", where, alpha_,
-                         std::max<std::size_t>(exact_points, 1));
-    double exact_seconds = 0;
-
+    std::vector<OrderPoint> points(ns_.size());
+    std::vector<std::size_t> cells;  // the exact sizes: the cells of the looks
+    double pilot_seconds = 0, exact_seconds = 0;
     for (std::size_t i = 0; i < ns_.size(); ++i) {
-      const int n = ns_[i];
-      const OrderSample mc = sample_orders(ctx, n, part_progress(ctx.progress, i, parts));
-      const double trials = static_cast<double>(ctx.trials);
-      const LandauResult g = landau(n);
-
-      // "heads": null is the key field of the heads rows, which these rows do not have.
-      Json row{{"kind", "order"}, {"n", n}, {"heads", nullptr}, {"trials", ctx.trials}};
-      Json hist{{"kind", "log_order_histogram"}, {"n", n}, {"heads", nullptr}, {"bin_width", kLogBin}};
-      const int bins = static_cast<int>(std::floor(std::log(g.value.convert_to<double>()) / kLogBin)) + 1;
-      hist["bin_count"] = bins;
-      hist["mc_counts"] = binned_counts(mc.tally, log_order, kLogBin, bins);
-
-      const bool exact = n <= exact_max_n_;
-      if (exact) {
-        const ExactPoint point{n, bins, std::max<std::size_t>(exact_points, 1)};
-        exact_seconds += exact_order_point(ctx, point, mc, mean_check, log_check, row, hist, result);
-      } else {
-        row["exact_mean_order"] = nullptr;
-        row["exact_sd_order"] = nullptr;
-        row["mc_mean_order"] = mc.order.mean;
-        row["mc_stderr"] = std::sqrt(mc.order.variance / trials);
-        row["mc_stderr_sample"] = std::sqrt(mc.order.variance / trials);
-        row["status"] = "not_tested";
-      }
-      row["mc_median_order"] = mc.tally.quantile(0.5);
-      row["mc_var_log_order"] = mc.log.variance;
-      if (!exact) {
-        row["mc_mean_log_order"] = mc.log.mean;
-        row["mc_log_stderr"] = std::sqrt(mc.log.variance / trials);  // no exact variance here: the sample's
-      }
-      row["landau"] = decimal(g.value);
-      row["landau_log10"] = std::log10(g.value.convert_to<double>());
-      row["landau_cycle_type"] = g.cycle_type;
-      row["mc_max_order"] = mc.tally.counts.rbegin()->first;
-      row["erdos_turan_mean_log"] = erdos_turan_mean_log(n);
-      row["erdos_turan_var_log"] = erdos_turan_variance_log(n);
-      row["goh_schmutz_log_mean"] = goh_schmutz_log_mean(n);
-      row["goh_schmutz_mean_order"] = std::exp(goh_schmutz_log_mean(n));
-      hist["erdos_turan_mean_log"] = erdos_turan_mean_log(n);
-      hist["erdos_turan_var_log"] = erdos_turan_variance_log(n);
-      hist["mc_mean_log_order"] = mc.log.mean;
-      hist["mc_var_log_order"] = mc.log.variance;
-      result.rows.push_back(row);
-      result.rows.push_back(hist);
+      OrderPoint& p = points[i];
+      p.n = ns_[i];
+      p.exact = p.n <= exact_max_n_;
+      const auto start = std::chrono::steady_clock::now();
+      extend_orders(ctx, p, ctx.trials, part_progress(ctx.progress, i, parts));
+      if (!p.exact) continue;
+      pilot_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      exact_law(p);
+      exact_seconds += p.exact_seconds;
+      cells.push_back(i);
     }
-    if (exact_points > 0) {
-      result.checks.push_back(mean_check.result());
-      result.checks.push_back(log_check.result());
+    const std::size_t split = std::max<std::size_t>(cells.size(), 1);
+    const bool sequential = ctx.looks.sequential();
+    const std::string where = std::to_string(cells.size()) + " sizes n <= " + std::to_string(exact_max_n_) + ", " +
+                              std::to_string(ctx.trials) + " permutations each" +
+                              (sequential ? " in the pilot; open sizes draw more in looks" : "");
+    LookRecord looks;
+    looks.cell_look.assign(cells.size(), 0);
+    if (sequential && !cells.empty()) {
+      OrderJudges scratch = order_judges(where, split);  // judges of the looks; the checks below judge the last look
+      const std::int64_t last = look_trials(ctx.trials, ctx.looks.max_looks - 1);
+      looks = run_looks(
+          cells.size(), ctx.trials, pilot_seconds, ctx.looks,
+          [&](std::size_t c, int look) {
+            const auto [mean, log] = judge_point(scratch, points[cells[c]], look);
+            return joint_verdict({mean, log}, last);
+          },
+          [&](const std::vector<std::size_t>& open, std::int64_t to) {
+            for (std::size_t c : open) extend_orders(ctx, points[cells[c]], to, {});
+          });
+      report_looks(ctx.looks, looks, result);
+    }
+    OrderJudges checks = order_judges(where, split);
+    for (std::size_t i = 0, c = 0; i < points.size(); ++i) {
+      const OrderPoint& p = points[i];
+      const int look = p.exact && sequential ? looks.cell_look[c++] : -1;
+      order_rows(p, look, checks, result);
+    }
+    if (!cells.empty()) {
+      result.checks.push_back(checks.mean.result());
+      result.checks.push_back(checks.log.result());
     }
     result.measurements["exact_distribution_seconds"] = exact_seconds;
     result.measurements["goh_schmutz_constant"] = goh_schmutz_constant();
   }
 
-  struct ExactPoint {
-    int n, bins;
-    std::size_t split;  // the points each check's family α is split over
-  };
+  // The order and histogram rows of one size, its points judged at `look` (−1: a fixed run), and PF's "over 3000".
+  void order_rows(const OrderPoint& p, int look, OrderJudges& checks, Result& result) const {
+    const double trials = static_cast<double>(p.trials);
+    const LandauResult g = landau(p.n);
+    // "heads": null is the key field of the heads rows, which these rows do not have.
+    Json row{{"kind", "order"}, {"n", p.n}, {"heads", nullptr}, {"trials", p.trials}};
+    Json hist{{"kind", "log_order_histogram"}, {"n", p.n}, {"heads", nullptr}, {"bin_width", kLogBin}};
+    const int bins = static_cast<int>(std::floor(std::log(g.value.convert_to<double>()) / kLogBin)) + 1;
+    hist["bin_count"] = bins;
+    hist["mc_counts"] = binned_counts(p.tally, log_order, kLogBin, bins);
+    if (p.exact) {
+      exact_order_point(p, look, bins, checks, row, hist, result);
+    } else {
+      row["exact_mean_order"] = nullptr;
+      row["exact_sd_order"] = nullptr;
+      row["mc_mean_order"] = p.order.mean;
+      row["mc_stderr"] = std::sqrt(p.order.variance / trials);
+      row["mc_stderr_sample"] = std::sqrt(p.order.variance / trials);
+      row["status"] = "not_tested";
+      row["mc_mean_log_order"] = p.log.mean;
+      row["mc_log_stderr"] = std::sqrt(p.log.variance / trials);  // no exact variance here: the sample's
+    }
+    row["mc_median_order"] = p.tally.quantile(0.5);
+    row["mc_var_log_order"] = p.log.variance;
+    row["landau"] = decimal(g.value);
+    row["landau_log10"] = std::log10(g.value.convert_to<double>());
+    row["landau_cycle_type"] = g.cycle_type;
+    row["mc_max_order"] = p.tally.counts.rbegin()->first;
+    row["erdos_turan_mean_log"] = erdos_turan_mean_log(p.n);
+    row["erdos_turan_var_log"] = erdos_turan_variance_log(p.n);
+    row["goh_schmutz_log_mean"] = goh_schmutz_log_mean(p.n);
+    row["goh_schmutz_mean_order"] = std::exp(goh_schmutz_log_mean(p.n));
+    hist["erdos_turan_mean_log"] = erdos_turan_mean_log(p.n);
+    hist["erdos_turan_var_log"] = erdos_turan_variance_log(p.n);
+    hist["mc_mean_log_order"] = p.log.mean;
+    hist["mc_var_log_order"] = p.log.variance;
+    result.rows.push_back(row);
+    result.rows.push_back(hist);
+  }
 
-  // A size with an exact order distribution: the Monte Carlo means of order and of ln(order) judged against it (z
-  // tests; reliability from the exact skewness inside ClaimCheck, second order from the kurtosis), its figures in the
-  // order and histogram rows, and PF's "over 3000" at n = 64. Returns the seconds the exact distribution took.
-  double exact_order_point(const RunContext& ctx, const ExactPoint& at, const OrderSample& mc, ClaimCheck& mean_check,
-                           ClaimCheck& log_check, Json& row, Json& hist, Result& result) const {
-    const auto start = std::chrono::steady_clock::now();
-    const OrderDistribution dist = order_distribution(at.n);
-    const OrderSummary s = summarize(dist);
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    const double trials = static_cast<double>(ctx.trials), point_alpha = bonferroni_alpha(alpha_, at.split);
-    const std::string label = "n=" + std::to_string(at.n);
-    const PointVerdict v = mean_check.judge(
-        {mc.order.mean, s.mean, s.sd / std::sqrt(trials), 1e-12 * s.mean, s.skewness, ctx.trials, 0, label,
-         trials_for_second_order_z_test(s.skewness, s.excess_kurtosis, mean_check.critical_z(), point_alpha)});
-    const PointVerdict vl = log_check.judge(
-        {mc.log.mean, s.mean_log, std::sqrt(s.variance_log / trials), 1e-12 * std::max(1.0, s.mean_log),
-         s.skewness_log, ctx.trials, 0, label,
-         trials_for_second_order_z_test(s.skewness_log, s.excess_kurtosis_log, mean_check.critical_z(), point_alpha)});
+  // A size with an exact order distribution: its Monte Carlo means judged against it, its figures in the order and
+  // histogram rows, and PF's "over 3000" at n = 64.
+  void exact_order_point(const OrderPoint& p, int look, int bins, OrderJudges& checks, Json& row, Json& hist,
+                         Result& result) const {
+    const double trials = static_cast<double>(p.trials);
+    const OrderSummary& s = p.summary;
+    const auto [v, vl] = judge_point(checks, p, look);
+    const ChernoffMeanCheck::Interval interval =
+        checks.mean.interval(*p.law, {p.order.mean, s.mean, 1e-12 * s.mean, p.trials, "", look});
     row["exact_mean_order"] = s.mean;
-    row["exact_mean_order_fraction"] = dist.moment(1).str();
+    row["exact_mean_order_fraction"] = p.dist.moment(1).str();
     row["exact_sd_order"] = s.sd;
     row["exact_skewness_order"] = s.skewness;
     row["exact_variance_order"] = s.sd * s.sd;  // of one draw: compare's Chebyshev bound past the skewness gate
@@ -297,28 +364,31 @@ class PermOrderExperiment final : public Experiment {
     row["exact_typical_order"] = s.typical;
     row["exact_mean_log_order"] = s.mean_log;
     row["exact_var_log_order"] = s.variance_log;
-    row["exact_distinct_orders"] = dist.orders.size();
-    row["exact_seconds"] = seconds;
-    row["mc_mean_order"] = mc.order.mean;
+    row["exact_distinct_orders"] = p.dist.orders.size();
+    row["exact_seconds"] = p.exact_seconds;
+    row["mc_mean_order"] = p.order.mean;
     row["mc_stderr"] = s.sd / std::sqrt(trials);
-    row["mc_stderr_sample"] = std::sqrt(mc.order.variance / trials);
+    row["mc_stderr_sample"] = std::sqrt(p.order.variance / trials);
+    // The Chernoff interval on E[order]: [mc_mean_order - mc_interval_above, mc_mean_order + mc_interval_below].
+    row["mc_interval_above"] = interval.above;
+    row["mc_interval_below"] = interval.below;
+    if (look >= 0) row["look"] = look;
     row["z"] = v.z;
     row["status"] = v.status;
     row["trials_needed"] = trials_json(v.trials_needed);
-    row["mc_mean_log_order"] = mc.log.mean;
+    row["mc_mean_log_order"] = p.log.mean;
     row["mc_log_stderr"] = std::sqrt(s.variance_log / trials);
     row["z_log"] = vl.z;
     row["status_log"] = vl.status;
-    row["trials_needed_log"] = vl.trials_needed;
-    hist["exact_probability"] = log_order_histogram(dist, kLogBin, at.bins);
+    row["trials_needed_log"] = trials_json(vl.trials_needed);
+    hist["exact_probability"] = log_order_histogram(p.dist, kLogBin, bins);
     hist["exact_mean_log_order"] = s.mean_log;
     hist["exact_var_log_order"] = s.variance_log;
     // The histogram row repeats the order row's mean of ln(order): compare judges it with the same figures.
-    hist["trials"] = ctx.trials;
+    hist["trials"] = p.trials;
     hist["mc_log_stderr"] = std::sqrt(s.variance_log / trials);
     hist["exact_skewness_log_order"] = s.skewness_log;
-    if (at.n == kClaimN) claim_3000(dist, s, mc.order.mean, s.sd / std::sqrt(trials), result);
-    return seconds;
+    if (p.n == kClaimN) claim_3000(p.dist, s, p.order.mean, s.sd / std::sqrt(trials), result);
   }
 
   // PF: "the dimension of queries / keys per attention head is 64, corresponding to an average order of over 3000".

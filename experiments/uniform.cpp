@@ -9,8 +9,11 @@
 // draw of W serves every L, so the error at a larger L is a maximum over a superset of entries.
 // Per (L, d, m): over R = --trials draws of W, the fraction of draws with ‖Â − A‖_∞ ≤ ε and its Clopper–Pearson
 // interval (Bonferroni over all points); per (L, d) the needed m bracketed on the grid (stats/sufficient_size.hpp).
-// Checks: needed m does not grow with L (Theorem 4), and needed m grows like d·log d (F.6: "with a larger
-// dimensionality d we need more random projections (on the order of magnitude d log(d))").
+// Checks: needed m does not grow with L (Theorem 4), judged as an equivalence: at the largest L at most twice (one
+// grid step) the needed m at the smallest, per d. Theorem 4 bounds the worst case over the ball, hence every L;
+// sampled rows see more of the ball as L grows, so their needed m may rise toward that bound: the margin is favorlab's
+// statement of "does not grow" (docs/theory.md#uniform-convergence-theorem-4); and needed m grows like d·log d
+// (F.6: "with a larger dimensionality d we need more random projections (on the order of magnitude d log(d))").
 #include <algorithm>
 #include <cmath>
 #include <sstream>
@@ -36,6 +39,9 @@ namespace favorlab {
 namespace {
 
 constexpr std::uint64_t kQueryStream = 0x0F17'0000ULL, kKeyStream = 0x0F17'1000ULL;
+// "Does not grow with L" as an equivalence with a stated margin: the needed m may grow by one step of the default
+// power-of-2 m grid from the smallest L to the largest (docs/theory.md#uniform-convergence-theorem-4).
+constexpr double kGrowthMargin = 2;
 
 // Errors of every draw in trial order: per draw, for each (L, m), the unnormalized and the normalized maximum.
 struct DrawErrors {
@@ -48,9 +54,10 @@ class UniformExperiment final : public Experiment {
   std::string summary() const override {
     return "Theorem 4: m needed for max|A_hat - A| <= eps (trig, orthogonal) does not grow with L; growth in d";
   }
-  // Establishing P ≥ 0.9 needs at least ln(α_point/2)/ln 0.9 draws even when all succeed (76 at the full grid's
-  // α_point = 0.05/72): the full run has enough; the quick run's brackets stay open and its checks inconclusive.
-  std::int64_t default_trials(bool quick) const override { return quick ? 20 : 80; }
+  // Establishing P ≥ 0.9 needs at least ln(α_point/2)/ln 0.9 draws even when all succeed: 76 at the full grid's
+  // α_point = 0.05/72, 63 at the quick grid's 0.05/20. Both runs have 80, so the quick run's brackets close too; it
+  // stays cheap by its lengths, L = 128 and 512 (a draw's cost grows like L²).
+  std::int64_t default_trials(bool /*quick*/) const override { return 80; }
 
   // Per d (one after another) Q and K of the longest L; per concurrent draw W (m×d, d×d blocks) and
   // attention_max_errors at each L: copies of Q and K, the keys' trig features (L × 2m and the L × m projection) and
@@ -74,7 +81,7 @@ class UniformExperiment final : public Experiment {
   }
 
   void add_options(CLI::App& app) override {
-    app.add_option("--L", ls_, "Sequence lengths, comma-separated (default 256,1024,4096; quick 256,1024)")
+    app.add_option("--L", ls_, "Sequence lengths, comma-separated (default 256,1024,4096; quick 128,512)")
         ->delimiter(',');
     app.add_option("--d", ds_, "Dimensions, comma-separated (default 8,16,32,64; quick 8,16)")->delimiter(',');
     app.add_option("--m", ms_, "Grid of feature counts m, comma-separated (default 8,16,..,256; quick 8,..,128)")
@@ -189,8 +196,14 @@ class UniformExperiment final : public Experiment {
                               std::to_string(points) + " points); a bracket can close only with at least " +
                               std::to_string(clopper_pearson_trials_to_reach(target_, point_alpha)) +
                               " draws";
-    result.checks.push_back(size_independence_check(
-        "Theorem 4: the m needed for max|A_hat - A| <= eps (unnormalized A) does not grow with L", where, by_d));
+    // Nested inputs and one W per draw: the error at a larger L is a maximum over more entries, so the needed m
+    // cannot fall with L and the smallest and largest L bound every L between (docs/theory.md#uniform-convergence-theorem-4).
+    result.checks.push_back(bounded_growth_check(
+        "Theorem 4: the m needed for max|A_hat - A| <= eps (unnormalized A) does not grow with L: at the largest L "
+        "at most " + format_number(kGrowthMargin, 3) + "x (one grid step) that at the smallest",
+        where + "; needed m at L=" + std::to_string(ls.back()) + " against L=" + std::to_string(ls.front()) +
+            " per d (the needed m cannot fall with L: nested inputs, one W per draw)",
+        by_d, kGrowthMargin));
     for (std::size_t li = 0; li < ls.size(); ++li) {
       if (ds.size() < 2) break;
       std::vector<double> rate;
@@ -207,7 +220,7 @@ class UniformExperiment final : public Experiment {
     std::vector<int> ls, ds, ms;  // sorted, without repeats
   };
   Grid resolved(bool quick) const {
-    return {pick(ls_, quick ? std::vector<int>{256, 1024} : std::vector<int>{256, 1024, 4096}),
+    return {pick(ls_, quick ? std::vector<int>{128, 512} : std::vector<int>{256, 1024, 4096}),
             pick(ds_, quick ? std::vector<int>{8, 16} : std::vector<int>{8, 16, 32, 64}),
             pick(ms_, quick ? std::vector<int>{8, 16, 32, 64, 128} : std::vector<int>{8, 16, 32, 64, 128, 256})};
   }

@@ -90,7 +90,9 @@ def _order_figure(result, orders, hists):
         ax.set_title(f"n = {h['n']}: ln(order)")
         ax.legend(fontsize=8, loc="upper right")
         ax.grid(True, alpha=0.3)
-    trials = result["params"].get("trials", "?")
+    # With looks (--until-conclusive) an open size draws more than the pilot: give the range.
+    counts = sorted({r["trials"] for r in orders if r.get("trials") is not None})
+    trials = (f"{counts[0]}" if len(counts) == 1 else f"{counts[0]}–{counts[-1]}") if counts else "?"
     fig.suptitle(f"PermuteFormer: order of random permutations ({trials} Monte Carlo draws per n)")
     fig.tight_layout()
     return fig

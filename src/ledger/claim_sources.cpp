@@ -106,7 +106,7 @@ const std::vector<ClaimSource> kSources{
      "Section 3, Theorem 3"},
     {"tails", "Theorem 3: P[SMREG-ort+_m > a] <= d/(d+2) exp(-m L_X(a))", kTheorem3, K::paper,
      "Theorem 3 proof step: P[SMREG-ort+_m > a] <= exp(-m L_X(a))", {}, kPrintedT3Ort, "Section 3, Theorem 3"},
-    {"uniform", "Theorem 4: the m needed for max|A_hat - A| <= eps", kTheorem4, K::paper, {}, {}, kPrintedT4,
+    {"uniform", "Theorem 4: the m needed for max|A_hat - A| <= eps", kTheorem4, K::derived, {}, {}, kPrintedT4,
      "Section 3, before Theorem 4"},
     {"uniform", "F.6: the needed m grows like d log d", "Performers, Section F.6", K::paper, {}, "uniform_needed_m.png",
      kPrintedF6, "Appendix F.6"},

@@ -19,6 +19,30 @@ std::string bracket_text(const SufficientSize& s) {
   return out.str();
 }
 
+// The draws n ≥ from at which a frequency f (successes round(f·n) of n) would establish P ≥ target (above) or
+// P < target (below) with Clopper–Pearson at point_alpha: a doubling search, then bisection (the rounding of f·n makes
+// the answer approximate, which an estimate of what would settle a bracket can be). kOutOfReach past 1e12 draws.
+std::int64_t draws_to_establish(double f, double target, double point_alpha, bool above, std::int64_t from) {
+  const auto settles = [&](std::int64_t n) {
+    const auto k = std::clamp<std::int64_t>(std::llround(f * static_cast<double>(n)), 0, n);
+    const ProportionInterval ci = clopper_pearson(k, n, point_alpha);
+    return above ? ci.lower >= target : ci.upper < target;
+  };
+  if ((above && !(f > target)) || (!above && !(f < target))) return kOutOfReach;
+  std::int64_t lo = std::max<std::int64_t>(from, 1), hi = lo;
+  if (settles(lo)) return lo;
+  while (!settles(hi)) {
+    if (hi > 1'000'000'000'000) return kOutOfReach;
+    lo = hi;
+    hi *= 2;
+  }
+  while (hi - lo > 1) {
+    const std::int64_t mid = lo + (hi - lo) / 2;
+    (settles(mid) ? hi : lo) = mid;
+  }
+  return hi;
+}
+
 }  // namespace
 
 ThresholdCounts threshold_counts(const std::vector<double>& values, double threshold) {
@@ -51,6 +75,17 @@ SufficientSize sufficient_size(const std::vector<int>& sizes, const std::vector<
     if (!s.lower) s.excluded = sizes[i];
     if (!s.point && p_hat >= target) s.point = sizes[i];
     if (!s.upper && ci.lower >= target) s.upper = sizes[i];
+  }
+  // Closing the bracket on its point estimate: P ≥ target at `point`, P < target at each size before it.
+  if (!s.point) {
+    s.draws_to_close = kOutOfReach;
+  } else if (s.lower != s.point || s.upper != s.point) {
+    for (std::size_t i = 0; i < sizes.size() && s.draws_to_close != kOutOfReach; ++i) {
+      const double f = static_cast<double>(successes[i]) / static_cast<double>(trials);
+      const std::int64_t n = draws_to_establish(f, target, point_alpha, sizes[i] == s.point, trials);
+      s.draws_to_close = std::max(s.draws_to_close, n);
+      if (sizes[i] == s.point) break;
+    }
   }
   return s;
 }
@@ -92,6 +127,58 @@ Check size_independence_check(std::string claim, std::string where,
                "(more draws narrow the brackets; a bracket of one grid size settles a pair)";
   } else {
     c.detail = "every later bracket lies at or below every earlier one";
+  }
+  std::ostringstream all;
+  for (const auto& group : groups)
+    for (const SufficientSize& s : group) all << " | " << bracket_text(s);
+  c.detail += ". Brackets of the needed m:" + all.str();
+  return c;
+}
+
+Check bounded_growth_check(std::string claim, std::string where, const std::vector<std::vector<SufficientSize>>& groups,
+                           double factor) {
+  if (!(factor >= 1)) throw std::invalid_argument("bounded_growth_check: the factor must be at least 1");
+  Check c;
+  c.claim = std::move(claim);
+  c.where = std::move(where);
+  std::ostringstream violated;
+  std::int64_t held = 0, grew = 0, open = 0, draws = 0;
+  double worst = 0;  // largest lower_last / (factor · upper_first): > 1 means growth beyond the margin
+  for (const auto& group : groups) {
+    if (group.size() < 2) continue;
+    const SufficientSize &a = group.front(), &b = group.back();
+    // No lower end at the last L: P < target established at every grid size, so it needs more than `excluded`.
+    const bool beyond = a.upper && (b.lower ? b.lower > factor * a.upper : b.excluded >= factor * a.upper);
+    if (a.upper) worst = std::max(worst, (b.lower ? b.lower : b.excluded) / (factor * a.upper));
+    if (beyond) {
+      ++grew;
+      violated << (violated.tellp() > 0 ? "; " : "") << bracket_text(b) << " lies above " << format_number(factor, 3)
+               << " x " << bracket_text(a);
+    } else if (b.upper && a.lower && b.upper <= factor * a.lower) {
+      ++held;
+    } else {
+      ++open;
+      draws = std::max({draws, a.draws_to_close, b.draws_to_close});
+    }
+  }
+  set_point_counts(c, held, grew, open);
+  c.statistic = worst;
+  c.critical = 1;
+  c.margin = factor;
+  if (open > 0) c.trials_needed = draws;
+  if (c.trials_needed == kOutOfReach)
+    c.out_of_reach = "a success frequency sits at the target, or no grid size reaches it: more draws do not close "
+                     "the bracket";
+  const std::string f = format_number(factor, 3);
+  if (grew > 0) {
+    c.detail = "needed m grows by more than a factor " + f + ": " + violated.str();
+  } else if (c.points_total == 0) {
+    c.detail = "no group has two sizes to compare: nothing is judged";
+  } else if (open > 0) {
+    c.detail = std::to_string(open) + " of " + std::to_string(c.points_total) + " groups neither confirm nor refute "
+               "growth within a factor " + f + " (their brackets overlap the margin; more draws narrow them)";
+  } else {
+    c.detail = "in every group the last bracket's upper end is at most " + f + " x the first bracket's lower end";
   }
   std::ostringstream all;
   for (const auto& group : groups)

@@ -16,6 +16,16 @@
 //     holds        when every later bracket lies at or below every earlier one (upper_later ≤ lower_earlier),
 //                  i.e. non-growth is established on the grid;
 //     inconclusive otherwise, and when no two brackets were compared.
+//   bounded_growth_check: within each group (one d, sizes ordered by growing L) the needed size at the last entry is
+//     at most `factor` times that at the first — an equivalence with a stated margin. Where the needed size cannot
+//     fall along a group by construction (uniform's nested inputs, one draw of W serving every L), the first and last
+//     entries bound every one between, so only they are compared:
+//     holds        upper_last ≤ factor · lower_first (established: last ≤ upper_last ≤ factor·lower_first ≤ factor·first);
+//     violated     lower_last > factor · upper_first (or, with no lower_last — more than the grid needed —
+//                  excluded_last ≥ factor · upper_first);
+//     inconclusive otherwise, with the draws that would likely close the brackets involved.
+//   Every bracket contains its needed size when every grid point's interval covers (Bonferroni over all points), so a
+//   false verdict of any of these checks needs a miss there: the family level bounds them all.
 //   proportional_growth_check: needed size = C·rate (e.g. d·ln d) for one constant C: C must satisfy
 //     excluded/rate < C ≤ upper/rate for every bracket; violated when no C does (max excluded/rate ≥ min upper/rate);
 //     otherwise inconclusive — a constant that fits every bracket does not establish a growth law; the detail gives
@@ -33,6 +43,10 @@ struct SufficientSize {
   int lower = 0, point = 0, upper = 0;  // 0: not reached on the grid
   int excluded = 0;                     // 0: nothing established below the bracket
   std::string label;                    // where the bracket is, for check details
+  // The draws at which the bracket would likely shrink to its point estimate if the observed frequencies persisted
+  // (P ≥ target established at `point`, P < target at every size before it): 0 when it already has; kOutOfReach
+  // when some frequency sits at the target or no size reaches it.
+  std::int64_t draws_to_close = 0;
 };
 
 // sizes ascending; successes[i] of trials at sizes[i]; unknown[i] (optional) of those trials could not be judged
@@ -52,6 +66,9 @@ ThresholdCounts threshold_counts(const std::vector<double>& values, double thres
 
 Check size_independence_check(std::string claim, std::string where,
                               const std::vector<std::vector<SufficientSize>>& groups);
+
+Check bounded_growth_check(std::string claim, std::string where, const std::vector<std::vector<SufficientSize>>& groups,
+                           double factor);
 
 Check proportional_growth_check(std::string claim, std::string where, const std::vector<SufficientSize>& brackets,
                                 const std::vector<double>& rate);

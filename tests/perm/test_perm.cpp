@@ -23,6 +23,7 @@
 #include "perm/order_asymptotics.hpp"
 #include "perm/order_distribution.hpp"
 #include "perm/permutation.hpp"
+#include "stats/chernoff_interval.hpp"
 #include "stats/claim_check.hpp"
 #include "stats/normal_quantiles.hpp"
 #include "stats/second_order_edgeworth.hpp"
@@ -329,6 +330,33 @@ TEST_CASE("Monte Carlo mean order matches the exact E[order], and a wrong theory
   CHECK(mean_check(ns, 100000, exact) != Verdict::violated);
   // Power: 3% too high an expectation must be detected at the same trial count.
   CHECK(mean_check(ns, 100000, [&](int n) { return 1.03 * exact(n); }) == Verdict::violated);
+}
+
+TEST_CASE("Monte Carlo mean order against the exact law's Chernoff interval, and a wrong theory is caught",
+          "[perm][statistical]") {
+  // perm-order's route for E[order]: the sampler's mean against the exact mean, with the interval from the exact law.
+  const std::vector<int> ns{8, 16, 32, 64};
+  const std::int64_t trials = 200000;
+  const auto verdict = [&](double factor) {
+    ChernoffMeanCheck check("E[order]", "test", kAlpha, ns.size());
+    for (int n : ns) {
+      const OrderDistribution d = order_distribution(n);
+      std::vector<double> values, probabilities;
+      for (std::size_t j = 0; j < d.orders.size(); ++j) {
+        values.push_back(static_cast<double>(d.orders[j]));
+        probabilities.push_back(d.probability(j).convert_to<double>());
+      }
+      const ChernoffDeviation law(values, probabilities, d.moment(1).convert_to<double>());
+      const double mean =
+          sample_moments(sample_orders(n, trials, 2, 99), [](std::uint64_t k) { return static_cast<double>(k); }).mean;
+      check.judge(law, {mean, factor * law.mean(), 1e-12 * law.mean(), trials, "n=" + std::to_string(n)});
+    }
+    return check.result().status;
+  };
+  CHECK(verdict(1) != Verdict::violated);
+  // Power: 5 % too high or too low an expectation is refuted at some n (n = 64 alone needs 10⁶ draws to hold).
+  CHECK(verdict(1.05) == Verdict::violated);
+  CHECK(verdict(0.95) == Verdict::violated);
 }
 
 TEST_CASE("Asymptotic laws and known constants", "[perm]") {
