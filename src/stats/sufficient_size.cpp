@@ -90,49 +90,70 @@ SufficientSize sufficient_size(const std::vector<int>& sizes, const std::vector<
   return s;
 }
 
-Check size_independence_check(std::string claim, std::string where,
-                              const std::vector<std::vector<SufficientSize>>& groups) {
+namespace {
+
+// The needed size along each group either does not grow (rising = false: a later bracket may not lie above an
+// earlier one) or does not fall (rising = true: nor below it); `along` names what the group's order runs over.
+Check monotone_check(std::string claim, std::string where, const std::vector<std::vector<SufficientSize>>& groups,
+                     bool rising, const std::string& along) {
   Check c;
   c.claim = std::move(claim);
   c.where = std::move(where);
-  std::ostringstream violated;
-  std::int64_t held = 0, grew = 0, open = 0;
-  double worst = 0;  // largest lower_later / upper_earlier: > 1 means separated brackets
+  std::ostringstream refuted;
+  std::int64_t held = 0, broke = 0, open = 0;
+  double worst = 0;  // the largest ratio by which a pair's brackets are separated the wrong way: > 1 refutes
+  const double inf = std::numeric_limits<double>::infinity();
   for (const auto& group : groups)
     for (std::size_t later = 1; later < group.size(); ++later)
       for (std::size_t earlier = 0; earlier < later; ++earlier) {
-        const SufficientSize &a = group[earlier], &b = group[later];
+        // "Grows" is the wrong way unless rising; then "falls" is: swap the pair's roles.
+        const SufficientSize &a = rising ? group[later] : group[earlier], &b = rising ? group[earlier] : group[later];
         // b.lower missing: P < target established at every grid size, so b needs more than the whole grid.
-        const double b_lower = b.lower ? b.lower : std::numeric_limits<double>::infinity();
+        const double b_lower = b.lower ? b.lower : inf;
         if (a.upper) worst = std::max(worst, b_lower / a.upper);
         if (a.upper && b_lower > a.upper) {
-          ++grew;
-          violated << (violated.tellp() > 0 ? "; " : "") << bracket_text(b) << " lies above " << bracket_text(a);
+          ++broke;
+          refuted << (refuted.tellp() > 0 ? "; " : "") << bracket_text(b) << " lies above " << bracket_text(a);
         } else if (b.upper && a.lower && b.upper <= a.lower) {
           ++held;
         } else {
           ++open;
         }
       }
-  set_point_counts(c, held, grew, open);
+  set_point_counts(c, held, broke, open);
   c.statistic = worst;
   c.critical = 1;
-  if (grew > 0) {
-    c.detail = "needed m grows: " + violated.str();
+  if (broke > 0) {
+    c.detail = rising ? "needed m falls as " + along + " grows: " + refuted.str() : "needed m grows: " + refuted.str();
   } else if (c.points_total == 0) {
-    c.detail = "no two sizes to compare (one L per group): nothing is judged";
+    c.detail = rising ? "no two brackets to compare along " + along + ": nothing is judged"
+                      : "no two sizes to compare (one L per group): nothing is judged";
   } else if (open > 0) {
-    c.detail = std::to_string(open) + " of " + std::to_string(c.points_total) +
-               " pairs of brackets overlap: growth is not refuted, but non-growth is not established either "
-               "(more draws narrow the brackets; a bracket of one grid size settles a pair)";
+    c.detail = std::to_string(open) + " of " + std::to_string(c.points_total) + " pairs of brackets overlap: " +
+               (rising ? "a fall is not refuted, but no fall is not established either"
+                       : "growth is not refuted, but non-growth is not established either") +
+               " (more draws narrow the brackets; a bracket of one grid size settles a pair)";
   } else {
-    c.detail = "every later bracket lies at or below every earlier one";
+    c.detail = rising ? "every bracket at a larger " + along + " lies at or above every bracket at a smaller one"
+                      : "every later bracket lies at or below every earlier one";
   }
   std::ostringstream all;
   for (const auto& group : groups)
     for (const SufficientSize& s : group) all << " | " << bracket_text(s);
   c.detail += ". Brackets of the needed m:" + all.str();
   return c;
+}
+
+}  // namespace
+
+Check size_independence_check(std::string claim, std::string where,
+                              const std::vector<std::vector<SufficientSize>>& groups) {
+  return monotone_check(std::move(claim), std::move(where), groups, false, "");
+}
+
+Check size_nondecreasing_check(std::string claim, std::string where,
+                               const std::vector<std::vector<SufficientSize>>& groups, const std::string& along) {
+  return monotone_check(std::move(claim), std::move(where), groups, true, along);
 }
 
 Check bounded_growth_check(std::string claim, std::string where, const std::vector<std::vector<SufficientSize>>& groups,

@@ -16,6 +16,7 @@
 //     holds        when every later bracket lies at or below every earlier one (upper_later ≤ lower_earlier),
 //                  i.e. non-growth is established on the grid;
 //     inconclusive otherwise, and when no two brackets were compared.
+//   size_nondecreasing_check: the mirror, the needed size does not fall along each group.
 //   bounded_growth_check: within each group (one d, sizes ordered by growing L) the needed size at the last entry is
 //     at most `factor` times that at the first — an equivalence with a stated margin. Where the needed size cannot
 //     fall along a group by construction (uniform's nested inputs, one draw of W serving every L), the first and last
@@ -66,6 +67,12 @@ ThresholdCounts threshold_counts(const std::vector<double>& values, double thres
 
 Check size_independence_check(std::string claim, std::string where,
                               const std::vector<std::vector<SufficientSize>>& groups);
+
+// The mirror of size_independence_check: along each group (e.g. one L, sizes ordered by growing d) the needed size
+// does not fall: violated when a later bracket lies entirely below an earlier one (upper_later < lower_earlier), holds
+// when every later bracket lies at or above every earlier one; `along` names the group's order in the detail ("d").
+Check size_nondecreasing_check(std::string claim, std::string where,
+                               const std::vector<std::vector<SufficientSize>>& groups, const std::string& along);
 
 Check bounded_growth_check(std::string claim, std::string where, const std::vector<std::vector<SufficientSize>>& groups,
                            double factor);

@@ -175,3 +175,24 @@ TEST_CASE("bounded growth: a planted growth with L is found, no growth holds", "
   CHECK(bounded_growth_check("c", "w", brackets(32, 64), 2).status == Verdict::holds);
   CHECK(bounded_growth_check("c", "w", brackets(32, 32), 2).status == Verdict::holds);
 }
+
+TEST_CASE("no fall with d: refuted by a bracket entirely below an earlier one, held by separated rises",
+          "[stats][brackets][power]") {
+  // F.6 as printed ("with a larger d we need more random projections"): brackets ordered by growing d, fields
+  // {lower, point, upper, excluded}.
+  const SufficientSize d8{64, 128, 128, 32, "d=8"}, d16{16, 32, 32, 8, "d=16"}, d32{8, 16, 16, 4, "d=32"},
+      d64{128, 128, 128, 64, "d=64"}, overlap{32, 64, 128, 16, "d=16"};
+  const Check falls = size_nondecreasing_check("c", "w", {{d8, d16}}, "d");
+  CHECK(falls.status == Verdict::violated);  // [16, 32] at d = 16 lies below [64, 128] at d = 8
+  CHECK(falls.detail.find("needed m falls as d grows") != std::string::npos);
+  // Rising brackets, each at or above every earlier one: established.
+  const Check rises = size_nondecreasing_check("c", "w", {{d32, d16, d64}}, "d");
+  CHECK(rises.status == Verdict::holds);
+  CHECK(rises.points_total == 3);
+  // Power: the mirror check (no growth) on the same rising brackets is refuted, on falling ones it holds.
+  CHECK(size_independence_check("c", "w", {{d32, d16, d64}}).status == Verdict::violated);
+  CHECK(size_independence_check("c", "w", {{d8, d16}}).status == Verdict::holds);
+  // Overlapping brackets neither refute nor establish it; one size per group judges nothing.
+  CHECK(size_nondecreasing_check("c", "w", {{d8, overlap}}, "d").status == Verdict::inconclusive);
+  CHECK(size_nondecreasing_check("c", "w", {{d8}, {d16}}, "d").points_total == 0);
+}
