@@ -111,7 +111,8 @@ class TailsExperiment final : public Experiment {
     result.params["row_schema"] = Json{
         {"key", Json::array({"estimator", "coupling", "d", "m", "x_norm", "y_norm", "cos_angle", "delta"})},
         {"statistics",
-         Json::array({Json{{"value", "p_hat"}, {"successes", "exceed_count"}, {"count", "trials"}, {"kind", "binomial"}}})},
+         Json::array({Json{{"value", "p_hat"}, {"successes", "exceed_count"}, {"count", "trials"}, {"kind", "binomial"},
+                           {"count_param", "trials"}, {"count_dropped", "nonfinite"}}})},
         {"exact", Json::array({"smreg", "truth", "a", "max_estimate", "above_support", "legendre", "theta", "bound",
                                "chernoff_bound"})},
         {"verdict", "status"}};
