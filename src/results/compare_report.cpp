@@ -170,20 +170,30 @@ std::string short_json(const Json& v) {
 }
 
 std::string power_line(const CompareReport& r) {
+  // Appended piece by piece (GCC 12 misreads "x" + std::string as an overlapping copy: -Wrestrict).
   std::string line = "power (informational): a new value planted at ";
   for (std::size_t k = 0; k < r.power.size(); ++k) {
     const PlantedPower& p = r.power[k];
     if (k > 0) line += ", ";
-    line += "x" + format_number(p.factor) + " is flagged at " + std::to_string(p.flagged) + " of " +
-            std::to_string(p.judged);
+    line += 'x';
+    line += format_number(p.factor);
+    line += " is flagged at ";
+    line += std::to_string(p.flagged);
+    line += " of ";
+    line += std::to_string(p.judged);
   }
   for (const PlantedPower& p : r.power)
     if (p.factor == 2) {
       line += " (x2 by test:";
-      for (const auto& [test, counts] : p.by_test)
-        line += " " + std::string(statistic_test_name(test)) + " " + std::to_string(counts.first) + "/" +
-                std::to_string(counts.second);
-      line += ")";
+      for (const auto& [test, counts] : p.by_test) {
+        line += ' ';
+        line += statistic_test_name(test);
+        line += ' ';
+        line += std::to_string(counts.first);
+        line += '/';
+        line += std::to_string(counts.second);
+      }
+      line += ')';
     }
   return line;
 }
