@@ -693,7 +693,7 @@ TEST_CASE("heavy-tailed statistics: Chebyshev past the gate catches a x100 point
   CHECK(flagged <= 103);
 }
 
-TEST_CASE("identical heavy-tailed statistics are unchanged; moved ones with nothing to scale to are not compared",
+TEST_CASE("identical heavy-tailed statistics are unchanged, moved ones with nothing to scale to are not compared",
           "[compare]") {
   // Skewness 5000 at 1e5 trials: past the gate and past sampled Chebyshev's limit (15.8 > 5), no variance.
   const Json base = gated_document(false, 5000.0);
