@@ -92,7 +92,8 @@ class MomentsExperiment final : public Experiment {
     result.params["row_schema"] = Json{
         {"key", Json::array({"kind", "d", "power"})},
         {"statistics", Json::array({Json{{"value", "mean"}, {"stderr", "stderr"}, {"count", "trials"},
-                                         {"skewness", "skewness"}, {"variance", "draw_variance"}}})},
+                                         {"count_param", "trials"}, {"skewness", "skewness"},
+                                         {"variance", "draw_variance"}}})},
         {"exact", Json::array({"k", "a_theory", "excess_kurtosis", "m", "max_degree", "max_tau", "argmax",
                                "argmax_parts", "bound", "exact_comparison", "runner_up_tau", "runner_up",
                                "partitions_evaluated", "compositions_checked", "partitions_above_bound",

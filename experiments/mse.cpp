@@ -84,6 +84,7 @@ class MseExperiment final : public EstimatorGridExperiment {
     result.experiment = name();
     result.params = grid_.params();
     result.params["row_schema"] = estimator_row_schema(true);
+    result.params["importance_trials"] = importance_trials_;  // the is_* figures' count (compare checks it)
 
     std::vector<EstimatorSpec> specs;
     for (Family e : estimators) specs.push_back({e, m});
@@ -136,6 +137,7 @@ class MseExperiment final : public EstimatorGridExperiment {
           // rows): what `favorlab compare` holds a heavy-tailed figure to, by Chebyshev's inequality.
           row["mean_draw_variance"] = iid ? number_or_null(em.variance) : Json(nullptr);
           row["mse_draw_variance"] = iid ? number_or_null(em.squared_error_variance) : Json(nullptr);
+          add_compare_fields(row, grid_.parameters);  // coupled rows: exact variance or bounds; bounded estimators: ranges
           row["trials"] = f.trials;
           row["nonfinite"] = f.nonfinite;
           if (check) {

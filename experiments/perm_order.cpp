@@ -132,23 +132,35 @@ class PermOrderExperiment final : public Experiment {
 
  private:
   // For compare: order and histogram rows pair by n, heads rows by H (key kind × n × heads, the other one null). The
-  // Monte Carlo means are statistics, gated by their exact skewness where the exact distribution was computed (none
-  // is known for log10 lcm over heads: gated, not compared); P(lcm >= 1e27) is a binomial count. Quantiles and
+  // Monte Carlo means are statistics, gated by their exact skewness where the exact distribution was computed, and
+  // past that gate held to a distribution-free bound from the range every draw lies in (an order in [1, g(n)], its
+  // log in [0, ln g(n)], g Landau's function; log10 lcm over heads in [0, its upper bound]); P(lcm >= 1e27) is a
+  // binomial count. Counts: params.trials (orders, with looks trials·2^k) and params.head_trials (heads). Quantiles and
   // histograms are not declared (no standard error); closed forms and the exact search are exact fields.
   static Json row_schema() {
-    auto statistic = [](const char* value, const char* stderr_field, const char* skewness, const char* variance) {
-      Json s{{"value", value}, {"stderr", stderr_field}, {"count", "trials"}, {"skewness", skewness}};
+    auto statistic = [](const char* value, const char* stderr_field, const char* skewness, const char* variance,
+                        const char* range) {
+      Json s{{"value", value},
+             {"stderr", stderr_field},
+             {"count", "trials"},
+             {"count_param", Json::array({"trials", "head_trials"})},
+             {"skewness", skewness},
+             {"range", range}};
       if (variance != nullptr) s["variance"] = variance;
       return s;
     };
     return Json{
         {"key", Json::array({"kind", "n", "heads"})},
         {"statistics",
-         Json::array({statistic("mc_mean_order", "mc_stderr", "exact_skewness_order", "exact_variance_order"),
-                      statistic("mc_mean_log_order", "mc_log_stderr", "exact_skewness_log_order", "exact_var_log_order"),
-                      statistic("mc_mean_log10_lcm", "mc_stderr_log10_lcm", "skewness_log10_lcm", nullptr),
+         Json::array({statistic("mc_mean_order", "mc_stderr", "exact_skewness_order", "exact_variance_order",
+                                "order_range"),
+                      statistic("mc_mean_log_order", "mc_log_stderr", "exact_skewness_log_order", "exact_var_log_order",
+                                "log_order_range"),
+                      statistic("mc_mean_log10_lcm", "mc_stderr_log10_lcm", "skewness_log10_lcm", nullptr,
+                                "upper_bound_log10_lcm"),
                       Json{{"value", "mc_fraction_at_least_1e27"}, {"successes", "mc_count_at_least_1e27"},
-                           {"count", "trials"}, {"kind", "binomial"}}})},
+                           {"count", "trials"}, {"count_param", Json::array({"trials", "head_trials"})},
+                           {"kind", "binomial"}}})},
         {"exact", Json::array({"exact_mean_order", "exact_mean_order_fraction", "exact_sd_order",
                                "exact_excess_kurtosis_order", "exact_median_order", "exact_typical_order",
                                "exact_mean_log_order", "exact_distinct_orders", "exact_probability", "landau",
@@ -325,7 +337,13 @@ class PermOrderExperiment final : public Experiment {
       row["status"] = "not_tested";
       row["mc_mean_log_order"] = p.log.mean;
       row["mc_log_stderr"] = std::sqrt(p.log.variance / trials);  // no exact variance here: the sample's
+      hist["trials"] = p.trials;
+      hist["mc_log_stderr"] = std::sqrt(p.log.variance / trials);
     }
+    // For compare: every order lies in [1, g(n)] (its log in [0, ln g(n)]), whatever the tail.
+    row["order_range"] = g.value.convert_to<double>() - 1;
+    row["log_order_range"] = std::log(g.value.convert_to<double>());
+    hist["log_order_range"] = std::log(g.value.convert_to<double>());
     row["mc_median_order"] = p.tally.quantile(0.5);
     row["mc_var_log_order"] = p.log.variance;
     row["landau"] = decimal(g.value);

@@ -27,6 +27,7 @@
 #include "experiments/backend_option.hpp"
 #include "experiments/experiment.hpp"
 #include "experiments/softmax_estimator_options.hpp"
+#include "features/feature_family.hpp"
 #include "io/format_number.hpp"
 #include "perf/memory_estimate.hpp"
 #include "stats/paired_check.hpp"
@@ -130,6 +131,7 @@ class RedrawExperiment final : public Experiment {
       const RedrawSweep sweep = run_redraw_sweep(in, exact, config, plan, ctx.seed, backend, ctx.threads,
                                                  part_progress(ctx.progress, fi, features.size()));
       report(result, std::string(feature_kind_name(features[fi])), sweep);
+      add_compare_figures(result, features[fi], in.v);
       per_draw.push_back(sweep.draw_mse);
     }
 
@@ -263,27 +265,50 @@ class RedrawExperiment final : public Experiment {
   }
 
   // For compare: average rows pair by features × k, the draws row by features (k null). The mean MSE over the groups
-  // of k draws is a statistic over its groups, gated by the experiment's own skewness gate (an upper bound from the
-  // jackknife, stats/skewness_bound.hpp, taken from the baseline only); the single-draw mean of the draws row is the
-  // k = 1 row's. B, V and the law's prediction come from 20 jackknife blocks: their count is the blocks, and with no
-  // a-priori skewness (and Student's t, not the normal, for 19 degrees of freedom) they are gated, not compared.
+  // of k draws is a statistic over its groups (params.groups, or params.draws for k = 1: the single draws, less the
+  // non-finite ones); B, the squared bias, one over the 20 jackknife blocks (params.jackknife_blocks). Their gate
+  // figure and range come from add_compare_figures. V and the law's prediction B + V/k are not declared:
+  // V = MSE_1 − B exactly (stats/bias_variance.hpp), so both are functions of declared figures.
   static Json row_schema() {
-    auto jackknifed = [](const char* value, const char* stderr_field) {
-      return Json{{"value", value},
-                  {"stderr", stderr_field},
-                  {"count", "jackknife_blocks"},
-                  {"skewness", "jackknife_skewness"}};  // absent from the rows: unknown, always gated
-    };
     return Json{{"key", Json::array({"kind", "features", "k"})},
                 {"statistics", Json::array({Json{{"value", "mse"},
                                                  {"stderr", "mse_stderr"},
                                                  {"count", "groups"},
-                                                 {"skewness", "mse_skewness_bound"}},
-                                            jackknifed("bias_sq", "bias_sq_stderr"),
-                                            jackknifed("variance", "variance_stderr"),
-                                            jackknifed("mse_theory", "mse_theory_stderr")})},
+                                                 {"count_param", Json::array({"groups", "draws"})},
+                                                 {"count_dropped", "nonfinite"},
+                                                 {"skewness", "mse_gate_skewness"},
+                                                 {"skewness_sampled", true},
+                                                 {"range", "mse_range"}},
+                                            Json{{"value", "bias_sq"},
+                                                 {"stderr", "bias_sq_stderr"},
+                                                 {"count", "jackknife_blocks"},
+                                                 {"count_param", "jackknife_blocks"},
+                                                 {"skewness", "mse_gate_skewness"},
+                                                 {"skewness_sampled", true}}})},
                 {"exact", Json::array({"estimator", "coupling", "causal", "m", "L", "d", "draws"})},
                 {"verdict", "one_over_k_status"}};
+  }
+
+  // The rows of feature map f, for compare. Positive features (φ > 0) make every output row a convex combination of
+  // the value rows, the exact one too, so each entry's error lies within its column's spread and one draw's MSE (a
+  // k-average's alike) in [0, mean over columns of (max − min)²]: that range, and the jackknife skewness bound as the
+  // gate figure (sampled: a rerun's differs); B's stand-in gate figure is the single draws' bound, its
+  // leave-a-block-out values moving with the blocks' mean errors. Features that can be negative (trig) let the
+  // estimated normalizer cross 0, where the output has no finite moments: the MSE has no finite mean, so no gate
+  // figure, and compare lists those rows as not compared.
+  static void add_compare_figures(Result& result, Family f, const Eigen::MatrixXd& v) {
+    const std::string name(feature_kind_name(f));
+    const bool bounded = family_info(f).positive;
+    const double range = (v.colwise().maxCoeff() - v.colwise().minCoeff()).array().square().mean();
+    Json single_bound = nullptr;
+    for (Json& row : result.rows)
+      if (row["features"] == name && row["kind"] == "average" && row["k"] == 1) single_bound = row["mse_skewness_bound"];
+    for (Json& row : result.rows) {
+      if (row["features"] != name) continue;
+      const bool average = row["kind"] == "average";
+      row["mse_gate_skewness"] = bounded ? (average ? row["mse_skewness_bound"] : single_bound) : Json(nullptr);
+      if (average) row["mse_range"] = bounded ? Json(range) : Json(nullptr);
+    }
   }
 
   int resolved_L(bool quick) const { return l_option_ && l_option_->count() > 0 ? L_ : (quick ? 512 : 1024); }

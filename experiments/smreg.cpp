@@ -309,11 +309,12 @@ class SmregExperiment final : public Experiment {
   }
 
   // Ratio rows pair by (d, |z|), bound rows by (C's |z|, d): key kind × d × z_norm. The Monte Carlo mean and the same
-  // draws over SM are statistics; closed forms exact, except the logs of ratios near 1, whose absolute rounding
+  // draws over SM are statistics (counted in params.trials); closed forms exact, except the logs of ratios near 1, whose absolute rounding
   // (~1e-12, above) is not small relative to their size at small |z|.
   static Json row_schema() {
     auto statistic = [](const char* value, const char* stderr_field, const char* variance, const char* scale) {
       return Json{{"value", value},       {"stderr", stderr_field},   {"count", "trials"},
+                  {"count_param", "trials"},      {"count_dropped", "nonfinite"},
                   {"skewness", "error_skewness"}, {"variance", variance}, {"rounding_scale", scale},
                   {"rounding_power", 1}};
     };

@@ -293,28 +293,34 @@ class StructuredExperiment final : public Experiment {
     row["mean_skewness"] = number_or_null(em.error_skewness);
     row["mse_skewness"] = number_or_null(em.squared_error_skewness);
     row["mean_draw_variance"] = iid ? number_or_null(em.variance) : Json(nullptr);
-    row["relative_bias_draw_variance"] = iid ? number_or_null(em.variance / (f.truth * f.truth)) : Json(nullptr);
     row["mse_draw_variance"] = iid ? number_or_null(em.squared_error_variance) : Json(nullptr);
+    add_compare_fields(row);  // spread bounds and ranges for compare; hadamard, givens: no iid skewness stand-in
     return row;
   }
 
   // For compare: point rows pair by estimator × coupling × d × geometry, speed rows by method × d (timings: not
-  // compared). Mean, relative bias and MSE are statistics; the ratio to the orthogonal MSE is not declared, being a
-  // function of two declared MSEs (this row's and the orthogonal row's).
+  // compared). Mean and MSE are statistics, scaled to the spread of one draw the row declares (add_compare_fields) and
+  // counted in params.trials at the row's look; the relative bias (mean/truth − 1) and the ratio to the orthogonal
+  // MSE are not declared, being functions of declared figures and exact fields.
   static Json row_schema() {
-    auto statistic = [](const char* value, const char* stderr_field, const char* skewness, const char* variance,
-                        const char* scale, int power) {
-      Json s{{"value", value}, {"stderr", stderr_field}, {"count", "trials"}, {"skewness", skewness},
-             {"variance", variance}};
-      if (scale != nullptr) s.update(Json{{"rounding_scale", scale}, {"rounding_power", power}});
-      return s;
+    auto statistic = [](const char* value, const char* stderr_field, const char* skewness, const char* spread,
+                        int power) {
+      return Json{{"value", value},
+                  {"stderr", stderr_field},
+                  {"count", "trials"},
+                  {"count_param", "trials"},
+                  {"count_look", "look"},
+                  {"count_dropped", "nonfinite"},
+                  {"skewness", skewness},
+                  {"variance", std::string(spread) + "_draw_variance"},
+                  {"variance_bound", std::string(spread) + "_draw_variance_bound"},
+                  {"range", std::string(spread) + "_range"},
+                  {"rounding_scale", "truth"},
+                  {"rounding_power", power}};
     };
     return Json{{"key", Json::array({"kind", "method", "estimator", "coupling", "d", "x_norm", "y_norm", "cos_angle"})},
-                {"statistics", Json::array({statistic("mean", "stderr", "mean_skewness", "mean_draw_variance", "truth", 1),
-                                            statistic("relative_bias", "relative_bias_stderr", "mean_skewness",
-                                                      "relative_bias_draw_variance", nullptr, 1),
-                                            statistic("mse", "mse_stderr", "mse_skewness", "mse_draw_variance",
-                                                      "truth", 2)})},
+                {"statistics", Json::array({statistic("mean", "stderr", "mean_skewness", "mean", 1),
+                                            statistic("mse", "mse_stderr", "mse_skewness", "mse", 2)})},
                 {"exact", Json::array({"m", "truth"})},
                 {"verdict", "status"}};
   }

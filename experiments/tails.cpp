@@ -124,8 +124,13 @@ class TailsExperiment final : public Experiment {
     result.params["row_schema"] = Json{
         {"key", Json::array({"estimator", "coupling", "d", "m", "x_norm", "y_norm", "cos_angle", "delta"})},
         {"statistics",
-         Json::array({Json{{"value", "p_hat"}, {"successes", "exceed_count"}, {"count", "trials"}, {"kind", "binomial"}},
-                      Json{{"value", "tilted_p"}, {"stderr", "tilted_stderr"}, {"count", "tilted_trials"}}})},
+         Json::array({Json{{"value", "p_hat"}, {"successes", "exceed_count"}, {"count", "trials"}, {"kind", "binomial"},
+                           {"count_param", "trials"}, {"count_dropped", "nonfinite"}},
+                      // Each weighted draw lies in [0, tilted_range]; its skewness is not known (tilted_skewness is
+                      // null), so past compare's gate the range decides (a distribution-free bound).
+                      Json{{"value", "tilted_p"}, {"stderr", "tilted_stderr"}, {"count", "tilted_trials"},
+                           {"count_param", "tilted_trials"}, {"range", "tilted_range"},
+                           {"skewness", "tilted_skewness"}}})},
         {"exact", Json::array({"smreg", "truth", "a", "max_estimate", "above_support", "max_estimate_orthogonal",
                                "above_support_orthogonal", "legendre", "theta", "bound", "chernoff_bound",
                                "tilted_range"})},

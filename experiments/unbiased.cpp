@@ -144,8 +144,10 @@ class UnbiasedExperiment final : public EstimatorGridExperiment {
           row["mean"] = ev.empirical;
           row["stderr"] = ev.standard_error;
           row["mean_skewness"] = number_or_null(ev.skewness);  // for compare
-          // The closed-form variance of one error draw, exact for iid projections only: compare's Chebyshev bound.
+          // The closed-form variance of one error draw, exact for iid projections (coupled rows: add_compare_fields):
+          // what compare scales its tests to.
           row["mean_draw_variance"] = couplings[ci] == Coupling::iid ? number_or_null(variance[local]) : Json(nullptr);
+          add_compare_fields(row, grid_.parameters);  // coupled rows: exact variance or bound; bounded estimators: ranges
           row["z"] = v.z;
           row["trials"] = ev.trials;
           row["nonfinite"] = ev.nonfinite;

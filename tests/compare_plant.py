@@ -1,11 +1,12 @@
 """Plants a change in a favorlab result file for tests/compare_gate.sh (the gate must catch it).
 
-compare_plant.py shift   NEW OUT REPORT FIELD [CONDITION]  -- move FIELD in one row: the first whose FIELD compare
-    judged (not listed as skipped in REPORT, the --out of NEW against the baseline), with CONDITION (a Python
-    expression over `row`) true. A mean-kind statistic moves by the larger of 10·sqrt(2) standard errors (z = 10 with
-    the new SE unchanged) and, where the row has the closed-form variance of one draw, 3 times Chebyshev's threshold
-    sigma·sqrt(2/n)/sqrt(point alpha); a binomial one from k to 2k + 20 successes. Prints the row's key text.
-compare_plant.py strip-gates NEW OUT  -- remove every declared skewness and variance field from every row.
+compare_plant.py shift   NEW OUT REPORT FIELD [CONDITION]  -- move FIELD in one row: the first whose FIELD a test
+    judged (REPORT, the --out of NEW against the baseline, lists each judged statistic with the test it got and the
+    difference beyond which that test flags it, and the rounding floor), with CONDITION (a Python expression over `row`) true. A mean-kind
+    statistic moves by 3 times the larger of them (a z test's: z = 3 z_crit; a distribution-free bound's: 3 times the
+    bound); a binomial one from k to 2k + 20 successes. Prints the row's key text.
+compare_plant.py strip-gates NEW OUT  -- remove every declared closed-form gate field (skewness unless sampled,
+    variance, variance bound, range) from every row.
 """
 import json
 import math
@@ -26,7 +27,8 @@ def main():
     doc = json.load(open(new))
     schema = doc["params"]["row_schema"]
     if mode == "strip-gates":
-        gates = {s[g] for s in schema["statistics"] for g in ("skewness", "variance") if s.get(g)}
+        gates = {s[g] for s in schema["statistics"] for g in ("skewness", "variance", "variance_bound", "range")
+                 if s.get(g) and not (g == "skewness" and s.get("skewness_sampled"))}
         for row in doc["rows"]:
             for g in gates:
                 row.pop(g, None)
@@ -35,11 +37,12 @@ def main():
     report, field = json.load(open(sys.argv[4])), sys.argv[5]
     condition = sys.argv[6] if len(sys.argv) > 6 else "True"
     stat = next(s for s in schema["statistics"] if s["value"] == field)
-    skipped = {(s["row"], s["field"]) for s in report["skipped"]}
+    judged = {(s["row"], s["field"]): s for s in report["judged"]
+              if s["test"] not in ("none", "rounding") and s["threshold"] is not None}
     for row in doc["rows"]:
         text = " ".join(k + "=" + token(row[k]) for k in schema["key"])
         value = row.get(field)
-        if not isinstance(value, (int, float)) or (text, field) in skipped or not eval(condition, {"row": row}):
+        if not isinstance(value, (int, float)) or (text, field) not in judged or not eval(condition, {"row": row}):
             continue
         if stat.get("kind") == "binomial":
             k, n = row[stat["successes"]], row[stat["count"]]
@@ -50,17 +53,13 @@ def main():
             z = (moved - k) / math.sqrt(moved + k)  # the normal z of the conditional test at equal trials
             how = "%d -> %d successes of %d (normal z of the conditional test %.1f)" % (k, moved, n, z)
         else:
-            se = row.get(stat["stderr"])
-            if not isinstance(se, (int, float)) or se <= 0:
+            test = judged[(text, field)]
+            delta = 3 * max(test["threshold"], test["floor"])  # beyond the rounding floor too
+            if delta <= 0 or delta != delta:
                 continue
-            delta = 10 * math.sqrt(2) * se
-            variance = row.get(stat.get("variance") or "", None)
-            if isinstance(variance, (int, float)):
-                chebyshev = math.sqrt(variance * 2 / row[stat["count"]]) / math.sqrt(report["point_alpha"])
-                delta = max(delta, 3 * chebyshev)
             row[field] = value + delta
-            how = "%.6g -> %.6g (z = %.1f; z critical %.3f)" % (value, value + delta, delta / (math.sqrt(2) * se),
-                                                                report["z_critical"])
+            how = "%.6g -> %.6g (3 times the %s threshold %.3g)" % (value, value + delta, test["test"],
+                                                                  test["threshold"])
         json.dump(doc, open(out, "w"))
         print(text)
         print("planted %s at %s: %s" % (field, text, how), file=sys.stderr)

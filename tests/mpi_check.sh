@@ -2,8 +2,8 @@
 # favorlab under MPI (mpirun from Open MPI): the rows and checks of unbiased (fixed trials and with looks until
 # conclusive), mse, orthogonal and estimators (with their importance-sampled checks; fixed and with looks) and tails are identical
 # to a single process with the same seed for 2 and 3 ranks (and 1 or 2 threads per rank); speed refuses to run under
-# MPI; an experiment that runs on rank 0 alone still writes its result, with looks too; a rank killed mid-run ends the job with a
-# non-zero exit, no result file and no temporary file.
+# MPI; an experiment that runs on rank 0 alone still writes its result, with looks too; compare reports once; a rank
+# killed mid-run ends the job with a non-zero exit, no result file and no temporary file.
 set -euo pipefail
 favorlab="$1"
 dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
@@ -40,6 +40,15 @@ for c in "${cases[@]}"; do
   same_rows "$dir/$name-1.json" "$dir/$name-3.json"
   /usr/bin/python3 -c "import json,sys; p=json.load(open(sys.argv[1]))['provenance']; assert p['mpi_ranks']==3 and 'trial blocks' in p['mpi_distribution'], p" "$dir/$name-3.json"
 done
+
+# compare under MPI: every rank compares (so every rank exits alike), rank 0 alone reports: one summary line, one
+# report file.
+summary=$("${mpi[@]}" -np 2 "$favorlab" compare "$dir/tails-1.json" "$dir/tails-2.json" --out "$dir/compare.json")
+if [ "$(grep -c '^tails: unchanged' <<< "$summary")" -ne 1 ]; then
+  echo "compare under mpirun -np 2 did not report exactly once:" >&2; echo "$summary" >&2; exit 1
+fi
+/usr/bin/python3 -c "import json,sys; assert json.load(open(sys.argv[1]))['schema'] == 'favorlab.compare/1'" \
+  "$dir/compare.json"
 
 # speed measures time: refused under MPI, exit 2, one line, no file.
 if "${mpi[@]}" -np 2 "$favorlab" speed --quiet --out "$dir/speed.json" 2> "$dir/speed.err"; then

@@ -7,6 +7,7 @@
 #include "io/atomic_file.hpp"
 #include "io/input_file.hpp"
 #include "io/json_file.hpp"
+#include "mc/distribution.hpp"
 #include "results/result_compare.hpp"
 
 namespace favorlab {
@@ -30,11 +31,15 @@ void add_compare_options(CLI::App& app, CompareOptions& o) {
 }
 
 int run_compare(const CompareOptions& o) {
-  // Checked before either file is read: --out names neither input (nor both it and another output stdout), and the
-  // output path is writable (--alpha's range is checked while parsing: cli/option_checks.hpp).
+  // Checked before either file is read: the options' ranges, --out names neither input (nor both it and another
+  // output stdout), and the output path is writable (--alpha's range is also checked while parsing:
+  // cli/option_checks.hpp).
+  check_compare_options(o.alpha, o.tolerance, o.max_uncompared);
   check_distinct_paths({{"baseline", o.baseline}, {"new", o.fresh}}, {{"--out", o.out}});
+  // Under MPI every rank compares (so every rank exits alike) and rank 0 alone reports.
+  const bool reports = process_ranks().rank == 0;
   std::optional<AtomicFileWriter> writer;
-  if (!o.out.empty()) writer.emplace(o.out);
+  if (!o.out.empty() && reports) writer.emplace(o.out);
   const Json base = read_json_file(o.baseline, "baseline"), fresh = read_json_file(o.fresh, "new");
   CompareReport report;
   try {
@@ -43,6 +48,7 @@ int run_compare(const CompareOptions& o) {
     // A field of an unexpected type (a string where a number belongs): the document is not a result file.
     throw std::invalid_argument(o.baseline + ", " + o.fresh + ": not comparable result files (" + e.what() + ")");
   }
+  if (!reports) return report.fails() ? 1 : 0;
   // With --out - the JSON is standard output's only content; the report lines go to stderr instead.
   std::FILE* lines_to = writer && writer->to_stdout() ? stderr : stdout;
   for (const auto& line : compare_report_lines(report, o.max_lines)) std::fprintf(lines_to, "%s\n", printable(line).c_str());

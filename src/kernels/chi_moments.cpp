@@ -38,6 +38,26 @@ double log_chi_moment(int d, double j) {
 
 double chi_moment(int d, double j) { return std::exp(log_chi_moment(d, j)); }
 
+double log_chi_mgf(int d, double t) {
+  require_dimension(d);
+  if (!(t >= 0) || !std::isfinite(t)) throw std::invalid_argument("chi MGF needs a finite t >= 0");
+  if (t == 0) return 0.0;
+  // log of term j, t^j μ_d(j)/j!; the ratio of consecutive terms falls like t/√j, so past the peak they vanish fast.
+  auto log_term = [&](int j) { return j * std::log(t) + log_chi_moment(d, j) - std::lgamma(j + 1.0); };
+  double top = 0, sum = 1;  // term 0 is 1; the sum is kept relative to exp(top)
+  for (int j = 1;; ++j) {
+    const double lt = log_term(j);
+    if (lt > top) {
+      sum = sum * std::exp(top - lt) + 1;
+      top = lt;
+    } else {
+      sum += std::exp(lt - top);
+    }
+    if (lt < top && lt - top < std::log(1e-17 * sum) && lt < log_term(j - 1)) break;
+  }
+  return top + std::log(sum);
+}
+
 double log_tau(int d, const std::vector<int>& parts) {
   require_dimension(d);
   require_parts(parts);

@@ -14,6 +14,11 @@ namespace favorlab {
 double log_chi_moment(int d, double j);
 double chi_moment(int d, double j);
 
+// log E[e^{t r}], r ~ chi_d, t ≥ 0: the series Σ_j t^j μ_d(j)/j!, summed in logs (every term positive) until the
+// terms past its peak fall below 1e-17 of the sum. What bounds positive features on rows of chi_d norm whatever their
+// directions (Λ e^{ωᵀz} ≤ Λ e^{r‖z‖}): experiments/estimator_grid.hpp add_compare_fields.
+double log_chi_mgf(int d, double t);
+
 double log_tau(int d, const std::vector<int>& parts);
 double tau(int d, const std::vector<int>& parts);
 

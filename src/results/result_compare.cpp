@@ -12,23 +12,45 @@
 #include "stats/binomial_two_sample.hpp"
 #include "stats/edgeworth.hpp"
 #include "stats/normal_quantiles.hpp"
+#include "stats/two_sample_bounds.hpp"
 
 namespace favorlab {
+
+const char* statistic_test_name(StatisticTest test) {
+  switch (test) {
+    case StatisticTest::z: return "z";
+    case StatisticTest::chebyshev: return "chebyshev";
+    case StatisticTest::hoeffding: return "hoeffding";
+    case StatisticTest::bernstein: return "bernstein";
+    case StatisticTest::sampled_chebyshev: return "sampled_chebyshev";
+    case StatisticTest::deterministic: return "deterministic";
+    case StatisticTest::binomial: return "binomial";
+    case StatisticTest::rounding: return "rounding";
+    case StatisticTest::none: return "none";
+  }
+  return "none";
+}
 
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr auto kMaxTrials = std::numeric_limits<std::int64_t>::max();
 
 [[noreturn]] void fail(const std::string& message) { throw std::invalid_argument(message); }
 
 struct StatisticFields {
   std::string value, stderr_field, count, skewness;  // skewness empty: none declared
+  bool skewness_sampled = false;                      // a sampled gate figure: the baseline's, never compared
   std::string variance;                               // closed-form variance of one draw; empty: none declared
+  std::string variance_bound;                         // a closed-form upper bound on it; empty: none declared
+  std::string range;                                  // length of an interval holding every draw; empty: none
   std::string rounding_scale;                         // exact field rounding is relative to; empty: the value's own
   int rounding_power = 1;                             // the statistic's units are those of rounding_scale^power
   bool binomial = false;                              // kind "binomial": a proportion successes/count, no stderr
   std::string successes;                              // binomial: the field counting successes
+  std::vector<std::string> count_params;              // params members the count comes from; empty: unchecked
+  std::string count_look, count_dropped;              // row fields: the look, the draws left out as non-finite
   bool operator==(const StatisticFields&) const = default;
 };
 
@@ -68,6 +90,69 @@ std::string optional_field_name(const Json& object, const std::string& name, con
   return j == nullptr || j->is_null() ? std::string() : field_name(*j, where + "." + name);
 }
 
+// "count_param": a field name or an array of them.
+std::vector<std::string> count_params(const Json& item, const std::string& at) {
+  const Json* j = member(item, "count_param");
+  if (j == nullptr || j->is_null()) return {};
+  if (j->is_string()) return {field_name(*j, at + ".count_param")};
+  std::vector<std::string> names = field_names(j, at + ".count_param", true);
+  if (names.empty()) fail(at + ".count_param must name at least one params member");
+  return names;
+}
+
+// The members every statistic may have, whatever its kind: how its count is checked.
+void parse_count_members(const Json& item, const std::string& at, StatisticFields& f) {
+  f.count_params = count_params(item, at);
+  f.count_look = optional_field_name(item, "count_look", at);
+  f.count_dropped = optional_field_name(item, "count_dropped", at);
+  if ((!f.count_look.empty() || !f.count_dropped.empty()) && f.count_params.empty())
+    fail(at + " " + item.dump() + ": 'count_look' and 'count_dropped' need a 'count_param'");
+}
+
+StatisticFields parse_binomial(const Json& item, const std::string& at) {
+  // A proportion is judged on its counts: no standard error, and no gate (the exact test holds at any n).
+  for (const char* required : {"value", "successes", "count"})
+    if (member(item, required) == nullptr) fail(at + " " + item.dump() + " lacks '" + required + "'");
+  for (const char* refused : {"stderr", "skewness", "skewness_sampled", "variance", "variance_bound", "range",
+                              "rounding_scale", "rounding_power"})
+    if (member(item, refused) != nullptr)
+      fail(at + " " + item.dump() + ": a binomial statistic takes no '" + refused + "'");
+  StatisticFields f;
+  f.binomial = true;
+  f.value = field_name(item["value"], at + ".value");
+  f.successes = field_name(item["successes"], at + ".successes");
+  f.count = field_name(item["count"], at + ".count");
+  parse_count_members(item, at, f);
+  return f;
+}
+
+StatisticFields parse_mean(const Json& item, const std::string& at) {
+  if (member(item, "successes") != nullptr)
+    fail(at + " " + item.dump() + ": 'successes' belongs to a statistic of kind \"binomial\"");
+  for (const char* required : {"value", "stderr", "count"})
+    if (member(item, required) == nullptr) fail(at + " " + item.dump() + " lacks '" + required + "'");
+  StatisticFields f;
+  f.value = field_name(item["value"], at + ".value");
+  f.stderr_field = field_name(item["stderr"], at + ".stderr");
+  f.count = field_name(item["count"], at + ".count");
+  f.skewness = optional_field_name(item, "skewness", at);
+  if (const Json* sampled = member(item, "skewness_sampled"); sampled != nullptr && !sampled->is_null()) {
+    if (!sampled->is_boolean()) fail(at + ".skewness_sampled must be true or false, got " + sampled->dump());
+    f.skewness_sampled = sampled->get<bool>();
+  }
+  f.variance = optional_field_name(item, "variance", at);
+  f.variance_bound = optional_field_name(item, "variance_bound", at);
+  f.range = optional_field_name(item, "range", at);
+  f.rounding_scale = optional_field_name(item, "rounding_scale", at);
+  if (const Json* power = member(item, "rounding_power"); power != nullptr && !power->is_null()) {
+    if (!power->is_number_integer() || (power->get<int>() != 1 && power->get<int>() != 2))
+      fail(at + ".rounding_power must be 1 or 2, got " + power->dump());
+    f.rounding_power = power->get<int>();
+  }
+  parse_count_members(item, at, f);
+  return f;
+}
+
 RowSchema parse_row_schema(const Json& j, const std::string& where) {
   if (!j.is_object()) fail(where + " must be an object");
   RowSchema s;
@@ -82,40 +167,10 @@ RowSchema parse_row_schema(const Json& j, const std::string& where) {
     for (const Json& item : *stats) {
       const std::string at = where + ".statistics entry";
       if (!item.is_object()) fail(at + " must be an object, got " + item.dump());
-      StatisticFields f;
       const std::string kind = optional_field_name(item, "kind", at);
       if (!kind.empty() && kind != "mean" && kind != "binomial")
         fail(at + ".kind must be \"mean\" or \"binomial\", got \"" + kind + "\"");
-      f.binomial = kind == "binomial";
-      if (f.binomial) {
-        // A proportion is judged on its counts: no standard error, and no gate (the exact test holds at any n).
-        for (const char* required : {"value", "successes", "count"})
-          if (member(item, required) == nullptr) fail(at + " " + item.dump() + " lacks '" + required + "'");
-        for (const char* refused : {"stderr", "skewness", "variance", "rounding_scale", "rounding_power"})
-          if (member(item, refused) != nullptr)
-            fail(at + " " + item.dump() + ": a binomial statistic takes no '" + refused + "'");
-        f.value = field_name(item["value"], at + ".value");
-        f.successes = field_name(item["successes"], at + ".successes");
-        f.count = field_name(item["count"], at + ".count");
-        s.statistics.push_back(std::move(f));
-        continue;
-      }
-      if (member(item, "successes") != nullptr)
-        fail(at + " " + item.dump() + ": 'successes' belongs to a statistic of kind \"binomial\"");
-      for (const char* required : {"value", "stderr", "count"})
-        if (member(item, required) == nullptr) fail(at + " " + item.dump() + " lacks '" + required + "'");
-      f.value = field_name(item["value"], at + ".value");
-      f.stderr_field = field_name(item["stderr"], at + ".stderr");
-      f.count = field_name(item["count"], at + ".count");
-      f.skewness = optional_field_name(item, "skewness", at);
-      f.variance = optional_field_name(item, "variance", at);
-      f.rounding_scale = optional_field_name(item, "rounding_scale", at);
-      if (const Json* power = member(item, "rounding_power"); power != nullptr && !power->is_null()) {
-        if (!power->is_number_integer() || (power->get<int>() != 1 && power->get<int>() != 2))
-          fail(at + ".rounding_power must be 1 or 2, got " + power->dump());
-        f.rounding_power = power->get<int>();
-      }
-      s.statistics.push_back(std::move(f));
+      s.statistics.push_back(kind == "binomial" ? parse_binomial(item, at) : parse_mean(item, at));
     }
   }
   s.exact = field_names(member(j, "exact"), where + ".exact", false);
@@ -236,52 +291,187 @@ std::string verdict_text(const Json* v) {
   return v->is_string() ? v->get<std::string>() : v->dump();
 }
 
-// A z-tested candidate, held until the Bonferroni split over all candidates is known.
+std::string join(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
+// A statistic's count in one row: a whole number of at least 2 draws, and where the schema says which params it comes
+// from, exactly what they say (param·2^look, less the draws left out as non-finite): no file lowers the count its
+// own test is scaled to by editing its rows. Returns {count, dropped}.
+// A null count (the caller's to settle) is returned as NaN.
+std::pair<double, double> checked_count(const Json& row, const StatisticFields& f, const Json& params,
+                                        const char* file, std::size_t index) {
+  const double n = count_field(row, f.count, file, index);
+  if (std::isnan(n)) return {kNaN, 0};
+  if (n < 2)
+    fail(row_at(file, index, f.count) + " is " + format_number(n, 17) + ": a statistic needs at least 2 draws");
+  double dropped = 0;
+  if (!f.count_dropped.empty()) {
+    const double d = count_field(row, f.count_dropped, file, index);
+    if (!std::isnan(d)) dropped = d;
+  }
+  if (f.count_params.empty()) return {n, dropped};
+  int look = 0;
+  if (!f.count_look.empty()) {
+    const double k = number_field(row, f.count_look, file, index);
+    if (!std::isnan(k)) {
+      if (k < 0 || k > 62 || k != std::trunc(k))
+        fail(row_at(file, index, f.count_look) + " is not a look in [0, 62]: " + format_number(k, 17));
+      look = static_cast<int>(k);
+    }
+  }
+  std::string said;
+  for (const std::string& name : f.count_params) {
+    const Json* v = member(params, name);
+    if (v == nullptr || !v->is_number()) continue;
+    const double drawn = std::ldexp(v->get<double>(), look);
+    if (drawn == n + dropped) return {n, dropped};
+    said += (said.empty() ? "" : ", ") + name + " = " + v->dump();
+  }
+  fail(row_at(file, index, f.count) + " is " + format_number(n, 17) +
+       (dropped > 0 ? " (and " + format_number(dropped, 17) + " non-finite draws)" : std::string()) +
+       " but its params say " + (said.empty() ? "nothing (no " + join(f.count_params) + ")" : said) +
+       (look > 0 ? " times 2^" + std::to_string(look) + " (look " + std::to_string(look) + ")" : std::string()));
+}
+
+// A pair of rows' statistic, held until the Bonferroni split over all of them is known.
 struct Candidate {
-  std::size_t ordinal;  // row position × statistics + statistic, for the order of the skipped list
+  std::size_t ordinal;  // row position × statistics + statistic, for the order of the lists
   std::size_t base_row;
   std::size_t statistic;
   double a, b, sa, sb;
   double floor;         // the rounding floor of |a − b| (the statistic's own scale, never another field's)
+  double floor_scale;   // its part that does not scale with the values: (tolerance·R)^p
   double na, nb;
   double skewness;      // |γ| from the baseline only; NaN: unknown; unused without a declared skewness
-  double variance;      // closed-form variance of one draw, from the baseline only; NaN: none
+  double variance, variance_bound, range;  // from the baseline only; NaN: none
   std::int64_t ka = 0, kb = 0;  // binomial: the successes (a, b are the proportions, na, nb the trials)
 };
 
-// A binomial statistic of one paired row: settles the absent and non-finite pairs, refuses inconsistent counts, and
+// Where a statistic is in one file and not the other: a change, never "not compared" (a new file that nulls a
+// figure hides nothing by it).
+StatisticChange missing_change(const std::string& text, const Json& key, const std::string& field, double a, double b,
+                               const std::string& what) {
+  StatisticChange c;
+  c.row_key_text = text;
+  c.row_key = key;
+  c.field = field;
+  c.kind = StatisticChange::Kind::missing;
+  c.missing_field = what;
+  c.base = a;
+  c.fresh = b;
+  c.excess = kInf;
+  c.z = kInf;
+  c.relative_difference = kInf;  // first among the first: nothing moved by less
+  return c;
+}
+
+struct RowPair {
+  const Json& rb;
+  const Json& rf;
+  std::size_t i, j;             // row indices in the baseline and the new file
+  const std::string& text;
+  const Json& key;
+  const Json& params_base;
+  const Json& params_fresh;
+};
+
+// A binomial statistic of one paired row: settles the absent and missing pairs, refuses inconsistent counts, and
 // collects the rest as candidates of the exact conditional test (pass 2).
-void binomial_pass1(const Json& rb, const Json& rf, std::size_t i, std::size_t j, const StatisticFields& f,
-                    std::size_t ordinal, std::size_t statistic, const std::string& text, CompareReport& report,
-                    std::vector<std::pair<std::size_t, SkippedStatistic>>& skipped, std::vector<Candidate>& candidates) {
-  const double a = number_field(rb, f.value, "baseline", i), b = number_field(rf, f.value, "new", j);
-  const double ka = count_field(rb, f.successes, "baseline", i), kb = count_field(rf, f.successes, "new", j);
-  const double na = count_field(rb, f.count, "baseline", i), nb = count_field(rf, f.count, "new", j);
-  // The proportion must be what the counts say: the test reads the counts, the report shows the value.
-  auto consistent = [&](double value, double k, double n, const char* file, std::size_t index) {
-    if (std::isnan(value) || std::isnan(k) || std::isnan(n)) return;
-    if (k > n)
-      fail(row_at(file, index, f.successes) + " counts " + format_number(k, 17) + " successes in " +
-           format_number(n, 17) + " trials ('" + f.count + "')");
-    if (n > 0 && std::abs(value - k / n) > 1e-12 * (k / n))
-      fail(row_at(file, index, f.value) + " is " + format_number(value, 15) + " but " + f.successes + "/" + f.count +
-           " = " + format_number(k / n, 15));
-  };
-  consistent(a, ka, na, "baseline", i);
-  consistent(b, kb, nb, "new", j);
-  if (std::isnan(ka) && std::isnan(kb) && std::isnan(a) && std::isnan(b)) {
+void binomial_pass1(const RowPair& p, const StatisticFields& f, std::size_t ordinal, std::size_t statistic,
+                    CompareReport& report, std::vector<Candidate>& candidates) {
+  const double a = number_field(p.rb, f.value, "baseline", p.i), b = number_field(p.rf, f.value, "new", p.j);
+  const double ka = count_field(p.rb, f.successes, "baseline", p.i), kb = count_field(p.rf, f.successes, "new", p.j);
+  const bool in_base = !std::isnan(a) || !std::isnan(ka), in_fresh = !std::isnan(b) || !std::isnan(kb);
+  if (!in_base && !in_fresh) {
     ++report.statistics_absent;
     return;
   }
-  // No trials on a side: no proportion to compare (like a non-finite figure).
-  if (std::isnan(ka) || std::isnan(kb) || std::isnan(na) || std::isnan(nb) || std::isnan(a) || std::isnan(b) ||
-      na == 0 || nb == 0) {
-    ++report.skipped_nonfinite;
-    skipped.emplace_back(ordinal, SkippedStatistic{text, f.value, SkippedStatistic::Reason::nonfinite, 0, 0});
+  if (std::isnan(a) || std::isnan(ka) || std::isnan(b) || std::isnan(kb)) {
+    const bool base_whole = !std::isnan(a) && !std::isnan(ka);
+    report.changes.push_back(missing_change(p.text, p.key, f.value, a, b,
+                                            base_whole ? "in the new file" : "in the baseline"));
     return;
   }
-  candidates.push_back({ordinal, i, statistic, a, b, 0, 0, 0, na, nb, kNaN, kNaN, static_cast<std::int64_t>(ka),
-                        static_cast<std::int64_t>(kb)});
+  const double na = checked_count(p.rb, f, p.params_base, "baseline", p.i).first;
+  const double nb = checked_count(p.rf, f, p.params_fresh, "new", p.j).first;
+  if (std::isnan(na) || std::isnan(nb)) {
+    report.changes.push_back(missing_change(p.text, p.key, f.value, a, b,
+                                            std::string("its count '") + f.count + "' in the " +
+                                                (std::isnan(na) ? "baseline" : "new file")));
+    return;
+  }
+  // The proportion must be what the counts say: the test reads the counts, the report shows the value.
+  auto consistent = [&](double value, double k, double n, const char* file, std::size_t index) {
+    if (k > n)
+      fail(row_at(file, index, f.successes) + " counts " + format_number(k, 17) + " successes in " +
+           format_number(n, 17) + " trials ('" + f.count + "')");
+    if (std::abs(value - k / n) > 1e-12 * (k / n))
+      fail(row_at(file, index, f.value) + " is " + format_number(value, 15) + " but " + f.successes + "/" + f.count +
+           " = " + format_number(k / n, 15));
+  };
+  consistent(a, ka, na, "baseline", p.i);
+  consistent(b, kb, nb, "new", p.j);
+  candidates.push_back({ordinal, p.i, statistic, a, b, 0, 0, 0, 0, na, nb, kNaN, kNaN, kNaN, kNaN,
+                        static_cast<std::int64_t>(ka), static_cast<std::int64_t>(kb)});
+}
+
+// A mean-kind statistic of one paired row: the absent, missing and baseline-incomplete pairs are settled here, the
+// rest become candidates. Every figure that decides the test comes from the baseline; the new file gives its value,
+// its count (checked against its params) and its standard error (for the spread test only).
+void mean_pass1(const RowPair& p, const StatisticFields& f, std::size_t ordinal, std::size_t statistic,
+                double tolerance, CompareReport& report,
+                std::vector<std::pair<std::size_t, SkippedStatistic>>& skipped, std::vector<Candidate>& candidates) {
+  const double a = number_field(p.rb, f.value, "baseline", p.i), b = number_field(p.rf, f.value, "new", p.j);
+  if (std::isnan(a) && std::isnan(b)) {
+    ++report.statistics_absent;
+    return;
+  }
+  if (std::isnan(a) != std::isnan(b)) {
+    report.changes.push_back(
+        missing_change(p.text, p.key, f.value, a, b, std::isnan(b) ? "in the new file" : "in the baseline"));
+    return;
+  }
+  const auto [na, dropped_a] = checked_count(p.rb, f, p.params_base, "baseline", p.i);
+  const auto [nb, dropped_b] = checked_count(p.rf, f, p.params_fresh, "new", p.j);
+  const double sa = stderr_field(p.rb, f.stderr_field, "baseline", p.i);
+  const double sb = stderr_field(p.rf, f.stderr_field, "new", p.j);
+  if (std::isnan(sa) || std::isnan(na) || dropped_a > 0) {  // the baseline cannot judge this figure
+    ++report.skipped_nonfinite;
+    skipped.emplace_back(ordinal, SkippedStatistic{p.text, f.value, SkippedStatistic::Reason::nonfinite, 0, 0});
+    return;
+  }
+  if (std::isnan(sb) || std::isnan(nb) || dropped_b > 0) {
+    const std::string what = std::isnan(sb)   ? "its standard error '" + f.stderr_field + "' in the new file"
+                             : std::isnan(nb) ? "its count '" + f.count + "' in the new file"
+                                              : "finite draws: the new file drops " + format_number(dropped_b, 17) +
+                                                    " as non-finite";
+    report.changes.push_back(missing_change(p.text, p.key, f.value, a, b, what));
+    return;
+  }
+  const double skew = f.skewness.empty() ? kNaN : std::abs(number_field(p.rb, f.skewness, "baseline", p.i));
+  auto gate_number = [&](const std::string& field, const char* what) {
+    if (field.empty()) return kNaN;
+    const double v = number_field(p.rb, field, "baseline", p.i);
+    if (!std::isnan(v) && v < 0)
+      fail(row_at("baseline", p.i, field) + " is a negative " + what + ": " + format_number(v));
+    return v;
+  };
+  const double variance = gate_number(f.variance, "variance");
+  const double bound = gate_number(f.variance_bound, "variance bound");
+  const double range = gate_number(f.range, "range");
+  // Rounding moves a statistic by a fraction of its own size, or, where the schema names one, of its own closed
+  // form's scale to the statistic's power (an MSE near 0 is a mean of squared rounding errors of the truth).
+  double floor_scale = 0;
+  if (!f.rounding_scale.empty()) {
+    const double r = number_field(p.rb, f.rounding_scale, "baseline", p.i);  // the baseline's, like the gate's
+    if (std::isfinite(r)) floor_scale = std::pow(tolerance * std::abs(r), f.rounding_power);
+  }
+  const double floor = tolerance * std::max(std::abs(a), std::abs(b)) + floor_scale;
+  candidates.push_back({ordinal, p.i, statistic, a, b, sa, sb, floor, floor_scale, na, nb, skew, variance, bound,
+                        range, 0, 0});
 }
 
 void compare_checks(const Json& base, const Json& fresh, CompareReport& report) {
@@ -326,30 +516,334 @@ void compare_checks(const Json& base, const Json& fresh, CompareReport& report) 
 }
 
 
-const char* reason_name(SkippedStatistic::Reason r) {
-  return r == SkippedStatistic::Reason::heavy_tailed ? "heavy_tailed" : "nonfinite";
+// How one candidate is tested, decided from the baseline's figures and the two counts before a − b is looked at.
+struct Judgement {
+  StatisticTest test = StatisticTest::none;
+  double threshold = kInf;   // |a − b| beyond which the pair is changed (the rounding floor aside)
+  double sigma = kNaN;       // the spread of one draw the test is scaled to (for z and Chebyshev's k)
+  double spread_reference = kNaN;  // what the new file's spread of one draw is held to; NaN: no spread test
+  bool spread_exact = false;       // that reference is a closed form or bound (Markov), not the baseline's sample
+  std::int64_t trials_needed = 0;  // past the gate: what the z test would need
+};
+
+Judgement judge_mean(const Candidate& c, const StatisticFields& f, double point_alpha, double z_critical) {
+  Judgement j;
+  const double sampled = c.sa * std::sqrt(c.na);
+  // A closed-form variance of 0 beside a baseline whose own spread is beyond rounding has underflowed (a variance of
+  // 1e-357 is 0 in double): it is no closed form then.
+  const bool exact_usable = std::isfinite(c.variance) && (c.variance > 0 || c.sa <= c.floor);
+  const double exact_sd = exact_usable ? std::sqrt(c.variance) : kNaN;
+  const double range = std::isfinite(c.range) && (c.range > 0 || c.sa <= c.floor) ? c.range : kNaN;
+  // What a distribution-free test may scale to: the closed-form spread, else its bound; and Popoviciu's σ ≤ R/2 for
+  // draws in an interval of length R. Spreads, never squared: a spread of 1e-172 has no double square.
+  const double declared_sd = exact_usable                                            ? exact_sd
+                             : std::isfinite(c.variance_bound) && c.variance_bound > 0 ? std::sqrt(c.variance_bound)
+                                                                                       : kNaN;
+  const double popoviciu = range / 2;
+  const double free_sd = std::fmin(declared_sd, popoviciu);  // fmin: NaN only when both are
+  const double sigma_z = std::isnan(exact_sd) ? sampled : exact_sd;
+  if (sigma_z == 0) {  // an exact figure (a closed form of 0, or a baseline whose draws all agreed)
+    j.test = StatisticTest::deterministic;
+    j.threshold = 0;
+    j.sigma = 0;
+    j.spread_reference = 0;
+    j.spread_exact = true;
+    return j;
+  }
+  const double n_min = std::min(c.na, c.nb), spread = std::sqrt(1 / c.na + 1 / c.nb);
+  bool reliable = f.skewness.empty();
+  if (!reliable) {
+    j.trials_needed = std::isfinite(c.skewness) ? trials_for_reliable_z_test(c.skewness, z_critical, point_alpha)
+                                                : kMaxTrials;
+    reliable = static_cast<double>(j.trials_needed) <= n_min;
+  }
+  j.spread_exact = std::isfinite(free_sd);
+  j.spread_reference = j.spread_exact ? free_sd : sampled;
+  if (reliable) {
+    j.test = StatisticTest::z;
+    j.sigma = sigma_z;
+    j.threshold = z_critical * sigma_z * spread;
+    return j;
+  }
+  // Past the gate: the smallest distribution-free bound the baseline's closed forms allow.
+  auto consider = [&](StatisticTest test, double threshold) {
+    if (std::isfinite(threshold) && threshold < j.threshold) {
+      j.test = test;
+      j.threshold = threshold;
+    }
+  };
+  if (std::isfinite(declared_sd))
+    consider(StatisticTest::chebyshev, chebyshev_threshold(declared_sd, c.na, c.nb, point_alpha));
+  if (std::isfinite(range)) {
+    consider(StatisticTest::hoeffding, hoeffding_threshold(range, c.na, c.nb, point_alpha));
+    consider(StatisticTest::bernstein, bernstein_threshold(free_sd, range, c.na, c.nb, point_alpha));
+  }
+  if (j.test != StatisticTest::none) {
+    j.sigma = free_sd;
+    return j;
+  }
+  // None declared: the baseline's own spread in σ's place, where the mean is not too skewed (its level simulated).
+  if (std::isfinite(c.skewness) && c.skewness / std::sqrt(n_min) <= kSampledSkewnessLimit && c.sa > 0) {
+    j.test = StatisticTest::sampled_chebyshev;
+    j.sigma = sampled;
+    j.threshold = chebyshev_threshold(sampled, c.na, c.nb, point_alpha);
+    return j;
+  }
+  j.spread_reference = kNaN;  // nothing to hold the new spread to either
+  return j;
 }
 
-std::string plural(std::int64_t n, const std::string& one, const std::string& many) {
-  return std::to_string(n) + " " + (n == 1 ? one : many);
+// The normal z with the same two-sided level as a distribution-free test's excess over its threshold, for the
+// worst-first order of the changes: excess 1 is z_crit.
+double ordering_z(double excess, double z_critical) { return excess * z_critical; }
+
+// The new file's spread of one draw against the baseline's: Markov's inequality for a closed form or bound, a gross
+// check for the baseline's sample. A standard error within the rounding floor is rounding noise, never tested.
+void spread_test(const Candidate& c, const Judgement& j, const StatisticFields& f, const std::string& text,
+                 const Json& key, CompareReport& report) {
+  if (std::isnan(j.spread_reference) || !(c.sb > c.floor)) return;
+  const double fresh_spread = c.sb * std::sqrt(c.nb), limit = j.spread_reference / std::sqrt(report.point_alpha);
+  if (!(fresh_spread > limit)) return;
+  StatisticChange change;
+  change.row_key_text = text;
+  change.row_key = key;
+  change.field = f.value;
+  change.kind = StatisticChange::Kind::spread;
+  change.test = j.test;
+  change.base = c.a;
+  change.fresh = c.b;
+  change.base_se = c.sa;
+  change.fresh_se = c.sb;
+  change.threshold = limit;
+  change.excess = limit > 0 ? fresh_spread / limit : kInf;
+  change.z = ordering_z(change.excess, report.z_critical);
+  change.deterministic = j.test == StatisticTest::deterministic;
+  change.relative_difference = relative_difference(c.a, c.b);
+  change.chebyshev = j.spread_exact;  // Markov on a closed form, not the gross check
+  report.changes.push_back(std::move(change));
 }
 
-}  // namespace
+void record_judged(const Candidate& c, StatisticTest test, double threshold, const std::string& text,
+                   const StatisticFields& f, CompareReport& report) {
+  JudgedStatistic s;
+  s.row_key_text = text;
+  s.field = f.value;
+  s.test = test;
+  s.base = c.a;
+  s.threshold = threshold;
+  s.floor_scale = c.floor_scale;
+  if (f.binomial) {
+    s.base_successes = c.ka;
+    s.base_trials = static_cast<std::int64_t>(c.na);
+    s.fresh_trials = static_cast<std::int64_t>(c.nb);
+  }
+  report.judged.push_back(std::move(s));
+}
 
-CompareReport compare_results(const Json& base, const Json& fresh, double alpha, double tolerance,
-                              double max_uncompared_fraction) {
-  if (!(alpha > 0 && alpha < 1)) fail("compare: alpha must lie in (0, 1), got " + format_number(alpha));
-  if (!(max_uncompared_fraction >= 0 && max_uncompared_fraction <= 1))
-    fail("compare: the largest uncompared fraction must lie in [0, 1], got " + format_number(max_uncompared_fraction));
-  if (!(tolerance >= 0 && std::isfinite(tolerance)))
-    fail("compare: tolerance must be finite and non-negative, got " + format_number(tolerance));
+// Pass 2 for a mean-kind candidate: its test, its spread test, and whether it changed.
+void judge_mean_candidate(const Candidate& c, const StatisticFields& f, const std::string& text, const Json& key,
+                          std::vector<std::pair<std::size_t, SkippedStatistic>>& skipped, CompareReport& report) {
+  const Judgement j = judge_mean(c, f, report.point_alpha, report.z_critical);
+  const double diff = std::abs(c.a - c.b);
+  if (j.test == StatisticTest::none) {
+    if (diff <= c.floor) {  // identical to rounding: unchanged whatever the tails
+      ++report.statistics_compared;
+      record_judged(c, StatisticTest::rounding, kInf, text, f, report);
+      return;
+    }
+    ++report.skipped_heavy_tailed;
+    skipped.emplace_back(c.ordinal, SkippedStatistic{text, f.value, SkippedStatistic::Reason::heavy_tailed,
+                                                     static_cast<std::int64_t>(std::min(c.na, c.nb)),
+                                                     j.trials_needed});
+    record_judged(c, StatisticTest::none, kInf, text, f, report);
+    return;
+  }
+  ++report.statistics_compared;
+  if (j.test != StatisticTest::z && j.test != StatisticTest::deterministic) ++report.compared_chebyshev;
+  record_judged(c, j.test, j.threshold, text, f, report);
+  const double spread = std::sqrt(1 / c.na + 1 / c.nb);
+  const double k = j.sigma > 0 ? (c.a - c.b) / (j.sigma * spread) : (c.a == c.b ? 0.0 : std::copysign(kInf, c.a - c.b));
+  if (j.test == StatisticTest::z && (std::abs(k) > report.largest_abs_z || report.largest_at.empty())) {
+    report.largest_abs_z = std::abs(k);
+    report.largest_at = text + ": " + f.value;
+  }
+  spread_test(c, j, f, text, key, report);
+  if (!(diff > j.threshold)) return;
+  // The rounding floor: a difference within --tolerance of the statistic's own scale is rounding, not evidence,
+  // however small the standard errors — where an estimator is deterministic (x + y = 0 for positive features) its
+  // "standard error" is itself rounding noise of 1e-19, and another build moves the value by more.
+  if (diff <= c.floor) {
+    ++report.within_rounding;
+    return;
+  }
+  StatisticChange change;
+  change.row_key_text = text;
+  change.row_key = key;
+  change.field = f.value;
+  change.test = j.test;
+  change.base = c.a;
+  change.fresh = c.b;
+  change.base_se = c.sa;
+  change.fresh_se = c.sb;
+  change.threshold = j.threshold;
+  change.excess = j.threshold > 0 ? diff / j.threshold : kInf;
+  change.deterministic = j.test == StatisticTest::deterministic;
+  change.z = j.test == StatisticTest::z || change.deterministic ? k : std::copysign(ordering_z(change.excess,
+                                                                                                report.z_critical),
+                                                                                    c.a - c.b);
+  change.relative_difference = relative_difference(c.a, c.b);
+  change.chebyshev = !change.deterministic && j.test != StatisticTest::z;
+  change.chebyshev_k = change.chebyshev ? k : 0;
+  report.changes.push_back(std::move(change));
+}
+
+void judge_binomial_candidate(const Candidate& c, const StatisticFields& f, const std::string& text, const Json& key,
+                              CompareReport& report) {
+  // The exact conditional test: no normal approximation, so no skewness gate and no rounding floor (counts).
+  ++report.statistics_compared;
+  ++report.compared_binomial;
+  record_judged(c, StatisticTest::binomial, 0, text, f, report);
+  const double pv = binomial_two_sample_p(c.ka, static_cast<std::int64_t>(c.na), c.kb, static_cast<std::int64_t>(c.nb));
+  if (pv < report.smallest_binomial_p) {
+    report.smallest_binomial_p = pv;
+    report.smallest_binomial_at = text + ": " + f.value;
+  }
+  if (pv > report.point_alpha) return;
+  StatisticChange change;
+  change.row_key_text = text;
+  change.row_key = key;
+  change.field = f.value;
+  change.test = StatisticTest::binomial;
+  change.base = c.a;
+  change.fresh = c.b;
+  change.relative_difference = relative_difference(c.a, c.b);
+  change.binomial = true;
+  change.p_value = pv;
+  change.base_successes = c.ka;
+  change.fresh_successes = c.kb;
+  change.base_trials = static_cast<std::int64_t>(c.na);
+  change.fresh_trials = static_cast<std::int64_t>(c.nb);
+  // The normal z with the same two-sided p, for the worst-first order of the changes.
+  const double zeq = two_sided_critical_z(std::max(pv, 1e-300));
+  change.z = c.a >= c.b ? zeq : -zeq;
+  change.excess = zeq / report.z_critical;
+  change.threshold = report.point_alpha;
+  report.changes.push_back(std::move(change));
+}
+
+// Would a new value of factor × the baseline's (a proportion: its successes × factor, within its trials) be flagged
+// by the test this statistic got? The rounding floor at the planted value included.
+bool planted_is_flagged(const JudgedStatistic& s, double factor, double tolerance, double point_alpha) {
+  switch (s.test) {
+    case StatisticTest::binomial: {
+      const double scaled = factor * static_cast<double>(s.base_successes) * static_cast<double>(s.fresh_trials) /
+                            static_cast<double>(s.base_trials);
+      const auto kb = std::min<std::int64_t>(s.fresh_trials, std::llround(scaled));
+      return binomial_two_sample_p(s.base_successes, s.base_trials, kb, s.fresh_trials) <= point_alpha;
+    }
+    case StatisticTest::rounding:
+    case StatisticTest::none:
+      return false;
+    default: {
+      const double diff = std::abs(factor - 1) * std::abs(s.base);
+      const double floor = tolerance * std::max(1.0, factor) * std::abs(s.base) + s.floor_scale;
+      return diff > s.threshold && diff > floor;
+    }
+  }
+}
+
+void add_power(CompareReport& report) {
+  for (const double factor : kPlantedFactors) {
+    PlantedPower p;
+    p.factor = factor;
+    std::map<StatisticTest, std::pair<std::int64_t, std::int64_t>> by_test;
+    for (const JudgedStatistic& s : report.judged) {
+      const bool flagged = planted_is_flagged(s, factor, report.tolerance, report.point_alpha);
+      auto& entry = by_test[s.test];
+      entry.first += flagged ? 1 : 0;
+      ++entry.second;
+      p.flagged += flagged ? 1 : 0;
+      ++p.judged;
+    }
+    p.by_test.assign(by_test.begin(), by_test.end());
+    report.power.push_back(std::move(p));
+  }
+}
+
+// Params that differ between the runs, for information: seed and threads are expected to, the row_schema is
+// compared on its own.
+std::vector<ParamDifference> param_differences(const Json& base, const Json& fresh) {
+  const Json* pb = member(base, "params");
+  const Json* pf = member(fresh, "params");
+  const Json empty = Json::object();
+  const Json& b = pb != nullptr && pb->is_object() ? *pb : empty;
+  const Json& f = pf != nullptr && pf->is_object() ? *pf : empty;
+  std::map<std::string, bool> names;
+  for (auto it = b.begin(); it != b.end(); ++it) names[it.key()] = true;
+  for (auto it = f.begin(); it != f.end(); ++it) names[it.key()] = true;
+  std::vector<ParamDifference> out;
+  for (const auto& [name, unused] : names) {
+    if (name == "seed" || name == "threads" || name == "row_schema") continue;
+    const Json vb = value_or_null(b, name), vf = value_or_null(f, name);
+    if (vb != vf) out.push_back({name, vb, vf});
+  }
+  return out;
+}
+
+const Json& params_of(const Json& doc) {
+  static const Json empty = Json::object();
+  const Json* p = member(doc, "params");
+  return p != nullptr && p->is_object() ? *p : empty;
+}
+
+// The fields that decide how a statistic is tested and are closed forms: compared like exact fields, so a new file
+// whose closed forms moved is changed. A sampled gate figure (skewness_sampled) is the baseline's alone.
+std::vector<std::string> gate_fields_of(const RowSchema& schema) {
+  std::vector<std::string> gate_fields;
+  for (const StatisticFields& f : schema.statistics) {
+    const std::string skewness = f.skewness_sampled ? std::string() : f.skewness;
+    for (const std::string* g : {&skewness, &f.variance, &f.variance_bound, &f.range, &f.rounding_scale})
+      if (!g->empty() && std::find(gate_fields.begin(), gate_fields.end(), *g) == gate_fields.end() &&
+          std::find(schema.exact.begin(), schema.exact.end(), *g) == schema.exact.end())
+        gate_fields.push_back(*g);
+  }
+  return gate_fields;
+}
+
+void compare_exact_fields(const RowPair& p, const RowSchema& schema, const std::vector<std::string>& gate_fields,
+                          double tolerance, CompareReport& report) {
+  auto compare_exact = [&](const std::string& field, bool gate) {
+    const Json vb = value_or_null(p.rb, field), vf = value_or_null(p.rf, field);
+    bool agree;
+    double rel = kNaN;
+    if (vb.is_null() || vf.is_null()) {
+      agree = vb.is_null() && vf.is_null();
+    } else if (vb.is_number() && vf.is_number()) {
+      const double x = vb.get<double>(), y = vf.get<double>();
+      agree = within_tolerance(x, y, tolerance);
+      rel = relative_difference(x, y);
+    } else {
+      agree = vb == vf;
+    }
+    if (!agree) report.exact_mismatches.push_back({p.text, p.key, field, vb, vf, rel, gate});
+  };
+  for (const std::string& field : schema.exact) compare_exact(field, false);
+  for (const std::string& field : gate_fields) compare_exact(field, true);
+  if (!schema.verdict.empty()) {
+    const std::string vb = verdict_text(member(p.rb, schema.verdict)), vf = verdict_text(member(p.rf, schema.verdict));
+    if (vb != vf) report.verdict_changes.push_back({p.text, vb, vf});
+  }
+}
+
+// Reads both documents' schema and experiment: the row schema they share, or bad input.
+RowSchema shared_schema(const Json& base, const Json& fresh, std::string& experiment) {
   if (!base.is_object()) fail("baseline is not a favorlab result document (a JSON object)");
   if (!fresh.is_object()) fail("new is not a favorlab result document (a JSON object)");
   const std::string base_schema = document_string(base, "schema", "baseline");
   const std::string fresh_schema = document_string(fresh, "schema", "new");
   if (base_schema != fresh_schema)
     fail("schema differs: baseline " + base_schema + ", new " + fresh_schema + "; compare needs the same schema");
-  const std::string experiment = document_string(base, "experiment", "baseline");
+  experiment = document_string(base, "experiment", "baseline");
   const std::string fresh_experiment = document_string(fresh, "experiment", "new");
   if (experiment != fresh_experiment)
     fail("experiment differs: baseline " + experiment + ", new " + fresh_experiment +
@@ -364,14 +858,42 @@ CompareReport compare_results(const Json& base, const Json& fresh, double alpha,
   const RowSchema schema = parse_row_schema(*base_rs, "baseline params.row_schema");
   if (!(parse_row_schema(*fresh_rs, "new params.row_schema") == schema))
     fail("params.row_schema differs between baseline and new; compare needs the same row_schema");
+  return schema;
+}
 
+// Worst first: figures missing from one file and exact figures that moved, then by excess over the threshold.
+void sort_changes(std::vector<StatisticChange>& changes) {
+  auto first_class = [](const StatisticChange& c) {
+    return c.kind == StatisticChange::Kind::missing || (c.deterministic && c.kind == StatisticChange::Kind::value);
+  };
+  std::stable_sort(changes.begin(), changes.end(), [&](const StatisticChange& x, const StatisticChange& y) {
+    if (first_class(x) != first_class(y)) return first_class(x);
+    if (first_class(x)) return x.relative_difference > y.relative_difference;
+    return x.excess > y.excess;
+  });
+}
+
+}  // namespace
+
+void check_compare_options(double alpha, double tolerance, double max_uncompared_fraction) {
+  if (!(alpha > 0 && alpha < 1)) fail("compare: alpha must lie in (0, 1), got " + format_number(alpha));
+  if (!(max_uncompared_fraction >= 0 && max_uncompared_fraction <= 1))
+    fail("compare: the largest uncompared fraction must lie in [0, 1], got " + format_number(max_uncompared_fraction));
+  if (!(tolerance >= 0 && std::isfinite(tolerance)))
+    fail("compare: tolerance must be finite and non-negative, got " + format_number(tolerance));
+}
+
+CompareReport compare_results(const Json& base, const Json& fresh, double alpha, double tolerance,
+                              double max_uncompared_fraction) {
+  check_compare_options(alpha, tolerance, max_uncompared_fraction);
+  CompareReport report;
+  const RowSchema schema = shared_schema(base, fresh, report.experiment);
   const IndexedRows b_rows = index_rows(base, schema, "baseline");
   const IndexedRows f_rows = index_rows(fresh, schema, "new");
   const Json& b_json = base["rows"];
   const Json& f_json = fresh["rows"];
-
-  CompareReport report;
-  report.experiment = experiment;
+  const Json& params_base = params_of(base);
+  const Json& params_fresh = params_of(fresh);
   report.alpha = alpha;
   report.tolerance = tolerance;
   report.rows_base = static_cast<std::int64_t>(b_rows.texts.size());
@@ -392,339 +914,52 @@ CompareReport compare_results(const Json& base, const Json& fresh, double alpha,
   for (std::size_t j = 0; j < f_rows.texts.size(); ++j)
     if (!fresh_paired[j]) report.only_in_fresh.push_back(f_rows.texts[j]);
   report.rows_paired = static_cast<std::int64_t>(pairs.size());
+  const std::vector<std::string> gate_fields = gate_fields_of(schema);
 
-  // The gate fields (skewness, variance) decide how a statistic is tested, so they are read from the baseline only
-  // and must agree in the new file like exact fields: a file cannot relax its own gate.
-  std::vector<std::string> gate_fields;
-  for (const StatisticFields& f : schema.statistics)
-    for (const std::string* g : {&f.skewness, &f.variance, &f.rounding_scale})
-      if (!g->empty() && std::find(gate_fields.begin(), gate_fields.end(), *g) == gate_fields.end() &&
-          std::find(schema.exact.begin(), schema.exact.end(), *g) == schema.exact.end())
-        gate_fields.push_back(*g);
-
-  // Pass 1: read every declared field of every paired row; settle the absent, non-finite and exact (SE 0) figures,
-  // exact fields and verdicts, and collect the z-test candidates.
+  // Pass 1: read every declared field of every paired row; settle the absent, missing and baseline-incomplete
+  // figures, exact fields and verdicts, and collect the candidates.
   const std::size_t n_stats = schema.statistics.size();
   std::vector<std::pair<std::size_t, SkippedStatistic>> skipped;
   std::vector<Candidate> candidates;
-  for (std::size_t p = 0; p < pairs.size(); ++p) {
-    // Named variables, not a structured binding: the lambda below captures i, which clang before 16 refuses for a
-    // binding (the fuzz preset builds with clang).
-    const std::size_t i = pairs[p].first, j = pairs[p].second;
-    const Json& rb = b_json[i];
-    const Json& rf = f_json[j];
-    const std::string& text = b_rows.texts[i];
+  for (std::size_t q = 0; q < pairs.size(); ++q) {
+    const std::size_t i = pairs[q].first, j = pairs[q].second;
+    const RowPair p{b_json[i], f_json[j], i, j, b_rows.texts[i], b_rows.keys[i], params_base, params_fresh};
     for (std::size_t s = 0; s < n_stats; ++s) {
       const StatisticFields& f = schema.statistics[s];
-      if (f.binomial) {
-        binomial_pass1(rb, rf, i, j, f, p * n_stats + s, s, text, report, skipped, candidates);
-        continue;
-      }
-      const double a = number_field(rb, f.value, "baseline", i), b = number_field(rf, f.value, "new", j);
-      const double sa = stderr_field(rb, f.stderr_field, "baseline", i), sb = stderr_field(rf, f.stderr_field, "new", j);
-      const double na = count_field(rb, f.count, "baseline", i), nb = count_field(rf, f.count, "new", j);
-      const double skew = f.skewness.empty() ? kNaN : std::abs(number_field(rb, f.skewness, "baseline", i));
-      const double variance = f.variance.empty() ? kNaN : number_field(rb, f.variance, "baseline", i);
-      if (!std::isnan(variance) && variance < 0)
-        fail(row_at("baseline", i, f.variance) + " is a negative variance: " + format_number(variance));
-      // Rounding moves a statistic by a fraction of its own size, or, where the schema names one, of its own closed
-      // form's scale to the statistic's power (an MSE near 0 is a mean of squared rounding errors of the truth).
-      double floor = tolerance * std::max(std::abs(a), std::abs(b));
-      if (!f.rounding_scale.empty()) {
-        const double r = number_field(rb, f.rounding_scale, "baseline", i);  // the baseline's, like the gate's
-        if (std::isfinite(r)) floor += std::pow(tolerance * std::abs(r), f.rounding_power);
-      }
-      const std::size_t ordinal = p * n_stats + s;
-      if (std::isnan(a) && std::isnan(b)) {
-        ++report.statistics_absent;
-        continue;
-      }
-      if (std::isnan(a) || std::isnan(b) || std::isnan(sa) || std::isnan(sb) || std::isnan(na) || std::isnan(nb)) {
-        ++report.skipped_nonfinite;
-        skipped.emplace_back(ordinal, SkippedStatistic{text, f.value, SkippedStatistic::Reason::nonfinite, 0, 0});
-        continue;
-      }
-      if (sa == 0 && sb == 0) {
-        ++report.statistics_compared;
-        if (!within_tolerance(a, b, tolerance)) {
-          const double inf = std::numeric_limits<double>::infinity();
-          report.changes.push_back(
-              {text, b_rows.keys[i], f.value, a, b, 0, 0, a > b ? inf : -inf, true, relative_difference(a, b)});
-        }
-        continue;
-      }
-      candidates.push_back({ordinal, i, s, a, b, sa, sb, floor, na, nb, skew, variance, 0, 0});
+      if (f.binomial) binomial_pass1(p, f, q * n_stats + s, s, report, candidates);
+      else mean_pass1(p, f, q * n_stats + s, s, tolerance, report, skipped, candidates);
     }
-    auto compare_exact = [&](const std::string& field, bool gate) {
-      const Json vb = value_or_null(rb, field), vf = value_or_null(rf, field);
-      bool agree;
-      double rel = kNaN;
-      if (vb.is_null() || vf.is_null()) {
-        agree = vb.is_null() && vf.is_null();
-      } else if (vb.is_number() && vf.is_number()) {
-        const double x = vb.get<double>(), y = vf.get<double>();
-        agree = within_tolerance(x, y, tolerance);
-        rel = relative_difference(x, y);
-      } else {
-        agree = vb == vf;
-      }
-      if (!agree) report.exact_mismatches.push_back({text, b_rows.keys[i], field, vb, vf, rel, gate});
-    };
-    for (const std::string& field : schema.exact) compare_exact(field, false);
-    for (const std::string& field : gate_fields) compare_exact(field, true);
-    if (!schema.verdict.empty()) {
-      const std::string vb = verdict_text(member(rb, schema.verdict)), vf = verdict_text(member(rf, schema.verdict));
-      if (vb != vf) report.verdict_changes.push_back({text, vb, vf});
-    }
+    compare_exact_fields(p, schema, gate_fields, tolerance, report);
   }
 
-  // Pass 2: the Bonferroni split over all candidates, the heavy-tail gate, the z tests and, past the gate, Chebyshev.
-  report.bonferroni_tests = static_cast<std::int64_t>(candidates.size());
-  report.point_alpha = bonferroni_alpha(alpha, candidates.size());
+  // Pass 2: the Bonferroni split — a location and a spread test per mean statistic, one test per proportion — then
+  // each candidate's test.
+  std::size_t tests = 0;
+  for (const Candidate& c : candidates) tests += schema.statistics[c.statistic].binomial ? 1 : 2;
+  report.bonferroni_tests = static_cast<std::int64_t>(tests);
+  report.point_alpha = bonferroni_alpha(alpha, tests);
   report.z_critical = two_sided_critical_z(report.point_alpha);
   for (const Candidate& c : candidates) {
     const StatisticFields& f = schema.statistics[c.statistic];
-    const std::string& text = b_rows.texts[c.base_row];
-    if (f.binomial) {
-      // The exact conditional test: no normal approximation, so no skewness gate and no rounding floor (counts).
-      ++report.statistics_compared;
-      ++report.compared_binomial;
-      const double pv = binomial_two_sample_p(c.ka, static_cast<std::int64_t>(c.na), c.kb,
-                                              static_cast<std::int64_t>(c.nb));
-      if (pv < report.smallest_binomial_p) {
-        report.smallest_binomial_p = pv;
-        report.smallest_binomial_at = text + ": " + f.value;
-      }
-      if (pv <= report.point_alpha) {
-        StatisticChange change{text, b_rows.keys[c.base_row], f.value, c.a, c.b, 0, 0, 0, false,
-                               relative_difference(c.a, c.b)};
-        change.binomial = true;
-        change.p_value = pv;
-        change.base_successes = c.ka;
-        change.fresh_successes = c.kb;
-        change.base_trials = static_cast<std::int64_t>(c.na);
-        change.fresh_trials = static_cast<std::int64_t>(c.nb);
-        // The normal z with the same two-sided p, for the worst-first order of the changes.
-        const double zeq = two_sided_critical_z(std::max(pv, 1e-300));
-        change.z = c.a >= c.b ? zeq : -zeq;
-        report.changes.push_back(std::move(change));
-      }
-      continue;
-    }
-    const auto trials = static_cast<std::int64_t>(std::min(c.na, c.nb));
-    const bool rounding = std::abs(c.a - c.b) <= c.floor;
-    if (!f.skewness.empty()) {
-      // Two-sided: the point α is what trials_for_reliable_z_test takes (it allows each tail α/2).
-      const std::int64_t needed = std::isfinite(c.skewness)
-                                      ? trials_for_reliable_z_test(c.skewness, report.z_critical, report.point_alpha)
-                                      : kMaxTrials;
-      if (needed > trials) {
-        // Past the gate the z test's level is unknown, but Chebyshev's inequality holds for any distribution with
-        // the closed-form variance σ² of one draw: P(|X̄_a − X̄_b| ≥ k·σ·sqrt(1/n_a + 1/n_b)) ≤ 1/k², k = 1/sqrt(α_p).
-        if (std::isfinite(c.variance)) {
-          ++report.statistics_compared;
-          ++report.compared_chebyshev;
-          const double spread = std::sqrt(c.variance * (1 / c.na + 1 / c.nb));
-          const double k = std::abs(c.a - c.b) / spread;  // +inf for a deterministic statistic that moved
-          if (k > 1 / std::sqrt(report.point_alpha) && !rounding)
-            report.changes.push_back({text, b_rows.keys[c.base_row], f.value, c.a, c.b, c.sa, c.sb,
-                                      (c.a - c.b) / std::hypot(c.sa, c.sb), false, relative_difference(c.a, c.b),
-                                      true, c.a > c.b ? k : -k});
-          continue;
-        }
-        ++report.skipped_heavy_tailed;
-        skipped.emplace_back(c.ordinal,
-                             SkippedStatistic{text, f.value, SkippedStatistic::Reason::heavy_tailed, trials, needed});
-        continue;
-      }
-    }
-    ++report.statistics_compared;
-    const double z = (c.a - c.b) / std::hypot(c.sa, c.sb);
-    if (std::abs(z) > report.largest_abs_z || report.largest_at.empty()) {
-      report.largest_abs_z = std::abs(z);
-      report.largest_at = text + ": " + f.value;
-    }
-    // The rounding floor: a difference within --tolerance of the statistic's own scale is rounding, not evidence,
-    // however small the standard errors — where an estimator is deterministic (x + y = 0 for positive features) its
-    // "standard error" is itself rounding noise of 1e-19, and another build moves the value by more.
-    if (std::abs(z) > report.z_critical && rounding) ++report.within_rounding;
-    if (std::abs(z) > report.z_critical && !rounding)
-      report.changes.push_back(
-          {text, b_rows.keys[c.base_row], f.value, c.a, c.b, c.sa, c.sb, z, false, relative_difference(c.a, c.b)});
+    if (f.binomial) judge_binomial_candidate(c, f, b_rows.texts[c.base_row], b_rows.keys[c.base_row], report);
+    else judge_mean_candidate(c, f, b_rows.texts[c.base_row], b_rows.keys[c.base_row], skipped, report);
   }
   const std::int64_t judged = report.statistics_compared + report.skipped_heavy_tailed + report.skipped_nonfinite;
   report.max_uncompared_fraction = max_uncompared_fraction;
-  report.uncompared_fraction =
-      judged == 0 ? 0.0
-                  : static_cast<double>(report.skipped_heavy_tailed + report.skipped_nonfinite) / static_cast<double>(judged);
+  const auto uncompared = static_cast<double>(report.skipped_heavy_tailed + report.skipped_nonfinite);
+  report.uncompared_fraction = judged == 0 ? 0.0 : uncompared / static_cast<double>(judged);
+  std::map<StatisticTest, std::int64_t> by_test;
+  for (const JudgedStatistic& s : report.judged)
+    if (s.test != StatisticTest::none) ++by_test[s.test];
+  report.compared_by.assign(by_test.begin(), by_test.end());
+  add_power(report);
 
-  std::stable_sort(report.changes.begin(), report.changes.end(),
-                   [](const StatisticChange& x, const StatisticChange& y) {
-                     if (x.deterministic != y.deterministic) return x.deterministic;
-                     if (x.deterministic) return x.relative_difference > y.relative_difference;
-                     return std::abs(x.z) > std::abs(y.z);
-                   });
-  std::stable_sort(skipped.begin(), skipped.end(),
-                   [](const auto& x, const auto& y) { return x.first < y.first; });
+  sort_changes(report.changes);
+  std::stable_sort(skipped.begin(), skipped.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
   for (auto& entry : skipped) report.skipped.push_back(std::move(entry.second));
-
+  report.param_differences = param_differences(base, fresh);
   compare_checks(base, fresh, report);
   return report;
-}
-
-Json compare_report_json(const CompareReport& r) {
-  Json j;
-  j["schema"] = "favorlab.compare/1";
-  j["experiment"] = r.experiment;
-  j["changed"] = r.changed();
-  j["too_many_uncompared"] = r.too_many_uncompared();
-  j["uncompared_fraction"] = r.uncompared_fraction;
-  j["max_uncompared_fraction"] = r.max_uncompared_fraction;
-  j["alpha"] = r.alpha;
-  j["tolerance"] = r.tolerance;
-  j["bonferroni_tests"] = r.bonferroni_tests;
-  j["point_alpha"] = number_or_null(r.point_alpha);
-  j["z_critical"] = number_or_null(r.z_critical);
-  j["rows"] = {{"baseline", r.rows_base}, {"new", r.rows_fresh}, {"paired", r.rows_paired}};
-  j["statistics"] = {{"compared", r.statistics_compared},
-                     {"absent", r.statistics_absent},
-                     {"skipped_heavy_tailed", r.skipped_heavy_tailed},
-                     {"skipped_nonfinite", r.skipped_nonfinite},
-                     {"within_rounding", r.within_rounding},
-                     {"compared_chebyshev", r.compared_chebyshev},
-                     {"compared_binomial", r.compared_binomial}};
-  j["smallest_binomial_p"] = r.smallest_binomial_at.empty() ? Json(nullptr) : Json(r.smallest_binomial_p);
-  j["smallest_binomial_at"] = r.smallest_binomial_at.empty() ? Json(nullptr) : Json(r.smallest_binomial_at);
-  j["largest_abs_z"] = r.largest_at.empty() ? Json(nullptr) : number_or_null(r.largest_abs_z);
-  j["largest_at"] = r.largest_at.empty() ? Json(nullptr) : Json(r.largest_at);
-  j["changes"] = Json::array();
-  for (const StatisticChange& c : r.changes)
-    j["changes"].push_back({{"row", c.row_key_text},
-                            {"key", c.row_key},
-                            {"field", c.field},
-                            {"baseline", number_or_null(c.base)},
-                            {"new", number_or_null(c.fresh)},
-                            {"baseline_stderr", number_or_null(c.base_se)},
-                            {"new_stderr", number_or_null(c.fresh_se)},
-                            {"z", number_or_null(c.z)},
-                            {"deterministic", c.deterministic},
-                            {"relative_difference", number_or_null(c.relative_difference)},
-                            {"chebyshev", c.chebyshev},
-                            {"chebyshev_k", c.chebyshev ? number_or_null(c.chebyshev_k) : Json(nullptr)},
-                            {"binomial", c.binomial},
-                            {"p_value", c.binomial ? Json(c.p_value) : Json(nullptr)}});
-  j["exact_mismatches"] = Json::array();
-  for (const ExactMismatch& m : r.exact_mismatches)
-    j["exact_mismatches"].push_back({{"row", m.row_key_text},
-                                     {"key", m.row_key},
-                                     {"field", m.field},
-                                     {"baseline", m.base},
-                                     {"new", m.fresh},
-                                     {"relative_difference", number_or_null(m.relative_difference)},
-                                     {"gate_field", m.gate_field}});
-  j["only_in_baseline"] = r.only_in_base;
-  j["only_in_new"] = r.only_in_fresh;
-  j["skipped"] = Json::array();
-  for (const SkippedStatistic& s : r.skipped) {
-    Json e{{"row", s.row_key_text}, {"field", s.field}, {"reason", reason_name(s.reason)}};
-    if (s.reason == SkippedStatistic::Reason::heavy_tailed) {
-      e["trials"] = s.trials;
-      e["trials_needed"] = s.trials_needed == kMaxTrials ? Json(nullptr) : Json(s.trials_needed);
-    }
-    j["skipped"].push_back(std::move(e));
-  }
-  auto verdicts = [](const std::vector<VerdictChange>& v) {
-    Json a = Json::array();
-    for (const VerdictChange& c : v) a.push_back({{"subject", c.subject}, {"baseline", c.base}, {"new", c.fresh}});
-    return a;
-  };
-  j["verdict_changes"] = verdicts(r.verdict_changes);
-  j["check_changes"] = verdicts(r.check_changes);
-  return j;
-}
-
-std::vector<std::string> compare_report_lines(const CompareReport& r, std::size_t max_lines) {
-  std::vector<std::string> detail;
-  for (const ExactMismatch& m : r.exact_mismatches) {
-    std::string line = std::string(m.gate_field ? "gate field " : "exact field ") + m.field + " differs at " + m.row_key_text + ": " + m.base.dump() + " -> " +
-                       m.fresh.dump();
-    if (std::isfinite(m.relative_difference))
-      line += " (relative difference " + format_number(m.relative_difference, 3) + " > tolerance " +
-              format_number(r.tolerance, 3) + ")";
-    detail.push_back(std::move(line));
-  }
-  for (const StatisticChange& c : r.changes) {
-    if (c.binomial) {
-      detail.push_back(c.field + " changed at " + c.row_key_text + ": " + format_number(c.base) + " (" +
-                       std::to_string(c.base_successes) + " of " + std::to_string(c.base_trials) + ") -> " +
-                       format_number(c.fresh) + " (" + std::to_string(c.fresh_successes) + " of " +
-                       std::to_string(c.fresh_trials) + "), exact binomial p = " + format_number(c.p_value, 3) +
-                       " (p <= " + format_number(r.point_alpha, 3) + ")");
-    } else if (c.chebyshev) {
-      detail.push_back(c.field + " changed at " + c.row_key_text + ": " + format_number(c.base) + " -> " +
-                       format_number(c.fresh) + ", heavy-tailed: Chebyshev k = " + format_number(c.chebyshev_k, 4) +
-                       " closed-form standard deviations (|k| > " +
-                       format_number(1 / std::sqrt(r.point_alpha), 4) + ")");
-    } else if (c.deterministic) {
-      detail.push_back(c.field + " changed at " + c.row_key_text + ": " + format_number(c.base, 10) + " -> " +
-                       format_number(c.fresh, 10) + " (standard errors 0; relative difference " +
-                       format_number(c.relative_difference, 3) + " > tolerance " + format_number(r.tolerance, 3) + ")");
-    } else {
-      detail.push_back(c.field + " changed at " + c.row_key_text + ": " + format_number(c.base) + " +- " +
-                       format_number(c.base_se, 3) + " -> " + format_number(c.fresh) + " +- " +
-                       format_number(c.fresh_se, 3) + ", z = " + format_number(c.z, 4) + " (|z| > " +
-                       format_number(r.z_critical, 4) + ")");
-    }
-  }
-  for (const std::string& k : r.only_in_base) detail.push_back("row only in baseline: " + k);
-  for (const SkippedStatistic& k : r.skipped)
-    detail.push_back(k.field + " not compared at " + k.row_key_text + " (" +
-                     (k.reason == SkippedStatistic::Reason::nonfinite
-                          ? std::string("non-finite")
-                          : "heavy-tailed, no closed-form variance; a z test needs " +
-                                (k.trials_needed == kMaxTrials ? std::string("an unknown number of")
-                                                               : format_number(static_cast<double>(k.trials_needed), 3)) +
-                                " trials, the smaller run has " + std::to_string(k.trials)) +
-                     ")");
-  for (const std::string& k : r.only_in_fresh) detail.push_back("row only in new: " + k);
-  for (const VerdictChange& v : r.verdict_changes)
-    detail.push_back("verdict (informational) at " + v.subject + ": " + v.base + " -> " + v.fresh);
-  for (const VerdictChange& v : r.check_changes)
-    detail.push_back("check verdict (informational) " + v.subject + ": " + v.base + " -> " + v.fresh);
-
-  std::vector<std::string> lines;
-  const std::size_t shown = std::min(max_lines, detail.size());
-  lines.assign(detail.begin(), detail.begin() + static_cast<std::ptrdiff_t>(shown));
-  if (shown < detail.size())
-    lines.push_back("... " + plural(static_cast<std::int64_t>(detail.size() - shown), "more line", "more lines") +
-                    " not shown (compare --out writes them all)");
-
-  std::string summary = r.experiment + (r.changed()               ? ": CHANGED: "
-                                        : r.too_many_uncompared() ? ": UNDECIDED (too much not compared): "
-                                                                  : ": unchanged: ");
-  summary += plural(static_cast<std::int64_t>(r.changes.size()), "statistic", "statistics") + " changed (|z| > " +
-             format_number(r.z_critical, 4) + ", family alpha " + format_number(r.alpha) + " over " +
-             plural(r.bonferroni_tests, "test", "tests") + "), " +
-             plural(static_cast<std::int64_t>(r.exact_mismatches.size()), "exact-field mismatch", "exact-field mismatches") +
-             ", " + std::to_string(r.only_in_base.size()) + " rows only in baseline, " +
-             std::to_string(r.only_in_fresh.size()) + " only in new; " + std::to_string(r.rows_paired) +
-             " rows paired, " + std::to_string(r.statistics_compared) + " statistics compared";
-  if (!r.largest_at.empty()) summary += " (largest |z| " + format_number(r.largest_abs_z, 3) + " at " + r.largest_at + ")";
-  if (r.compared_binomial > 0)
-    summary += ", " + std::to_string(r.compared_binomial) + " proportions by the exact binomial test (smallest p " +
-               format_number(r.smallest_binomial_p, 3) + ")";
-  if (r.compared_chebyshev > 0)
-    summary += ", " + std::to_string(r.compared_chebyshev) + " of them heavy-tailed, by Chebyshev's inequality";
-  summary += ", " + std::to_string(r.skipped_heavy_tailed) + " not compared (heavy-tailed), " +
-             std::to_string(r.skipped_nonfinite) + " not compared (non-finite), " +
-             std::to_string(r.within_rounding) + " past |z| but within rounding (" +
-             format_number(100 * r.uncompared_fraction, 3) + " % not compared, at most " +
-             format_number(100 * r.max_uncompared_fraction, 3) + " % allowed); " +
-             plural(static_cast<std::int64_t>(r.verdict_changes.size()), "row verdict", "row verdicts") + " and " +
-             plural(static_cast<std::int64_t>(r.check_changes.size()), "check verdict", "check verdicts") +
-             " changed (informational)";
-  lines.push_back(std::move(summary));
-  return lines;
 }
 
 }  // namespace favorlab

@@ -93,6 +93,11 @@ TEST_CASE("hostile command lines: exit 2, one line naming the problem, no file l
     std::string huge = a;
     huge.replace(huge.find("\"seed\": "), 8, "\"seed\": 1e400, \"was\": ");
     std::ofstream(dir / "huge.json") << huge;
+    // Every count 0: a new file that made compare's tests infinitely wide (and so "unchanged").
+    auto zero = nlohmann::json::parse(a);
+    for (auto& row : zero["rows"])
+      if (row.contains("trials")) row["trials"] = 0;
+    std::ofstream(dir / "zero-counts.json") << zero.dump();
   }
   // 20 000 layers of --inputs, twice the most allowed (short names: the shell's command line is one argument, at most
   // 128 KiB; the paths are counted before any is looked at, so they need not exist).
@@ -125,6 +130,11 @@ TEST_CASE("hostile command lines: exit 2, one line naming the problem, no file l
       {"number overflow", "compare a.json huge.json", "number out of range"},
       {"compare aliasing", "compare a.json b.json --out a.json", "same file as baseline"},
       {"compare aliasing", "compare a.json b.json --out ./b.json", "same file as new"},
+      {"compare counts", "compare a.json zero-counts.json", "a statistic needs at least 2 draws"},
+      // compare's option ranges are checked before either file is read (these do not exist).
+      {"compare options first", "compare none-a.json none-b.json --max-uncompared 2",
+       "largest uncompared fraction must lie in [0, 1]"},
+      {"compare options first", "compare none-a.json none-b.json --tolerance -1", "tolerance must be finite"},
       // Sizes beyond the memory: refused by the prediction, not by std::bad_alloc.
       {"memory", attend + "--m 100000000 --out o.npy", "needs ≈"},
       {"memory", attend + "--m 1000000000 --out o.npy", "needs ≈"},

@@ -172,6 +172,31 @@ TEST_CASE("excess kurtosis of u1^n: exact closed forms, second-order Edgeworth h
   CHECK(trials_for_second_order_z_test(0, 1e6, z, 1e-4) > 1e7);
 }
 
+TEST_CASE("chi MGF: closed forms at d = 1 and 2, quadrature at large d and t", "[moments][compare]") {
+  // d = 1: E[e^{t|g|}] = 2 e^{t²/2} Φ(t); d = 2 (Rayleigh): 1 + t e^{t²/2} √(π/2) (1 + erf(t/√2)).
+  for (double t : {0.0, 0.3, 2.0, 8.0}) {
+    INFO("t = " << t);
+    CHECK(log_chi_mgf(1, t) == Approx(std::log(2.0) + t * t / 2 + std::log(0.5 * std::erfc(-t / std::sqrt(2.0))))
+                                   .epsilon(1e-12)
+                                   .margin(1e-15));
+    CHECK(std::exp(log_chi_mgf(2, t)) ==
+          Approx(1 + t * std::exp(t * t / 2) * std::sqrt(M_PI / 2) * (1 + std::erf(t / std::sqrt(2.0)))).epsilon(1e-12));
+  }
+  // d = 256, t = 8 (the largest a structured row asks for: 4‖z‖ at ‖z‖ = 2): e^{t r} against the density by quadrature.
+  for (int d : {16, 256})
+    for (double t : {2.0, 8.0}) {
+      INFO("d = " << d << ", t = " << t);
+      boost::math::quadrature::exp_sinh<double> integrator;
+      const double log_c = (d / 2.0 - 1) * std::log(2.0) + std::lgamma(d / 2.0), top = t * std::sqrt(d - 1.0);
+      // Scaled by e^{−top} (about the integrand's peak) so that the quadrature stays in range.
+      const double scaled = integrator.integrate(
+          [&](double r) { return r > 0 ? std::exp(t * r - top + (d - 1) * std::log(r) - r * r / 2 - log_c) : 0.0; },
+          0.0, std::numeric_limits<double>::infinity());
+      CHECK(log_chi_mgf(d, t) == Approx(top + std::log(scaled)).epsilon(1e-10));
+    }
+  CHECK_THROWS_AS(log_chi_mgf(4, -1.0), std::invalid_argument);
+}
+
 TEST_CASE("chi moments mu(j): recursion, known values, quadrature", "[moments][lemma6]") {
   for (int d : {1, 2, 3, 7, 64})
     for (double j : {0.0, 0.5, 1.0, 2.0, 3.0, 7.5, 20.0}) {

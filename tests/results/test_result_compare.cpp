@@ -1,9 +1,11 @@
 // Comparing the statistics of two runs of an experiment (results/result_compare.hpp): identical documents, a shifted mean
 // (flagged, worst first, z by its formula), the false-flag rate of the Bonferroni-split z tests on simulated runs
-// that share their truth, power against a 1 % scaling and blindness to a 0.01 % one at 0.1 % standard errors, the
-// heavy-tail gate (skewness, the smaller count, unknown skewness), non-finite, absent and deterministic (SE 0)
+// that share their law (at unequal counts), power against a 1 % scaling and blindness to a 0.01 % one at 0.1 %
+// standard errors, the heavy-tail gate (skewness, the smaller count, unknown skewness) and sampled Chebyshev past it
+// (its level simulated on lognormal draws at kSampledSkewnessLimit), missing, absent and deterministic (SE 0)
 // figures, exact fields against the tolerance with nulls, key pairing by value, rows present in one file only, row
-// and check verdict changes (informational only), the JSON and terminal reports, and every rejected input.
+// and check verdict changes (informational only), the JSON and terminal reports, and every rejected input. The new
+// file's own standard error and count never widen a test: tests/results/test_compare_blinding.cpp.
 // All documents are built in memory; the only randomness is a seeded std::mt19937_64, so every outcome is fixed.
 #include <boost/math/distributions/binomial.hpp>
 #include <catch2/catch.hpp>
@@ -87,15 +89,15 @@ TEST_CASE("identical runs are unchanged, a shifted mean is flagged with z by the
   CHECK(same.changes.empty());
   CHECK(same.experiment == "mse");
   CHECK(same.rows_paired == 12);
-  CHECK(same.bonferroni_tests == 24);  // 12 rows × 2 statistics
+  CHECK(same.bonferroni_tests == 48);  // 12 rows × 2 statistics × (a location and a spread test)
   CHECK(same.statistics_compared == 24);
   CHECK(same.largest_abs_z == 0);
-  CHECK(same.point_alpha == Approx(1e-3 / 24).epsilon(1e-12));
-  CHECK(same.z_critical == Approx(two_sided_critical_z(1e-3 / 24)).epsilon(1e-12));
+  CHECK(same.point_alpha == Approx(1e-3 / 48).epsilon(1e-12));
+  CHECK(same.z_critical == Approx(two_sided_critical_z(1e-3 / 48)).epsilon(1e-12));
   CHECK(same.verdict_changes.empty());
   CHECK(same.check_changes.empty());
 
-  // Row 4 moves by 6 combined standard errors, row 9 by 10 (the critical |z| at 24 tests is about 4.3).
+  // Row 4 moves by 6 combined standard errors, row 9 by 10 (the critical |z| at 48 tests is about 4.3).
   Json fresh = base;
   auto shift = [&](std::size_t row, double k) {
     const double se = fresh["rows"][row]["stderr"].get<double>();
@@ -113,7 +115,8 @@ TEST_CASE("identical runs are unchanged, a shifted mean is flagged with z by the
   for (const StatisticChange& c : r.changes) {
     CHECK(c.field == "mean");
     CHECK_FALSE(c.deterministic);
-    CHECK(c.z == (c.base - c.fresh) / std::sqrt(c.base_se * c.base_se + c.fresh_se * c.fresh_se));
+    // The baseline's spread of one draw, SE·√n, scaled to both counts: the new file's SE does not enter.
+    CHECK(c.z == Approx((c.base - c.fresh) / (c.base_se * std::sqrt(100000.0) * std::sqrt(2 / 100000.0))).epsilon(1e-12));
   }
   // Rounding of mean + k·SE in double precision moves z by ~1e-12 relative at most.
   CHECK(r.changes[0].z == Approx(-10).epsilon(1e-9));
@@ -123,57 +126,58 @@ TEST_CASE("identical runs are unchanged, a shifted mean is flagged with z by the
   CHECK(r.exact_mismatches.empty());
 }
 
-TEST_CASE("false-flag rate: runs with the same truth are flagged at most at the family alpha", "[compare]") {
-  // 400 pairs of documents, 200 rows each; every figure is its truth plus Gaussian noise with exactly the stated
-  // standard error (different in the two runs and across rows), so every z is exactly N(0, 1) and a pair of
-  // documents is flagged with probability p = 1 − (1 − α/200)^200 = 0.04878 at α = 0.05 (independent tests).
-  // Bounds on the flagged count X ~ Binomial(400, p): X ≤ 44, where P(X > 44) ≤ 4.7e-7 even at p = α (the most
-  // Bonferroni allows); X ≥ 3, where P(X < 3) ≤ 4.8e-7 at the exact p (the comparison does flag at about its
-  // level). A correct implementation fails this test with probability below 1e-6 per seed; this seed is fixed.
+TEST_CASE("false-flag rate: runs of the same law are flagged at most at the family alpha", "[compare]") {
+  // 400 pairs of documents, 200 rows each; row i draws from N(truth_i, σ_i²) with n_a = 1000 draws in the baseline
+  // and n_b = 1000, 2000 or 4000 in the new run, so each file's mean is its truth plus noise with SE σ_i/√n and its
+  // stated SE is exactly that. The location test's z = (a − b)/(σ_i·sqrt(1/n_a + 1/n_b)) is exactly N(0, 1), and
+  // each spread test sees the same σ_i: a pair of documents is flagged with probability p = 1 − (1 − α/400)^200 =
+  // 0.02469 at α = 0.05 (200 location tests at the point α of 400 tests). Bounds on the flagged count X ~
+  // Binomial(400, p): X ≤ 44, where P(X > 44) ≤ 4.7e-7 even at p = α (the most Bonferroni allows); X ≥ 1, where
+  // P(X < 1) ≤ 4.6e-5 at the exact p (the comparison does flag at about its level). This seed is fixed.
   constexpr int kPairs = 400, kRows = 200;
   constexpr double kAlpha = 0.05, kFalseFailure = 1e-6;
-  const double p_exact = 1 - std::pow(1 - kAlpha / kRows, kRows);
-  const boost::math::binomial_distribution<double> at_alpha(kPairs, kAlpha), at_exact(kPairs, p_exact);
+  const double p_exact = 1 - std::pow(1 - kAlpha / (2 * kRows), kRows);
+  const boost::math::binomial_distribution<double> at_alpha(kPairs, kAlpha);
   int k_high = 0;
   while (boost::math::cdf(boost::math::complement(at_alpha, k_high)) > kFalseFailure) ++k_high;
-  int k_low = 0;
-  while (boost::math::cdf(at_exact, k_low) <= kFalseFailure) ++k_low;  // P(X ≤ k_low − 1) ≤ 1e-6
   CHECK(k_high == 44);
-  CHECK(k_low == 3);
+  CHECK(std::pow(1 - p_exact, kPairs) < 5e-5);
 
   std::mt19937_64 rng(20240601);
   std::normal_distribution<double> normal;
   Json rows = Json::array();
-  std::vector<double> truth(kRows), se_base(kRows), se_fresh(kRows);
+  std::vector<double> truth(kRows), sigma(kRows);
+  std::vector<int> n_fresh(kRows);
   for (int i = 0; i < kRows; ++i) {
     truth[i] = 1 + 0.01 * i;
-    se_base[i] = 1e-3 * (1 + i % 5);
-    se_fresh[i] = se_base[i] * (1 + 0.5 * (i % 3));
+    sigma[i] = 0.03 * (1 + i % 5);
+    n_fresh[i] = 1000 << (i % 3);
     rows.push_back({{"i", i}, {"mean", 0.0}, {"stderr", 0.0}, {"trials", 1000}});
   }
   Json base = document("unbiased", simple_row_schema(), rows), fresh = base;
   int flagged = 0;
   for (int pair = 0; pair < kPairs; ++pair) {
     for (int i = 0; i < kRows; ++i) {
-      base["rows"][i]["mean"] = truth[i] + se_base[i] * normal(rng);
-      base["rows"][i]["stderr"] = se_base[i];
-      fresh["rows"][i]["mean"] = truth[i] + se_fresh[i] * normal(rng);
-      fresh["rows"][i]["stderr"] = se_fresh[i];
+      base["rows"][i]["mean"] = truth[i] + sigma[i] / std::sqrt(1000.0) * normal(rng);
+      base["rows"][i]["stderr"] = sigma[i] / std::sqrt(1000.0);
+      fresh["rows"][i]["mean"] = truth[i] + sigma[i] / std::sqrt(n_fresh[i]) * normal(rng);
+      fresh["rows"][i]["stderr"] = sigma[i] / std::sqrt(n_fresh[i]);
+      fresh["rows"][i]["trials"] = n_fresh[i];
     }
     const CompareReport r = compare_results(base, fresh, kAlpha);
     REQUIRE(r.statistics_compared == kRows);
     if (r.changed()) ++flagged;
   }
   INFO("flagged " << flagged << " of " << kPairs << " (expected about " << kPairs * p_exact << ")");
-  CHECK(flagged >= k_low);
+  CHECK(flagged >= 1);
   CHECK(flagged <= k_high);
 }
 
 TEST_CASE("power: a 1 % scaling is caught at 0.1 % standard errors, a 0.01 % scaling is not", "[compare]") {
   // 200 rows with value v_i and standard error 1e-3·v_i in both runs; scaling the new run by s gives
   // z = (1 − s)/(√2·1e-3) in every row: −7.07 for s = 1.01, −0.0707 for s = 1.0001, against the critical
-  // |z| = 4.56 at family α = 1e-3 over 200 tests. Noise-free figures, so the outcome is the rule itself: the smallest
-  // scaling these standard errors can reveal is 1 + 4.56·√2·1e-3 ≈ 1.0065.
+  // |z| = 4.71 at family α = 1e-3 over 400 tests (200 location, 200 spread). Noise-free figures, so the outcome is
+  // the rule itself: the smallest scaling these standard errors can reveal is 1 + 4.71·√2·1e-3 ≈ 1.0067.
   Json rows = Json::array();
   for (int i = 0; i < 200; ++i) {
     const double v = 0.5 + 0.01 * i;
@@ -186,7 +190,7 @@ TEST_CASE("power: a 1 % scaling is caught at 0.1 % standard errors, a 0.01 % sca
     return fresh;
   };
   const CompareReport big = compare_results(base, scaled(1.01));
-  CHECK(big.z_critical == Approx(4.56).margin(0.01));
+  CHECK(big.z_critical == Approx(4.71).margin(0.01));
   CHECK(big.changes.size() == 200);
   CHECK(big.changes.front().z == Approx(-0.01 / (std::sqrt(2.0) * 1e-3)).epsilon(1e-9));
   const CompareReport small = compare_results(base, scaled(1.0001));
@@ -194,80 +198,157 @@ TEST_CASE("power: a 1 % scaling is caught at 0.1 % standard errors, a 0.01 % sca
   CHECK(small.largest_abs_z == Approx(1e-4 / (std::sqrt(2.0) * 1e-3)).epsilon(1e-6));
 }
 
-TEST_CASE("heavy-tail gate: a statistic whose skewness needs more trials than it has is skipped, not flagged",
-          "[compare]") {
-  // Every row moves by 20 combined standard errors. Four candidates at α = 1e-3 give α_p = 2.5e-4, z_crit ≈ 3.66,
-  // and trials_for_reliable_z_test(γ) ≈ (18.2 γ)²: γ = 50 needs ~8e5 (the row has 1000), γ = 0.5 needs ~83 (the row
-  // has 1e6), γ = 5 needs ~8e3 (one run has 1e9 trials, the other 1000: the smaller count decides), null γ is unknown.
+TEST_CASE("heavy-tail gate: z where reliable, sampled Chebyshev past it, not compared beyond", "[compare]") {
+  // Every row moves by 20 combined standard errors. Five candidates at α = 1e-3 give 10 tests, α_p = 1e-4,
+  // z_crit ≈ 3.89, and trials_for_reliable_z_test(γ) ≈ (22 γ)²: γ = 50 needs ~1.2e6 (the row has 1000), γ = 0.5 needs
+  // ~120 (the row has 1e6), γ = 5 needs ~1.2e4 (one run has 1e9 trials, the other 1000: the smaller count decides),
+  // γ = 500 at 1000 trials is past the gate and past the sampled limit too (|γ|/√n = 15.8 > 5), null γ is unknown.
+  // Past the gate with no closed-form variance, bound or range, γ/√n ≤ kSampledSkewnessLimit is held to Chebyshev
+  // on the baseline's own spread: 20 SE·√2 = 0.28 is below its threshold 0.01·√2/√α_p = 1.41, so not flagged.
   Json rows = Json::array();
   rows.push_back({{"i", 0}, {"mean", 1.0}, {"stderr", 0.01}, {"trials", 1000}, {"mean_skewness", 50.0}});
   rows.push_back({{"i", 1}, {"mean", 1.0}, {"stderr", 0.01}, {"trials", 1000000}, {"mean_skewness", -0.5}});
   rows.push_back({{"i", 2}, {"mean", 1.0}, {"stderr", 0.01}, {"trials", 1000000000}, {"mean_skewness", 5.0}});
   rows.push_back({{"i", 3}, {"mean", 1.0}, {"stderr", 0.01}, {"trials", 1000000}, {"mean_skewness", nullptr}});
+  rows.push_back({{"i", 4}, {"mean", 1.0}, {"stderr", 0.01}, {"trials", 1000}, {"mean_skewness", 500.0}});
   const Json base = document("tails", simple_row_schema(true), rows);
   Json fresh = base;
   for (Json& row : fresh["rows"]) row["mean"] = 1.0 + 20 * std::hypot(0.01, 0.01);
   fresh["rows"][2]["trials"] = 1000;
 
   const CompareReport r = compare_results(base, fresh);
-  CHECK(r.bonferroni_tests == 4);  // the split includes the gated pairs
-  CHECK(r.point_alpha == Approx(2.5e-4).epsilon(1e-12));
-  CHECK(r.skipped_heavy_tailed == 3);
-  CHECK(r.statistics_compared == 1);
+  CHECK(r.bonferroni_tests == 10);  // the split includes the gated pairs
+  CHECK(r.point_alpha == Approx(1e-4).epsilon(1e-12));
+  CHECK(r.skipped_heavy_tailed == 2);
+  CHECK(r.statistics_compared == 3);
+  CHECK(r.compared_chebyshev == 2);
   REQUIRE(r.changes.size() == 1);
   CHECK(r.changes[0].row_key_text == "i=1");
-  CHECK(r.changes[0].z == Approx(-20).epsilon(1e-9));
-  REQUIRE(r.skipped.size() == 3);
-  CHECK(r.skipped[0].row_key_text == "i=0");
+  CHECK(r.changes[0].test == StatisticTest::z);
+  REQUIRE(r.skipped.size() == 2);
+  CHECK(r.skipped[0].row_key_text == "i=3");
   CHECK(r.skipped[0].reason == SkippedStatistic::Reason::heavy_tailed);
-  CHECK(r.skipped[0].trials == 1000);
-  CHECK(r.skipped[0].trials_needed == trials_for_reliable_z_test(50.0, r.z_critical, r.point_alpha));
-  CHECK(r.skipped[0].trials_needed > 500000);
-  CHECK(r.skipped[1].row_key_text == "i=2");
+  CHECK(r.skipped[0].trials_needed == std::numeric_limits<std::int64_t>::max());
+  CHECK(r.skipped[1].row_key_text == "i=4");
   CHECK(r.skipped[1].trials == 1000);
-  CHECK(r.skipped[1].trials_needed == trials_for_reliable_z_test(5.0, r.z_critical, r.point_alpha));
-  CHECK(r.skipped[2].row_key_text == "i=3");
-  CHECK(r.skipped[2].trials_needed == std::numeric_limits<std::int64_t>::max());
-
-  // With enough trials in both runs row 2 is tested (and flagged).
+  CHECK(r.skipped[1].trials_needed == trials_for_reliable_z_test(500.0, r.z_critical, r.point_alpha));
+  CHECK(r.skipped[1].trials_needed > 500000);
+  // A move past sampled Chebyshev's threshold (3 × 1.41) is flagged, and named as such.
+  fresh["rows"][0]["mean"] = 1.0 + 4.3;
+  const CompareReport moved = compare_results(base, fresh);
+  REQUIRE(moved.changes.size() == 2);  // worst first: row 1's z of 5.1 z_crit, then row 0 at 3.0 thresholds
+  CHECK(moved.changes[1].row_key_text == "i=0");
+  CHECK(moved.changes[1].test == StatisticTest::sampled_chebyshev);
+  CHECK(moved.changes[1].excess == Approx(4.3 / (0.01 * std::sqrt(2.0) / std::sqrt(1e-4))).epsilon(1e-9));
+  CHECK_THAT(compare_report_lines(moved).at(1), Contains("Chebyshev on the baseline's sampled spread"));
+  // With enough trials in both runs row 2 is z-tested: its σ is the baseline's SE·√(1e9), scaled to 1e9 and 1e5 draws.
   fresh["rows"][2]["trials"] = 100000;
   const CompareReport enough = compare_results(base, fresh);
-  CHECK(enough.skipped_heavy_tailed == 2);
-  CHECK(enough.changes.size() == 2);
+  REQUIRE(enough.judged.size() == 5);
+  CHECK(enough.judged[2].test == StatisticTest::z);
+  CHECK(enough.judged[2].threshold ==
+        Approx(enough.z_critical * 0.01 * std::sqrt(1e9) * std::sqrt(1e-9 + 1e-5)).epsilon(1e-9));
 }
 
-TEST_CASE("non-finite, absent and deterministic figures", "[compare]") {
+TEST_CASE("sampled Chebyshev keeps its level on lognormal draws at the skewness limit", "[compare]") {
+  // Past the heavy-tail gate with nothing closed-form to scale to, the baseline's own spread stands in for σ where
+  // |γ|/√n ≤ kSampledSkewnessLimit = 5: a sample that missed the tail understates σ, so the level is not
+  // distribution-free (a rare-jump law breaks it) and is measured here on the laws the experiments meet, heavy
+  // lognormal ones, at the limit: n = 20 (σ_log 1.399, γ = 22.4) and n = 200 (σ_log 1.668, γ = 70.7). 1000 document
+  // pairs of 100 rows (1e5 statistics, each with a location and a spread test) at family α = 0.2 (point α = 1e-3
+  // over 200 tests) and at α = 0.02 (1e-4). A statistic flagged by either test counts; with both tests at their
+  // level a statistic is flagged with probability at most 2α_p, so X ≤ k with P(X > k) ≤ 1e-6 for X ~
+  // Binomial(1e5, 2α_p). Measured on this seed (docs/compare.md quotes it): 56 flags at n = 20 and 13 at n = 200 at
+  // α_p = 1e-3 (5.6e-4 and 1.3e-4 of the statistics, against 2e-3), none at 1e-4.
+  constexpr int kPairs = 1000, kRows = 100;
+  const Json schema = {{"key", {"i"}},
+                       {"statistics", {{{"value", "mean"}, {"stderr", "stderr"}, {"count", "trials"},
+                                        {"skewness", "skew"}}}}};
+  auto limit = [](double point_alpha) {
+    const boost::math::binomial_distribution<double> at(static_cast<double>(kPairs) * kRows, 2 * point_alpha);
+    int k = 0;
+    while (boost::math::cdf(boost::math::complement(at, k)) > 1e-6) ++k;
+    return k;
+  };
+  struct Case { int n; double sigma; };
+  for (const Case c : {Case{20, 1.398692}, Case{200, 1.668103}}) {
+    const double gamma = (std::exp(c.sigma * c.sigma) + 2) * std::sqrt(std::expm1(c.sigma * c.sigma));
+    REQUIRE(gamma / std::sqrt(c.n) <= kSampledSkewnessLimit);
+    REQUIRE(gamma / std::sqrt(c.n) == Approx(kSampledSkewnessLimit).epsilon(1e-5));
+    std::mt19937_64 rng(4000 + c.n);
+    std::lognormal_distribution<double> draw(0, c.sigma);
+    auto run = [&] {
+      Json rows = Json::array();
+      for (int i = 0; i < kRows; ++i) {
+        double sum = 0, sum2 = 0;
+        for (int t = 0; t < c.n; ++t) {
+          const double x = draw(rng);
+          sum += x;
+          sum2 += x * x;
+        }
+        const double mean = sum / c.n, sd = std::sqrt(std::max(0.0, (sum2 - c.n * mean * mean) / (c.n - 1)));
+        rows.push_back({{"i", i}, {"mean", mean}, {"stderr", sd / std::sqrt(c.n)}, {"trials", c.n}, {"skew", gamma}});
+      }
+      return document("x", schema, rows);
+    };
+    std::int64_t flagged3 = 0, flagged4 = 0, sampled = 0;
+    for (int pair = 0; pair < kPairs; ++pair) {
+      const Json a = run(), b = run();
+      const CompareReport r3 = compare_results(a, b, 0.2);
+      flagged3 += static_cast<std::int64_t>(r3.changes.size());
+      for (const auto& [test, count] : r3.compared_by)
+        if (test == StatisticTest::sampled_chebyshev) sampled += count;
+      flagged4 += static_cast<std::int64_t>(compare_results(a, b, 0.02).changes.size());
+    }
+    INFO("n " << c.n << ": " << flagged3 << " flags at point alpha 1e-3 (limit " << limit(1e-3) << "), " << flagged4
+              << " at 1e-4 (limit " << limit(1e-4) << ") of " << kPairs * kRows);
+    CHECK(sampled == kPairs * kRows);
+    CHECK(flagged3 <= limit(1e-3));
+    CHECK(flagged4 <= limit(1e-4));
+  }
+}
+
+TEST_CASE("missing, absent and deterministic figures", "[compare]") {
   Json rows = Json::array();
   rows.push_back({{"i", 0}, {"mean", 1.0}, {"stderr", 0.0}, {"trials", 10}});            // exact, equal to 1e-12
   rows.push_back({{"i", 1}, {"mean", 1.0}, {"stderr", 0.0}, {"trials", 10}});            // exact, moves 1e-6
-  rows.push_back({{"i", 2}, {"mean", nullptr}, {"stderr", 0.1}, {"trials", 10}});        // null in the baseline
+  rows.push_back({{"i", 2}, {"mean", nullptr}, {"stderr", 0.1}, {"trials", 10}});        // null in the baseline only
   rows.push_back({{"i", 3}, {"stderr", nullptr}, {"trials", 10}});                       // absent in both: n/a
-  rows.push_back({{"i", 4}, {"mean", 1.0}, {"stderr", nullptr}, {"trials", 10}});        // SE null
-  rows.push_back({{"i", 5}, {"mean", 1.0}, {"stderr", 0.01}, {"trials", nullptr}});      // count null
+  rows.push_back({{"i", 4}, {"mean", 1.0}, {"stderr", nullptr}, {"trials", 10}});        // SE null in both
   rows.push_back({{"i", 6}, {"mean", 2.0}, {"stderr", 0.01}, {"trials", 10}});           // z-tested, moves 50 SE
   const Json base = document("x", simple_row_schema(), rows);
   Json fresh = base;
   fresh["rows"][0]["mean"] = 1.0 + 1e-12;
   fresh["rows"][1]["mean"] = 1.0 + 1e-6;
   fresh["rows"][2]["mean"] = 1.0;
-  fresh["rows"][6]["mean"] = 2.0 + 50 * std::hypot(0.01, 0.01);
+  fresh["rows"][5]["mean"] = 2.0 + 50 * std::hypot(0.01, 0.01);
   const CompareReport r = compare_results(base, fresh);
   CHECK(r.statistics_absent == 1);
-  CHECK(r.skipped_nonfinite == 3);
+  CHECK(r.skipped_nonfinite == 1);     // the baseline cannot judge row 4
   CHECK(r.statistics_compared == 3);
-  CHECK(r.bonferroni_tests == 1);  // only row 6 has a standard error to test with
-  REQUIRE(r.changes.size() == 2);
-  CHECK(r.changes[0].deterministic);  // deterministic changes come first, whatever the z of the others
-  CHECK(r.changes[0].row_key_text == "i=1");
-  CHECK(std::isinf(r.changes[0].z));
-  CHECK(r.changes[0].z < 0);
-  CHECK(r.changes[0].relative_difference == Approx(1e-6 / (1 + 1e-6)).epsilon(1e-9));
-  CHECK(r.changes[1].row_key_text == "i=6");
-  REQUIRE(r.skipped.size() == 3);
-  CHECK(r.skipped[0].row_key_text == "i=2");
+  CHECK(r.bonferroni_tests == 6);      // rows 0, 1 and 6, a location and a spread test each
+  REQUIRE(r.changes.size() == 3);
+  CHECK(r.changes[0].kind == StatisticChange::Kind::missing);  // missing and deterministic come first
+  CHECK(r.changes[0].row_key_text == "i=2");
+  CHECK(r.changes[0].missing_field == "in the baseline");
+  CHECK(r.changes[1].deterministic);
+  CHECK(r.changes[1].row_key_text == "i=1");
+  CHECK(std::isinf(r.changes[1].z));
+  CHECK(r.changes[1].z < 0);
+  CHECK(r.changes[1].relative_difference == Approx(1e-6 / (1 + 1e-6)).epsilon(1e-9));
+  CHECK(r.changes[2].row_key_text == "i=6");
+  REQUIRE(r.skipped.size() == 1);
+  CHECK(r.skipped[0].row_key_text == "i=4");
   CHECK(r.skipped[0].reason == SkippedStatistic::Reason::nonfinite);
   // A looser tolerance absorbs the deterministic move.
-  CHECK(compare_results(base, fresh, 1e-3, 1e-5).changes.size() == 1);
+  CHECK(compare_results(base, fresh, 1e-3, 1e-5).changes.size() == 2);
+  // A count the new file lacks is a change too; one the baseline lacks leaves the figure not compared.
+  Json countless = base;
+  countless["rows"][5]["trials"] = nullptr;
+  const CompareReport c = compare_results(base, countless);
+  REQUIRE(c.changes.size() == 1);
+  CHECK(c.changes[0].missing_field == "its count 'trials' in the new file");
+  CHECK(compare_results(countless, base).skipped_nonfinite == 2);
 }
 
 TEST_CASE("rounding floor: a deterministic point's rounding-level move is no change, a real move is", "[compare]") {
@@ -403,14 +484,15 @@ TEST_CASE("the JSON and terminal reports", "[compare]") {
   CHECK(j["verdict_changes"][0]["new"] == "violated");
 
   const std::vector<std::string> lines = compare_report_lines(r);
-  REQUIRE(lines.size() == 5);  // exact, statistic, only-in-baseline, verdict, summary
+  REQUIRE(lines.size() == 6);  // exact, statistic, only-in-baseline, verdict, power, summary
   CHECK_THAT(lines[0], Contains("exact field truth differs"));
   CHECK_THAT(lines[1], Contains("mean changed at estimator=trig") && Contains("z = "));
   CHECK_THAT(lines[2], Contains("row only in baseline: estimator=positive"));
   CHECK_THAT(lines[3], Contains("informational"));
-  CHECK_THAT(lines[4], Catch::StartsWith("mse: CHANGED: 1 statistic changed"));
+  CHECK_THAT(lines[4], Catch::StartsWith("power (informational): a new value planted at x1.01"));
+  CHECK_THAT(lines[5], Catch::StartsWith("mse: CHANGED: 1 statistic changed"));
   const std::vector<std::string> short_lines = compare_report_lines(r, 2);
-  REQUIRE(short_lines.size() == 4);
+  REQUIRE(short_lines.size() == 5);
   CHECK_THAT(short_lines[2], Contains("2 more lines not shown"));
   CHECK_THAT(compare_report_lines(compare_results(base, base)).back(), Catch::StartsWith("mse: unchanged: 0 statistics"));
 
@@ -427,10 +509,10 @@ TEST_CASE("the JSON and terminal reports", "[compare]") {
 TEST_CASE("inputs that cannot be compared are rejected with one line", "[compare]") {
   const Json base = mse_like_document();
   auto rejects = [&](const Json& b, const Json& f, const std::string& words, double alpha = 1e-3,
-                     double tolerance = 1e-9) {
+                     double tolerance = 1e-9, double max_uncompared = kDefaultMaxUncompared) {
     INFO("expecting: " << words);
-    CHECK_THROWS_AS(compare_results(b, f, alpha, tolerance), std::invalid_argument);
-    CHECK_THROWS_WITH(compare_results(b, f, alpha, tolerance), Contains(words) && !Contains("\n"));
+    CHECK_THROWS_AS(compare_results(b, f, alpha, tolerance, max_uncompared), std::invalid_argument);
+    CHECK_THROWS_WITH(compare_results(b, f, alpha, tolerance, max_uncompared), Contains(words) && !Contains("\n"));
   };
   Json other = base;
   other["experiment"] = "unbiased";
@@ -467,6 +549,10 @@ TEST_CASE("inputs that cannot be compared are rejected with one line", "[compare
   other = base;
   other["rows"][1]["trials"] = 2.5;
   rejects(base, other, "not a non-negative whole count");
+  other = base;
+  other["rows"][1]["trials"] = 1;
+  rejects(base, other, "new row 1 field 'trials' is 1: a statistic needs at least 2 draws");
+  rejects(base, base, "the largest uncompared fraction must lie in [0, 1]", 1e-3, 1e-9, 1.5);
   other = base;
   other["rows"] = Json::object();
   rejects(base, other, "new has no \"rows\" array");
@@ -515,15 +601,16 @@ TEST_CASE("favorlab compare: exit 0 unchanged, 1 changed with the change named, 
 namespace {
 
 // One heavy-tailed statistic per row, as results/mse.json's gated MSEs: a skewness that fails the gate at the row's
-// trials, and (optionally) the closed-form variance of one draw.
-Json gated_document(bool with_variance) {
+// trials (500: within sampled Chebyshev's limit at 1e5 trials; 5000: beyond it), and (optionally) the closed-form
+// variance of one draw.
+Json gated_document(bool with_variance, double skewness = 500.0) {
   Json stat = {{"value", "mse"}, {"stderr", "mse_stderr"}, {"count", "trials"}, {"skewness", "mse_skewness"}};
   if (with_variance) stat["variance"] = "mse_draw_variance";
   const Json schema = {{"key", {"i"}}, {"statistics", {stat}}};
   Json rows = Json::array();
   for (int i = 0; i < 20; ++i)
     rows.push_back({{"i", i}, {"mse", 1.0 + 0.1 * i}, {"mse_stderr", 0.01}, {"trials", 100000},
-                    {"mse_skewness", 500.0}, {"mse_draw_variance", 0.1}});
+                    {"mse_skewness", skewness}, {"mse_draw_variance", 0.1}});
   return document("mse", schema, rows);
 }
 
@@ -606,9 +693,17 @@ TEST_CASE("heavy-tailed statistics: Chebyshev past the gate catches a x100 point
   CHECK(flagged <= 103);
 }
 
-TEST_CASE("a file whose heavy-tailed statistics have no closed-form variance fails as uncompared", "[compare]") {
-  const Json base = gated_document(false);
-  const CompareReport r = compare_results(base, base);
+TEST_CASE("identical heavy-tailed statistics are unchanged, moved ones with nothing to scale to are not compared",
+          "[compare]") {
+  // Skewness 5000 at 1e5 trials: past the gate and past sampled Chebyshev's limit (15.8 > 5), no variance.
+  const Json base = gated_document(false, 5000.0);
+  const CompareReport same = compare_results(base, base);
+  CHECK_FALSE(same.fails());  // identical statistics: unchanged whatever their tails (they used to be UNDECIDED)
+  CHECK(same.skipped_heavy_tailed == 0);
+  CHECK(same.compared_by == std::vector<std::pair<StatisticTest, std::int64_t>>{{StatisticTest::rounding, 20}});
+  Json fresh = base;
+  for (Json& row : fresh["rows"]) row["mse"] = row["mse"].get<double>() * (1 + 1e-6);
+  const CompareReport r = compare_results(base, fresh);
   CHECK_FALSE(r.changed());
   CHECK(r.skipped_heavy_tailed == 20);
   CHECK(r.uncompared_fraction == 1);
@@ -618,7 +713,7 @@ TEST_CASE("a file whose heavy-tailed statistics have no closed-form variance fai
   CHECK_THAT(lines.front(), Contains("mse not compared at i=0 (heavy-tailed"));
   CHECK_THAT(lines.back(), Contains("UNDECIDED"));
   // With a stated tolerance for it the same report passes.
-  CHECK_FALSE(compare_results(base, base, 1e-3, 1e-9, 1.0).fails());
+  CHECK_FALSE(compare_results(base, fresh, 1e-3, 1e-9, 1.0).fails());
 }
 
 TEST_CASE("rounding floor is the statistic's own scale: a tiny MSE that moves is flagged", "[compare]") {
@@ -650,7 +745,8 @@ TEST_CASE("the estimator experiments declare the importance-sampled statistics",
                     {"y_norm", 0.5}, {"cos_angle", 0.25 * i}, {"truth", 1.2}, {"mse_theory", 1e-3}, {"status", "holds"},
                     {"is_mean", 1.2}, {"is_stderr", 1e-3}, {"is_mse", 1e-3}, {"is_mse_stderr", 2e-6},
                     {"is_trials", 100000}, {"is_mean_skewness", 0.5}, {"is_mse_skewness", 3.0}});
-  const Json base = document("mse", schema, rows);
+  Json base = document("mse", schema, rows);
+  base["params"]["importance_trials"] = 100000;  // the is_* figures' count
   Json fresh = base;
   for (Json& row : fresh["rows"]) row["is_mse"] = 1.5 * row["is_mse"].get<double>();
   const CompareReport r = compare_results(base, fresh);
@@ -754,17 +850,21 @@ TEST_CASE("binomial power: a doubled proportion is caught", "[compare][binomial]
   CHECK(compare_report_json(r)["changes"][0]["binomial"] == true);
 }
 
-TEST_CASE("binomial: no successes in either file is compared and unchanged, zero trials is not compared",
+TEST_CASE("binomial: no successes in either file is compared and unchanged, zero trials is refused",
           "[compare][binomial]") {
   const CompareReport r = compare_results(binomial_document({0, 0}, {1000000000, 5}), binomial_document({0, 0}, {10, 5}));
   CHECK_FALSE(r.changed());
   CHECK(r.statistics_compared == 2);
   CHECK(r.bonferroni_tests == 2);
+  // Zero trials beside a value used to be "not compared": a new file could hide a proportion that way.
   Json none = binomial_document({0}, {5});
   none["rows"][0]["n"] = 0;
-  none["rows"][0]["p"] = nullptr;
-  const CompareReport z = compare_results(binomial_document({0}, {5}), none);
-  CHECK(z.skipped_nonfinite == 1);
+  CHECK_THROWS_WITH(compare_results(binomial_document({0}, {5}), none), Contains("at least 2 draws"));
+  // A proportion in one file only is a change.
+  Json gone = binomial_document({0}, {5});
+  gone["rows"][0]["p"] = nullptr;
+  gone["rows"][0]["k"] = nullptr;
+  CHECK(compare_results(binomial_document({0}, {5}), gone).changes.size() == 1);
 }
 
 TEST_CASE("binomial schema entries and counts that cannot be compared are rejected with one line",
@@ -884,13 +984,13 @@ TEST_CASE("tails declares its exceedance proportions as binomial", "[compare][sc
   require_declared("tails", {"p_hat"}, {});
 }
 TEST_CASE("moments declares its sphere moments", "[compare][schemas]") { require_declared("moments", {"mean"}, {}); }
-TEST_CASE("structured declares its means, relative biases and MSEs", "[compare][schemas]") {
-  require_declared("structured", {"mean", "relative_bias", "mse"}, {});
+TEST_CASE("structured declares its means and MSEs", "[compare][schemas]") {
+  require_declared("structured", {"mean", "mse"}, {});
 }
-TEST_CASE("perm-order declares its means and the 1e27 proportion, the lcm mean is gated", "[compare][schemas]") {
-  require_declared("perm-order", {"mc_mean_order", "mc_mean_log_order", "mc_fraction_at_least_1e27"},
-                   {"mc_mean_log10_lcm"});
+TEST_CASE("perm-order declares its means and the 1e27 proportion", "[compare][schemas]") {
+  require_declared("perm-order", {"mc_mean_order", "mc_mean_log_order", "mc_mean_log10_lcm", "mc_fraction_at_least_1e27"},
+                   {});
 }
-TEST_CASE("redraw declares its k-average MSEs, the jackknifed figures are gated", "[compare][schemas]") {
-  require_declared("redraw", {"mse"}, {"bias_sq", "variance", "mse_theory"});
+TEST_CASE("redraw declares its k-average MSEs and the squared bias", "[compare][schemas]") {
+  require_declared("redraw", {"mse", "bias_sq"}, {});
 }
