@@ -147,7 +147,7 @@ TEST_CASE("orthogonal support maximum: brute force over the ball, and the one-sp
   CHECK(orthogonal_row_sum_max(1, 3.0).log_upper == 3.0);
 }
 
-TEST_CASE("orthogonal rows never exceed their largest estimate and come close to it; the naive maximum is exceeded",
+TEST_CASE("orthogonal rows never exceed their largest estimate and come close to it, and the naive maximum is exceeded",
           "[tails][support][mc]") {
   // d = 4, m = 2: (t₁, t₂) is uniform on the unit disk, so 10⁵ draws reach within 1e-3 of the maximum.
   const int d = 4, m = 2;
@@ -289,7 +289,7 @@ TEST_CASE("tilted check level: a bound just below P is held, and the true P call
   CHECK(misses <= binomial_ceiling(runs, 0.1, kAlpha / 3));
 }
 
-TEST_CASE("Hoeffding relative-entropy limits: closed forms, coverage on skewed laws; a normal interval fails it",
+TEST_CASE("Hoeffding relative-entropy limits: closed forms, coverage on skewed laws, and a normal interval fails it",
           "[tails][stats][statistical]") {
   for (std::int64_t n : {1, 10, 1000}) {  // x̄ = 0: the upper limit solves n·(−log(1 − q)) = log(2/α)
     const MeanLimits l = bounded_mean_limits(0, n, 0.05);
@@ -345,7 +345,7 @@ TEST_CASE("Hoeffding relative-entropy limits: closed forms, coverage on skewed l
   }
 }
 
-TEST_CASE("tilted draws: the same sums for 1 and 2 threads; bad configurations refused",
+TEST_CASE("tilted draws: the same sums for 1 and 2 threads, bad configurations refused",
           "[tails][tilted][determinism]") {
   const int d = 8;
   const Geometry g{0.4, 0.5, 0.3};
@@ -366,7 +366,7 @@ TEST_CASE("tilted draws: the same sums for 1 and 2 threads; bad configurations r
   CHECK_THROWS_AS(run_tilted_tails(d, {{g, 1, a, 1.0, std::uint64_t{1} << 24}}, 4, 5, 10, 1), std::invalid_argument);
 }
 
-TEST_CASE("tail check wording: a zero count under a tiny bound says what it needs; exact points claim no room",
+TEST_CASE("tail check wording: a zero count under a tiny bound says what it needs, exact points claim no room",
           "[tails][stats]") {
   TailBoundCheck tiny("P <= bound", "here", 1e-3, 1);
   CHECK(tiny.judge({0, 2000000, 0, 6.51e-30, "m=8"}).status == Verdict::inconclusive);

@@ -365,7 +365,7 @@ TEST_CASE("d = 1: the orthogonal bound d/(d+2) exp(-L) fails (P = 1/2), the Cher
   CHECK(chernoff.judge({r.exceed_count(0, 0, 0), r.trials, 0, b.iid, "p"}).status == Verdict::holds);
 }
 
-TEST_CASE("tail check: nonfinite draws are inconclusive; above the support zero counts hold, one exceedance refutes",
+TEST_CASE("tail check: nonfinite draws are inconclusive, above the support zero counts hold, one exceedance refutes",
           "[tails][stats]") {
   TailBoundCheck check("c", "w", 1e-3, 4);
   CHECK(check.judge_support({0, 1000, 0, 0.0, "above support"}).status == Verdict::holds);
