@@ -17,7 +17,8 @@
 //   3. "no bias remains (B = 0 within 2 % of one draw's MSE)": violated when B̂ is significantly positive (Student's
 //      t for the 20-block jackknife SE) — the renormalized output is a ratio of unbiased estimates, biased at O(1/m);
 // for trig features (signed) a draw with a negative normalizer proves the output has no mean: checks 1–3 are then
-// out of reach at any number of draws, and say why (docs/theory.md#signed-features-the-renormalized-output-has-no-mean);
+// out of reach at any number of draws, and say why
+// (docs/theory.md#signed-features-the-renormalized-output-has-no-mean);
 // and, with both positive and trig, 4. "positive below trig on most draws" (exact sign test; paired_check.hpp).
 // --backend cuda: every forward, FAVOR and exact, on the GPU in float32 (backend_option.hpp).
 #include <algorithm>
@@ -174,7 +175,8 @@ class RedrawExperiment final : public Experiment {
         sweep.negative.found()
             ? "the renormalized output has no mean (draw " + std::to_string(sweep.negative.draw) +
                   " has a negative normalizer, " + format_number(sweep.negative.value, 3) + " at row " +
-                  std::to_string(sweep.negative.row) + "; docs/theory.md#signed-features-the-renormalized-output-has-no-mean)"
+                  std::to_string(sweep.negative.row) +
+                  "; docs/theory.md#signed-features-the-renormalized-output-has-no-mean)"
             : std::string();
     average_rows(result, fname, where, summaries, sweep, bv, no_mean);
     result.rows.push_back(draws_row(fname, dist, single, bv, sweep.draw_mse));
@@ -182,7 +184,8 @@ class RedrawExperiment final : public Experiment {
     // the interval on B lies within 2 % of it, violated where it excludes 0. The jackknife SE over G blocks has
     // G − 1 degrees of freedom: its critical value is Student's t (a normal quantile with 20 blocks ran at about
     // 3× the nominal level).
-    const std::string bias_claim = "Redrawing: no bias remains after averaging (B = 0 within 2 % of one draw's output MSE)";
+    const std::string bias_claim =
+        "Redrawing: no bias remains after averaging (B = 0 within 2 % of one draw's output MSE)";
     const std::string bias_where = where + ", jackknife SE over " + std::to_string(kJackknifeBlocks) + " blocks";
     if (!no_mean.empty()) {
       result.checks.push_back(unreachable_check(bias_claim, bias_where, 1, no_mean));

@@ -51,7 +51,8 @@ PairedLookOutcome compare_arms(const std::vector<ArmComparison>& comparisons, st
       for (std::size_t arm : list) configs.push_back((*setup.configs)[arm]);
       const auto more = gaussian_output_mse(setup.shape, configs, setup.seed, have, n - have, setup.threads,
                                             part_progress(setup.progress, part++, by_count.size()), setup.backend);
-      for (std::size_t i = 0; i < list.size(); ++i) mse[list[i]].insert(mse[list[i]].end(), more[i].begin(), more[i].end());
+      for (std::size_t i = 0; i < list.size(); ++i)
+        mse[list[i]].insert(mse[list[i]].end(), more[i].begin(), more[i].end());
     }
   };
   return run_paired_looks(

@@ -109,8 +109,10 @@ std::vector<std::vector<double>> gaussian_output_mse(const GaussianInputShape& s
       progress((from - first) * total / (to - from) + done, count * total / (to - from));
     })
                                      : ProgressFn{};
-    const auto part_mse = favor_output_mse(inputs, configs, seed, threads, part, backend, static_cast<std::uint64_t>(from));
-    for (std::size_t c = 0; c < configs.size(); ++c) mse[c].insert(mse[c].end(), part_mse[c].begin(), part_mse[c].end());
+    const auto part_mse =
+        favor_output_mse(inputs, configs, seed, threads, part, backend, static_cast<std::uint64_t>(from));
+    for (std::size_t c = 0; c < configs.size(); ++c)
+      mse[c].insert(mse[c].end(), part_mse[c].begin(), part_mse[c].end());
   }
   return mse;
 }

@@ -9,7 +9,8 @@
 //     group's mean cross product U = Σ_{j≠l} ⟨e_j, e_l⟩ / (k(k − 1)) of its draws' errors (⟨·,·⟩ the mean over the
 //     entries), from which the redraw claims are judged (docs/theory.md#redrawing-averages-of-k-draws);
 //   • for features that can be negative (renormalized), the first single draw whose normalizer D̂ has a negative
-//     entry: the certificate that the output has no mean (docs/theory.md#signed-features-the-renormalized-output-has-no-mean).
+//     entry: the certificate that the output has no mean
+//     (docs/theory.md#signed-features-the-renormalized-output-has-no-mean).
 // One task per block or group on OpenMP threads, each writing its own slots in a fixed order: the numbers do not
 // depend on the thread count. With Backend::cuda every forward runs on the GPU (attend_double_on_backend) from one
 // host thread.

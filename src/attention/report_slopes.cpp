@@ -70,7 +70,8 @@ SlopeVerdicts judge_slopes(const std::vector<ReportedHead>& heads, std::size_t l
   };
   const auto pairs = [&](std::size_t p, std::int64_t n, std::vector<double>& a, std::vector<double>& b) {
     a.clear();
-    for (std::int64_t d = 0; d < n; ++d) a.push_back(fitted_ratio(points[p].slopes[static_cast<std::size_t>(d)], m_span));
+    for (std::int64_t d = 0; d < n; ++d)
+      a.push_back(fitted_ratio(points[p].slopes[static_cast<std::size_t>(d)], m_span));
     b.assign(a.size(), 1.0);
   };
   // More draws for the open heads, one head loaded at a time for all its open arms.
@@ -85,7 +86,8 @@ SlopeVerdicts judge_slopes(const std::vector<ReportedHead>& heads, std::size_t l
         const int have = static_cast<int>(point.slopes.size());
         const auto more = arm_draw_mse(input, s.arms[point.arm], s, static_cast<std::uint64_t>(hi), have,
                                        static_cast<int>(n) - have);
-        for (std::size_t mi = 0; mi < n_ms; ++mi) point.mse[mi].insert(point.mse[mi].end(), more[mi].begin(), more[mi].end());
+        for (std::size_t mi = 0; mi < n_ms; ++mi)
+          point.mse[mi].insert(point.mse[mi].end(), more[mi].begin(), more[mi].end());
         const auto slopes = error_slopes(s.ms, more);
         point.slopes.insert(point.slopes.end(), slopes.begin(), slopes.end());
         if (progress) progress(static_cast<std::int64_t>(++done), static_cast<std::int64_t>(open.size()));

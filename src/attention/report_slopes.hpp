@@ -44,6 +44,7 @@ std::string report_arm_where(const ReportArm& arm, std::size_t heads, std::size_
 // draws at the whole α.
 SlopeVerdicts judge_slopes(const std::vector<ReportedHead>& heads, std::size_t layers, const ReportSettings& s,
                            double alpha, const LookPlan& plan, double pilot_seconds,
-                           const std::function<AttentionInput(std::size_t head)>& load, const ProgressFn& progress = {});
+                           const std::function<AttentionInput(std::size_t head)>& load,
+                           const ProgressFn& progress = {});
 
 }  // namespace favorlab

@@ -291,7 +291,8 @@ Check PairedClaimCheck::result() const {
   if (std::isfinite(power_))
     s << "; power: A inflated by " << format_number(100 * power_, 3) << " % at every point would have been caught"
       << " (weakest point " << power_label_ << ")";
-  if (exact_ties_ > 0) s << "; " << exact_ties_ << " points hold exactly (A equals B on every " << singular(unit_) << ")";
+  if (exact_ties_ > 0)
+    s << "; " << exact_ties_ << " points hold exactly (A equals B on every " << singular(unit_) << ")";
   if (most_inputs_needed_ > 0)
     s << "; about " << most_inputs_needed_ << " " << unit_ << " per point would likely settle the open points";
   if (!inconclusive_reason_.empty()) s << "; " << inconclusive_reason_;

@@ -604,11 +604,11 @@ TEST_CASE("attention-error with looks: a point's verdict is a fixed run of its i
   }
   CHECK(later > 0);
   // Stopped by its clock or not, --max-looks set to the looks reached repeats the run.
-  const auto again =
-      run_cli_json(args + " --until-conclusive --max-looks " + std::to_string(reached) + " --threads 2", dir, "again.json");
+  const auto again = run_cli_json(args + " --until-conclusive --max-looks " + std::to_string(reached) + " --threads 2",
+                                  dir, "again.json");
   CHECK(again["rows"] == one["rows"]);
   // Looks draw Gaussian inputs: with the heads of files as inputs they are refused.
-  check_bad_input("attention-error --q a.npy --k a.npy --v a.npy --until-conclusive --out bad.json", "--until-conclusive",
-                  dir, "bad.json");
+  check_bad_input("attention-error --q a.npy --k a.npy --v a.npy --until-conclusive --out bad.json",
+                  "--until-conclusive", dir, "bad.json");
   std::filesystem::remove_all(dir);
 }

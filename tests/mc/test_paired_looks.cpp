@@ -55,7 +55,8 @@ PairedLookOutcome replicate(const PairSource& src, int r, double alpha, std::int
   };
   // spend = false: the naive design, every look judged at the whole α (a check whose α is not split by look).
   const auto make = [&](std::size_t) {
-    return PairedClaimCheck("a below b", "sim", alpha, points.size(), PairedClaimCheck::Ties::excluded, "inputs", share);
+    return PairedClaimCheck("a below b", "sim", alpha, points.size(), PairedClaimCheck::Ties::excluded, "inputs",
+                            share);
   };
   if (spend) return run_paired_looks(1, points, pilot, 0, plan, make, pairs, extend);
   // The naive design: judge every look at the whole α with the same driver (look −1 in each judgement).
