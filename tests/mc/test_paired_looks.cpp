@@ -151,7 +151,7 @@ TEST_CASE("paired looks: a true difference is found, on the side it lies", "[mc]
   }
 }
 
-TEST_CASE("paired looks: a point's verdict is a fixed run of its size judged at its look; no looks is the fixed check",
+TEST_CASE("paired looks: a point's verdict is a fixed run of its size judged at its look, and no looks is the fixed check",
           "[mc][looks]") {
   const PairSource src{83, 3, 0.3};
   std::vector<PairedLookPoint> points{{0, "p0"}, {0, "p1"}, {1, "p2"}};
