@@ -9,7 +9,7 @@ PairedLookOutcome run_paired_looks(
     const LookPlan& plan, const std::function<PairedClaimCheck(std::size_t)>& make_check,
     const std::function<void(std::size_t, std::int64_t, std::vector<double>&, std::vector<double>&)>& pairs,
     const std::function<void(const std::vector<std::size_t>&, std::int64_t)>& extend) {
-  if (pilot < 2) throw std::invalid_argument("paired looks: the pilot needs at least 2 pairs");
+  if (plan.sequential() && pilot < 2) throw std::invalid_argument("paired looks: the pilot needs at least 2 pairs");
   for (const PairedLookPoint& p : points)
     if (p.check >= checks) throw std::invalid_argument("paired looks: a point names check " + std::to_string(p.check));
   PairedLookOutcome out;

@@ -33,7 +33,7 @@ struct PairedLookOutcome {
 // make_check(c): a fresh PairedClaimCheck for check c (its claim, where, family α, points, ties, unit).
 // pairs(p, n, a, b): fills a and b with the first n pairs of point p (extend has brought p at least that far).
 // extend(points, n): brings those points to n pairs each.
-// Throws std::invalid_argument on pilot < 2 or a point whose check is ≥ checks.
+// Throws std::invalid_argument on a point whose check is ≥ checks, or on pilot < 2 with looks.
 PairedLookOutcome run_paired_looks(
     std::size_t checks, const std::vector<PairedLookPoint>& points, std::int64_t pilot, double pilot_seconds,
     const LookPlan& plan, const std::function<PairedClaimCheck(std::size_t check)>& make_check,
