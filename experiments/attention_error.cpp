@@ -7,16 +7,22 @@
 // same inputs (stats/paired_check.hpp: the exact sign test over the inputs, Bonferroni over the m values):
 //   1. orthogonal below iid, per feature map and mode;
 //   2. positive below trig, per coupling and mode.
+// With --until-conclusive (the full reproduce run) an open point gets more Gaussian inputs in looks of doubling size,
+// each look's sign test exact at its share of α (favor_arm_comparisons.hpp); the rows keep the pilot's figures and
+// record the look (vs_*_look) and inputs (vs_*_inputs) of their verdicts.
 // --backend cuda: every forward, FAVOR and exact, on the GPU in float32 (backend_option.hpp).
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <stdexcept>
 
 #include "attention/attention_baselines.hpp"
+#include "attention/favor_arm_comparisons.hpp"
 #include "attention/favor_error_summary.hpp"
 #include "attention/favor_error_sweep.hpp"
 #include "experiments/backend_option.hpp"
 #include "experiments/experiment.hpp"
+#include "experiments/look_report.hpp"
 #include "experiments/softmax_estimator_options.hpp"
 #include "io/format_number.hpp"
 #include "io/join_list.hpp"
@@ -36,6 +42,8 @@ class AttentionErrorExperiment final : public Experiment {
   }
   // Trials are independent inputs (15, as in Fig. 4).
   std::int64_t default_trials(bool) const override { return 15; }
+  // With --until-conclusive the open paired points get more Gaussian inputs (favor_arm_comparisons.hpp).
+  bool takes_looks() const override { return true; }
 
   std::vector<std::pair<std::string, std::string>> input_files() const override {
     return {{"--q", q_path_}, {"--k", k_path_}, {"--v", v_path_}};
@@ -127,6 +135,9 @@ class AttentionErrorExperiment final : public Experiment {
     const bool from_files = !q_path_.empty() || !k_path_.empty() || !v_path_.empty();
     if (from_files && (q_path_.empty() || k_path_.empty() || v_path_.empty()))
       throw std::invalid_argument("--q, --k and --v must be given together");
+    if (from_files && ctx.looks.sequential())
+      throw std::invalid_argument("--until-conclusive: the inputs of --q/--k/--v are fixed (one per head); looks draw "
+                                  "more Gaussian inputs, so drop one or the other");
     std::vector<AttentionInput> inputs;
     if (from_files)
       inputs = npy_attention_inputs(q_path_, k_path_, v_path_);
@@ -141,33 +152,61 @@ class AttentionErrorExperiment final : public Experiment {
     const std::vector<FavorArm> arms = favor_arm_grid(causal_modes, couplings, features, ms);
     std::vector<AttentionConfig> configs;
     for (const FavorArm& arm : arms) configs.push_back(arm.config());
-    const auto mse = favor_output_mse(inputs, configs, ctx.seed, ctx.threads, ctx.progress, backend);
+    const auto pilot_start = std::chrono::steady_clock::now();
+    auto mse = favor_output_mse(inputs, configs, ctx.seed, ctx.threads, ctx.progress, backend);
+    const double pilot_seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - pilot_start).count();
     // The scale of each input's exact output and the error of uniform attention on it, per mode (double, CPU).
     std::vector<OutputBaseline> baselines[2];
     for (bool causal : {false, true})
       if (std::find(causal_modes.begin(), causal_modes.end(), causal) != causal_modes.end())
         baselines[causal ? 1 : 0] = exact_output_baselines(inputs, causal, ctx.threads);
     const Shape shape{static_cast<int>(inputs.front().k.rows()), static_cast<int>(inputs.front().q.cols()),
-                      static_cast<int>(inputs.size()), from_files};
+                      static_cast<int>(inputs.size()), from_files, ctx.looks.sequential()};
+    // The rows describe the pilot's inputs (Fig. 4's 15); the looks add inputs to the paired verdicts only.
     std::vector<Json> rows;
     for (std::size_t a = 0; a < arms.size(); ++a)
       rows.push_back(arm_row(arms[a], summarize_output_error(mse[a], baselines[arms[a].causal ? 1 : 0]), mse[a], shape));
 
+    std::vector<ArmComparison> comparisons;
+    std::vector<std::string> prefixes;
     // Check 1: orthogonal below iid, per (mode, features).
     if (find_coupling(couplings, Coupling::iid) && find_coupling(couplings, Coupling::orthogonal))
       for (const auto& mode : modes_)
-        for (Family f : features)
-          paired_check(result, rows, arms, mse, "Fig. 4: orthogonal features give lower output MSE than iid",
-                       std::string(feature_kind_name(f)) + " features, " + mode, shape, ms, "vs_iid",
-                       {mode == "causal", Coupling::orthogonal, f, 0}, {mode == "causal", Coupling::iid, f, 0});
+        for (Family f : features) {
+          comparisons.push_back(comparison(arms, "Fig. 4: orthogonal features give lower output MSE than iid",
+                                           std::string(feature_kind_name(f)) + " features, " + mode, shape, ms,
+                                           {mode == "causal", Coupling::orthogonal, f, 0},
+                                           {mode == "causal", Coupling::iid, f, 0}));
+          prefixes.push_back("vs_iid");
+        }
     // Check 2: positive below trig, per (mode, coupling).
     if (std::find(features.begin(), features.end(), Family::trig) != features.end() &&
         std::find(features.begin(), features.end(), Family::positive) != features.end())
       for (const auto& mode : modes_)
-        for (Coupling c : couplings)
-          paired_check(result, rows, arms, mse, "Fig. 4: positive features give lower output MSE than trig",
-                       std::string(coupling_name(c)) + " projections, " + mode, shape, ms, "vs_trig",
-                       {mode == "causal", c, Family::positive, 0}, {mode == "causal", c, Family::trig, 0});
+        for (Coupling c : couplings) {
+          comparisons.push_back(comparison(arms, "Fig. 4: positive features give lower output MSE than trig",
+                                           std::string(coupling_name(c)) + " projections, " + mode, shape, ms,
+                                           {mode == "causal", c, Family::positive, 0},
+                                           {mode == "causal", c, Family::trig, 0}));
+          prefixes.push_back("vs_trig");
+        }
+    ArmLookSetup setup{&configs, {L, d_, d_, scale_, 1.0}, ctx.seed, ctx.threads, backend, alpha_, ctx.looks,
+                       pilot_seconds, ctx.progress};
+    const PairedLookOutcome outcome = compare_arms(comparisons, mse, setup);
+    std::size_t point = 0;
+    for (std::size_t c = 0; c < comparisons.size(); ++c) {
+      for (std::size_t j = 0; j < comparisons[c].low.size(); ++j, ++point) {
+        Json& row = rows[comparisons[c].low[j]];
+        annotate(row, prefixes[c], outcome.verdicts[point]);
+        if (ctx.looks.sequential()) {
+          row[prefixes[c] + "_look"] = outcome.look[point];
+          row[prefixes[c] + "_inputs"] = outcome.pairs[point];
+        }
+      }
+      result.checks.push_back(outcome.checks[c]);
+    }
+    report_looks(ctx.looks, outcome.record, result);
     for (auto& row : rows) result.rows.push_back(std::move(row));
     return result;
   }
@@ -176,10 +215,10 @@ class AttentionErrorExperiment final : public Experiment {
   // What the rows and checks say about the inputs: their length, dimension and number, and where they came from.
   struct Shape {
     int L = 0, d = 0, inputs = 0;
-    bool from_files = false;
+    bool from_files = false, looks = false;
     std::string where(const std::vector<int>& ms) const {
-      return "L=" + std::to_string(L) + ", d=" + std::to_string(d) + ", " + std::to_string(inputs) +
-             " inputs, m in {" + join_list(ms) + "}";
+      return "L=" + std::to_string(L) + ", d=" + std::to_string(d) + ", " + std::to_string(inputs) + " inputs" +
+             (looks ? " (doubling by looks)" : "") + ", m in {" + join_list(ms) + "}";
     }
   };
 
@@ -247,18 +286,17 @@ class AttentionErrorExperiment final : public Experiment {
   }
 
   // A paired check over the m values: arm `low` (at each m) has lower output MSE than arm `high` on the same inputs;
-  // the verdicts go into low's rows under `prefix`.
-  void paired_check(Result& result, std::vector<Json>& rows, const std::vector<FavorArm>& arms,
-                    const std::vector<std::vector<double>>& mse, const std::string& claim, const std::string& what,
-                    const Shape& shape, const std::vector<int>& ms, const std::string& prefix, FavorArm low,
-                    FavorArm high) const {
-    PairedClaimCheck check(claim, what + ", " + shape.where(ms), alpha_, ms.size());
+  // the verdicts go into low's rows.
+  static ArmComparison comparison(const std::vector<FavorArm>& arms, const std::string& claim, const std::string& what,
+                                  const Shape& shape, const std::vector<int>& ms, FavorArm low, FavorArm high) {
+    ArmComparison k{claim, what + ", " + shape.where(ms), {}, {}, {}};
     for (int m : ms) {
       low.m = high.m = m;
-      const std::size_t lo = find_favor_arm(arms, low), hi = find_favor_arm(arms, high);
-      annotate(rows[lo], prefix, check.judge(mse[lo], mse[hi], "m=" + std::to_string(m)));
+      k.low.push_back(find_favor_arm(arms, low));
+      k.high.push_back(find_favor_arm(arms, high));
+      k.labels.push_back("m=" + std::to_string(m));
     }
-    result.checks.push_back(check.result());
+    return k;
   }
 
   void validate(int L, const std::vector<int>& ms) const {

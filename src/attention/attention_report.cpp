@@ -1,5 +1,6 @@
 #include "attention/attention_report.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <stdexcept>
@@ -167,6 +168,34 @@ HeadReport report_head(const AttentionInput& head, const ReportSettings& s, std:
     step();
   }
   return r;
+}
+
+std::vector<std::vector<double>> arm_draw_mse(const AttentionInput& head, const ReportArm& arm,
+                                              const ReportSettings& s, std::uint64_t head_index, int first,
+                                              int count) {
+  ReportSettings one = s;
+  one.arms = {arm};
+  one.draws = std::max(2, count);  // validate's lower bound concerns a report's draws, not a batch's
+  validate(head, one);
+  if (first < 0 || count < 0 || first > kMaxReportDraws - count)
+    throw std::invalid_argument("attention report: draws " + std::to_string(first) + " to " +
+                                std::to_string(first + count) + " lie outside [0, " + std::to_string(kMaxReportDraws) +
+                                ")");
+  const int d = static_cast<int>(head.q.cols());
+  const Eigen::MatrixXd exact =
+      attend<double>({head.q}, {head.k}, {head.v}, Eigen::MatrixXd(0, d), exact_config(arm.causal), s.threads).front();
+  const std::int64_t n_ms = static_cast<std::int64_t>(s.ms.size()), tasks = n_ms * count;
+  std::vector<std::vector<double>> mse(s.ms.size(), std::vector<double>(static_cast<std::size_t>(count)));
+#pragma omp parallel for num_threads(s.threads) schedule(dynamic, 1)
+  for (std::int64_t t = 0; t < tasks; ++t) {
+    const auto mi = static_cast<std::size_t>(t / count);
+    const int draw = first + static_cast<int>(t % count);
+    const AttentionConfig c = favor_config(arm, s.ms[mi]);
+    const Eigen::MatrixXd w = draw_attention_projection(c, d, s.seed, report_draw_index(head_index, draw));
+    const Eigen::MatrixXd out = attend<double>({head.q}, {head.k}, {head.v}, w, c, 1).front();
+    mse[mi][static_cast<std::size_t>(draw - first)] = output_mse(out, exact);
+  }
+  return mse;
 }
 
 std::vector<double> error_slopes(const std::vector<int>& ms, const std::vector<std::vector<double>>& mse_by_m) {

@@ -84,6 +84,14 @@ std::int64_t report_head_tasks(const ReportSettings& settings, int L);
 HeadReport report_head(const AttentionInput& head, const ReportSettings& settings, std::uint64_t head_index,
                        const std::function<void()>& tick = {});
 
+// One arm's output MSE at every m of `settings` on draws first..first + count − 1 of a head:
+// mse[m index][draw − first], the numbers report_head gives those draws (the same W, the same exact reference), so a
+// head's draws can be extended a batch at a time (more draws for the slope check's looks). Throws as report_head, and
+// on a range outside [0, kMaxReportDraws).
+std::vector<std::vector<double>> arm_draw_mse(const AttentionInput& head, const ReportArm& arm,
+                                              const ReportSettings& settings, std::uint64_t head_index, int first,
+                                              int count);
+
 // Slope of log MSE against log m of each draw (least squares over the m values); NaN for a draw with an MSE that is
 // not finite and positive, or fewer than two m values. The report judges these per draw with the sign test.
 std::vector<double> error_slopes(const std::vector<int>& ms, const std::vector<std::vector<double>>& mse_by_m);

@@ -8,6 +8,7 @@
 
 #include "io/format_number.hpp"
 #include "stats/exact_inequality.hpp"
+#include "attention/report_slopes.hpp"
 #include "stats/paired_check.hpp"
 #include "stats/sample_quantile.hpp"
 
@@ -87,38 +88,22 @@ double rank_floor_of(const HeadReport& r, int rank) {
 }
 
 void summarize_report(const std::vector<ReportedHead>& heads, std::size_t layers, const ReportSettings& s,
-                      const ReportClaims& claims, Json& rows, std::vector<Check>& checks) {
+                      const ReportClaims& claims, const SlopeVerdicts& slopes, Json& rows, std::vector<Check>& checks) {
   const std::size_t n_ms = s.ms.size();
   const double k = claims.floor_factor;
   for (std::size_t ai = 0; ai < s.arms.size(); ++ai) {
     const ReportArm& arm = s.arms[ai];
-    const std::string arm_name = std::string(feature_kind_name(arm.features)) + " features, " +
-                                 std::string(coupling_name(arm.coupling)) + " projections, " +
-                                 (arm.causal ? "causal" : "bidirectional");
-    const std::string where = arm_name + ", " + std::to_string(heads.size()) + " heads in " +
-                              std::to_string(layers) + " layers, " + std::to_string(s.draws) +
-                              " draws per head";
+    const std::string where = report_arm_where(arm, heads.size(), layers, s.draws);
     // Points of each check, counted first (Bonferroni).
-    std::size_t floor_points = 0, slope_points = 0;
-    std::vector<bool> exact_head(heads.size(), false);
+    std::size_t floor_points = 0;
     for (std::size_t hi = 0; hi < heads.size(); ++hi) {
       const HeadReport& r = heads[hi].report;
-      const ModeBaselines& b = r.modes[arm.causal ? 1 : 0];
-      const double rounding = kRoundingAllowance * kRoundingAllowance * b.output_mean_square;
-      for (const auto& p : r.points[ai]) {
-        for (double e : p.mse) exact_head[hi] = exact_head[hi] || !(e > rounding);
+      for (const auto& p : r.points[ai])
         if (!p.matrix_error.empty() && p.columns < std::min(r.Lq, r.L)) ++floor_points;
-      }
-      if (!exact_head[hi]) ++slope_points;
     }
     // Each point's draws are few (4–20) and their errors skewed: the exact sign test (stats/paired_check.hpp) keeps
-    // its level whatever their distribution, where a t interval on 4 draws does not (docs/judging.md).
-    const double m_span = n_ms >= 2 ? std::log(static_cast<double>(*std::max_element(s.ms.begin(), s.ms.end())) /
-                                                *std::min_element(s.ms.begin(), s.ms.end()))
-                                     : 0.0;
-    PairedClaimCheck slope_check("Output error falls as m grows on most draws (per draw, the slope of log error "
-                                 "against log m below 0; the 1/m law predicts -1)",
-                                 where, claims.alpha, slope_points);
+    // its level whatever their distribution, where a t interval on 4 draws does not (docs/judging.md). The slope
+    // check ("error falls as m grows") comes judged, with its looks (report_slopes.hpp).
     PairedClaimCheck uniform_check("FAVOR's output error is no larger than uniform attention's on most draws", where,
                                    claims.alpha, heads.size() * n_ms, PairedClaimCheck::Ties::confirm);
     PairedClaimCheck floor_check("FAVOR's attention-matrix error is within " + format_number(k) +
@@ -134,20 +119,10 @@ void summarize_report(const std::vector<ReportedHead>& heads, std::size_t layers
       const std::string head_label = heads[hi].layer + " head " + std::to_string(heads[hi].head);
       const ModeBaselines& b = r.modes[arm.causal ? 1 : 0];
       const double rounding = kRoundingAllowance * kRoundingAllowance * b.output_mean_square;
-      std::vector<std::vector<double>> mse_by_m;
-      for (const auto& p : r.points[ai]) mse_by_m.push_back(p.mse);
-      const auto slopes = error_slopes(s.ms, mse_by_m);
-      Json slope_status = nullptr;
-      double slope_low = NAN, slope_high = NAN, slope_median = NAN;
-      if (!exact_head[hi] && n_ms >= 2) {
-        // A draw's fitted error at the largest m over that at the smallest: below 1 exactly when its slope is below 0.
-        std::vector<double> fitted_ratio;
-        for (double slope : slopes) fitted_ratio.push_back(judged_value(std::exp(slope * m_span)));
-        const PairedVerdict v = slope_check.judge(fitted_ratio, std::vector<double>(slopes.size(), 1.0), head_label);
-        slope_status = verdict_name(v.status);
-        const MedianInterval interval = sign_test_median_interval(slopes, slope_check.point_alpha());
-        slope_median = interval.median, slope_low = interval.low, slope_high = interval.high;
-      }
+      const HeadSlope& hs = slopes.heads[ai][hi];
+      const Json slope_status = hs.judged ? Json(verdict_name(hs.verdict.status)) : Json(nullptr);
+      const double slope_median = hs.judged ? hs.median : NAN, slope_low = hs.judged ? hs.low : NAN,
+                   slope_high = hs.judged ? hs.high : NAN;
       for (std::size_t mi = 0; mi < n_ms; ++mi) {
         const ArmPoint& p = r.points[ai][mi];
         const std::string label = head_label + ", m=" + std::to_string(s.ms[mi]);
@@ -235,14 +210,18 @@ void summarize_report(const std::vector<ReportedHead>& heads, std::size_t layers
         row["slope_low"] = number_or_null(slope_low);
         row["slope_high"] = number_or_null(slope_high);
         row["slope_status"] = slope_status;
+        if (hs.judged && hs.look >= 0) {
+          row["slope_draws"] = hs.draws;
+          row["slope_look"] = hs.look;
+        }
         row["beats_uniform_status"] = verdict_name(uv.status);
         row["floor_status"] = floor_status;
         rows.push_back(std::move(row));
       }
     }
-    Check slope = slope_check.result();
+    Check slope = slopes.checks[ai];
     std::size_t exact_heads = 0;
-    for (bool e : exact_head) exact_heads += e;
+    for (const HeadSlope& h : slopes.heads[ai]) exact_heads += h.judged ? 0 : 1;
     if (exact_heads > 0)
       slope.detail += "; " + std::to_string(exact_heads) + " heads left out: FAVOR exact to rounding there";
     slope.detail += "; A = a draw's fitted error at the largest m, B = at the smallest (A below B: slope below 0)";

@@ -1,5 +1,6 @@
 #include "attention/favor_error_sweep.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <map>
 #include <stdexcept>
@@ -26,7 +27,8 @@ AttentionInput gaussian_attention_input(int L, int d, int dv, double qk_scale, d
 
 std::vector<std::vector<double>> favor_output_mse(const std::vector<AttentionInput>& inputs,
                                                   const std::vector<AttentionConfig>& configs, std::uint64_t seed,
-                                                  int threads, const ProgressFn& progress, Backend backend) {
+                                                  int threads, const ProgressFn& progress, Backend backend,
+                                                  std::uint64_t first_index) {
   require_backend(backend);
   if (inputs.empty()) throw std::invalid_argument("attention error sweep: no inputs");
   const auto& first = inputs.front();
@@ -80,11 +82,37 @@ std::vector<std::vector<double>> favor_output_mse(const std::vector<AttentionInp
     const std::size_t ci = static_cast<std::size_t>(t / n_inputs), ii = static_cast<std::size_t>(t % n_inputs);
     const AttentionConfig& c = configs[ci];
     const auto& in = inputs[ii];
-    const Eigen::MatrixXd w = draw_attention_projection(c, d, seed, ii);
+    const Eigen::MatrixXd w = draw_attention_projection(c, d, seed, first_index + ii);
     const Eigen::MatrixXd out = attend_double_on_backend(backend, {in.q}, {in.k}, {in.v}, w, c).front();
     const std::size_t mode = modes.at({c.causal, c.renormalize});
     mse[ci][ii] = output_mse(out, exact[mode * inputs.size() + ii]);
     tick();
+  }
+  return mse;
+}
+
+std::vector<std::vector<double>> gaussian_output_mse(const GaussianInputShape& shape,
+                                                     const std::vector<AttentionConfig>& configs, std::uint64_t seed,
+                                                     std::int64_t first, std::int64_t count, int threads,
+                                                     const ProgressFn& progress, Backend backend) {
+  if (count < 0 || first < 0) throw std::invalid_argument("attention error sweep: a negative input range");
+  std::vector<std::vector<double>> mse(configs.size());
+  // A chunk keeps every thread busy with (configuration, input) tasks while holding a few dozen inputs.
+  const std::int64_t chunk = std::max<std::int64_t>(32, 4 * static_cast<std::int64_t>(std::max(threads, 1)));
+  for (std::int64_t from = first; from < first + count; from += chunk) {
+    const std::int64_t to = std::min(first + count, from + chunk);
+    std::vector<AttentionInput> inputs;
+    for (std::int64_t i = from; i < to; ++i)
+      inputs.push_back(gaussian_attention_input(shape.L, shape.d, shape.dv, shape.qk_scale, shape.v_scale, seed,
+                                                static_cast<std::uint64_t>(i)));
+    const ProgressFn part = progress ? ProgressFn([&](std::int64_t done, std::int64_t total) {
+      progress((from - first) * total / (to - from) + done, count * total / (to - from));
+    })
+                                     : ProgressFn{};
+    const auto part_mse =
+        favor_output_mse(inputs, configs, seed, threads, part, backend, static_cast<std::uint64_t>(from));
+    for (std::size_t c = 0; c < configs.size(); ++c)
+      mse[c].insert(mse[c].end(), part_mse[c].begin(), part_mse[c].end());
   }
   return mse;
 }

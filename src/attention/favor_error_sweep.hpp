@@ -26,10 +26,24 @@ struct AttentionInput {
 AttentionInput gaussian_attention_input(int L, int d, int dv, double qk_scale, double v_scale, std::uint64_t seed,
                                         std::uint64_t index);
 
+// first_index: the number of inputs[0] (its projection draw); inputs[i] uses draw first_index + i.
 // Throws std::invalid_argument for no inputs, inputs of different shapes or a configuration the inputs do not fit.
 std::vector<std::vector<double>> favor_output_mse(const std::vector<AttentionInput>& inputs,
                                                   const std::vector<AttentionConfig>& configs, std::uint64_t seed,
                                                   int threads, const ProgressFn& progress = {},
-                                                  Backend backend = Backend::cpu);
+                                                  Backend backend = Backend::cpu, std::uint64_t first_index = 0);
+
+// Gaussian inputs numbered first..first + count − 1 (input i: gaussian_attention_input(L, d, dv, qk_scale, v_scale,
+// seed, i) with projection draw i): mse[c][i − first], the numbers favor_output_mse gives those inputs in any call,
+// so a list extended input by input equals one computed at once. The inputs are made a chunk at a time (memory holds
+// one chunk and its exact outputs). Throws as favor_output_mse, and on count < 0.
+struct GaussianInputShape {
+  int L = 0, d = 0, dv = 0;
+  double qk_scale = 1, v_scale = 1;
+};
+std::vector<std::vector<double>> gaussian_output_mse(const GaussianInputShape& shape,
+                                                     const std::vector<AttentionConfig>& configs, std::uint64_t seed,
+                                                     std::int64_t first, std::int64_t count, int threads,
+                                                     const ProgressFn& progress = {}, Backend backend = Backend::cpu);
 
 }  // namespace favorlab

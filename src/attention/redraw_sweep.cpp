@@ -1,11 +1,14 @@
 #include "attention/redraw_sweep.hpp"
 
+#include <cmath>
+#include <limits>
 #include <stdexcept>
 #include <string>
 
 #include "attention/attend.hpp"
 #include "attention/attention_error.hpp"
 #include "attention/attention_projection.hpp"
+#include "attention/favor_denominators.hpp"
 
 namespace favorlab {
 
@@ -83,24 +86,54 @@ RedrawSweep run_redraw_sweep(const AttentionInput& in, const Eigen::MatrixXd& ex
 
   // Groups of k fresh draws for each k ≥ 2, numbered on from N.
   std::int64_t next_draw = n;
+  const double entries = static_cast<double>(exact.size());
   for (int k : plan.ks) {
     sweep.group_mse.emplace_back();
+    sweep.group_cross.emplace_back();
     if (k == 1) continue;
     std::vector<double>& group_mse = sweep.group_mse.back();
     group_mse.resize(static_cast<std::size_t>(plan.groups));
+    std::vector<double>& group_cross = sweep.group_cross.back();
+    group_cross.resize(static_cast<std::size_t>(plan.groups));
     const std::int64_t base = next_draw;
 #pragma omp parallel for num_threads(loop_threads) schedule(dynamic, 1)
     for (int g = 0; g < plan.groups; ++g) {
       Eigen::MatrixXd sum = Eigen::MatrixXd::Zero(exact.rows(), exact.cols());
+      double own = 0;  // Σ_j ‖e_j‖²
       for (int j = 0; j < k; ++j) {
-        sum += output_of_draw(base + static_cast<std::int64_t>(g) * k + j);
+        const Eigen::MatrixXd out = output_of_draw(base + static_cast<std::int64_t>(g) * k + j);
+        own += (out - exact).squaredNorm();
+        sum += out;
         tick();
       }
       group_mse[static_cast<std::size_t>(g)] = output_mse(sum / k, exact);
+      // Σ_{j≠l} ⟨e_j, e_l⟩ = ‖Σ_j e_j‖² − Σ_j ‖e_j‖²: the cancellation loses at most ε·Σ‖e_j‖², far below the
+      // sampling noise of U.
+      const double cross = ((sum - k * exact).squaredNorm() - own) / (static_cast<double>(k) * (k - 1) * entries);
+      group_cross[static_cast<std::size_t>(g)] =
+          std::isfinite(own) && sum.allFinite() ? cross : std::numeric_limits<double>::quiet_NaN();
     }
     next_draw += static_cast<std::int64_t>(k) * plan.groups;
   }
+  sweep.negative = first_negative_normalizer(in, config, seed, n, backend);
   return sweep;
+}
+
+NegativeNormalizer first_negative_normalizer(const AttentionInput& in, const AttentionConfig& config,
+                                             std::uint64_t seed, std::int64_t limit, Backend backend) {
+  NegativeNormalizer found;
+  if (!config.renormalize || config.mechanism != Mechanism::favor || family_info(config.features).positive)
+    return found;
+  const int d = static_cast<int>(in.q.cols());
+  // In draw order, one at a time: the first draw found is the same at any thread count (usually one of the first).
+  for (std::int64_t r = 0; r < limit; ++r) {
+    const Eigen::MatrixXd w = draw_attention_projection(config, d, seed, static_cast<std::uint64_t>(r));
+    const Eigen::VectorXd den = favor_denominators(in.q, in.k, w, config, backend);
+    Eigen::Index row = 0;
+    const double least = den.minCoeff(&row);
+    if (least < 0) return {r, row, least};
+  }
+  return found;
 }
 
 }  // namespace favorlab

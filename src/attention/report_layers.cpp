@@ -1,5 +1,6 @@
 #include "attention/report_layers.hpp"
 
+#include <memory>
 #include <stdexcept>
 #include <utility>
 
@@ -81,6 +82,17 @@ std::vector<ReportedHead> report_layers(const ReportLayers& layers, const Report
       heads.push_back({layer.name, i, static_cast<int>(h), report_head(layer.heads[h], settings, head_index++, tick)});
   }
   return heads;
+}
+
+std::function<AttentionInput(std::size_t)> report_head_loader(const ReportLayers& layers,
+                                                              const std::vector<ReportedHead>& heads,
+                                                              const std::vector<ReportArm>& arms) {
+  auto cached = std::make_shared<std::pair<std::size_t, ReportLayer>>(layers.size(), ReportLayer{});
+  return [&layers, &heads, arms, cached](std::size_t head) {
+    const ReportedHead& h = heads.at(head);
+    if (cached->first != h.layer_index) *cached = {h.layer_index, layers.load(h.layer_index, arms)};
+    return cached->second.heads.at(static_cast<std::size_t>(h.head));
+  };
 }
 
 }  // namespace favorlab

@@ -67,4 +67,9 @@ CheckedReportLayers check_report_layers(const ReportLayers& layers, const Report
 std::vector<ReportedHead> report_layers(const ReportLayers& layers, const ReportSettings& settings,
                                         const std::function<void()>& tick = {});
 
+// Reads heads[i]'s input again (for more draws), loading its layer once while consecutive calls stay in that layer.
+std::function<AttentionInput(std::size_t head)> report_head_loader(const ReportLayers& layers,
+                                                                   const std::vector<ReportedHead>& heads,
+                                                                   const std::vector<ReportArm>& arms);
+
 }  // namespace favorlab

@@ -16,6 +16,19 @@ LookPlan LookPlan::share(std::size_t part, std::size_t parts, double spent) cons
   return p;
 }
 
+double look_seconds_per_trial(const std::vector<std::pair<double, double>>& observations, double cells) {
+  if (observations.empty()) return 0;
+  const auto [c1, s1] = observations.back();
+  // Cells share fixed work (exact references, inputs), so fewer cells never cost more per trial than the latest look.
+  const double cap = s1 * std::max(1.0, cells / c1);
+  if (observations.size() == 1) return s1 * cells / c1;
+  const auto [c0, s0] = observations[observations.size() - 2];
+  // Two close cell counts with noisy timings can give a steep line whose intercept is clamped at 0: the cap keeps
+  // such a line from predicting a fewer-cell look dearer than the one just timed.
+  const double b = std::max(0.0, (s1 - s0) / (c1 - c0)), a = std::max(0.0, s1 - b * c1);
+  return std::min(a + b * cells, cap);
+}
+
 std::int64_t look_trials(std::int64_t pilot_trials, int look) {
   constexpr auto kMax = std::numeric_limits<std::int64_t>::max();
   std::int64_t n = pilot_trials;
@@ -29,21 +42,15 @@ std::int64_t look_trials(std::int64_t pilot_trials, int look) {
 namespace {
 
 // Seconds per trial as a + b·cells, from (cells, seconds per trial) observations: with one cell count seen, a = 0
-// (the cost scales with the cells: optimistic when fewer cells follow); with two, the line through the latest of each.
+// (the cost scales with the cells: optimistic when fewer cells follow); with two, the line through the latest of each,
+// capped at the latest observation for no more cells than it had (look_seconds_per_trial).
 class CostModel {
  public:
   void observe(double cells, double seconds_per_trial) {
     if (!points_.empty() && points_.back().first == cells) points_.back().second = seconds_per_trial;
     else points_.push_back({cells, seconds_per_trial});
   }
-  double seconds_per_trial(double cells) const {
-    if (points_.empty()) return 0;
-    const auto [c1, s1] = points_.back();
-    if (points_.size() == 1) return s1 * cells / c1;
-    const auto [c0, s0] = points_[points_.size() - 2];
-    const double b = std::max(0.0, (s1 - s0) / (c1 - c0)), a = std::max(0.0, s1 - b * c1);
-    return a + b * cells;
-  }
+  double seconds_per_trial(double cells) const { return look_seconds_per_trial(points_, cells); }
 
  private:
   std::vector<std::pair<double, double>> points_;

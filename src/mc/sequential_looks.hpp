@@ -14,6 +14,7 @@
 #include <functional>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "stats/claim_check.hpp"
@@ -43,6 +44,11 @@ struct LookRecord {
   double seconds = 0;                // wall-clock of the looks after the pilot
   std::int64_t extra_cell_trials = 0;  // cell-trials drawn after the pilot
 };
+
+// The cost model of the budget: seconds per trial for a look over `cells` cells from the (cells, seconds per trial) of
+// the looks so far, oldest first — the line a + b·cells through the latest two cell counts (a, b ≥ 0; one count:
+// proportional to the cells), never more per trial than the latest look for no more cells than it had.
+double look_seconds_per_trial(const std::vector<std::pair<double, double>>& observations, double cells);
 
 // Trials of look k: pilot·2^k (saturating at INT64_MAX).
 std::int64_t look_trials(std::int64_t pilot_trials, int look);

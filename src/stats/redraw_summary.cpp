@@ -65,6 +65,48 @@ MsePrediction averaged_mse_prediction(const std::vector<ErrorBlock>& blocks, int
           jackknife_standard_error(blocks, [k](const BiasVariance& x) { return x.bias_sq + x.variance / k; })};
 }
 
+RedrawGap one_over_k_gap(const std::vector<double>& cross, int k, int blocks) {
+  std::vector<double> scaled;
+  RedrawGap gap;
+  for (double u : cross) {
+    if (std::isfinite(u)) scaled.push_back((k - 1) * u);
+    else ++gap.nonfinite;
+  }
+  const MseSummary s = summarize_mse(scaled, blocks);
+  gap.value = s.mean;
+  gap.stderr_ = s.stderr_;
+  gap.skewness_bound = s.skewness_bound;
+  gap.count = s.count;
+  return gap;
+}
+
+RedrawGap law_gap(const std::vector<double>& cross, int k, int blocks, const BiasVarianceFigures& singles,
+                  int jackknife_blocks) {
+  RedrawGap u = one_over_k_gap(cross, k, blocks);  // (k − 1)·U: scale back to (k − 1)/k · U below
+  const double f = 1.0 / k;
+  RedrawGap gap = u;
+  gap.value = f * u.value - (k - 1) * f * singles.bias_sq;
+  const double su = f * u.stderr_, sb = (k - 1) * f * singles.bias_sq_stderr;
+  gap.stderr_ = std::hypot(su, sb);
+  // Welch–Satterthwaite: the group mean has count − 1 degrees of freedom, the jackknife SE J − 1.
+  const double du = static_cast<double>(u.count - 1), db = jackknife_blocks - 1.0;
+  const double denominator = (du > 0 ? su * su * su * su / du : 0) + (db > 0 ? sb * sb * sb * sb / db : 0);
+  gap.degrees_of_freedom = denominator > 0 ? (su * su + sb * sb) * (su * su + sb * sb) / denominator : 0;
+  return gap;
+}
+
+Check unreachable_check(std::string claim, std::string where, std::size_t points, const std::string& reason) {
+  Check c;
+  c.claim = std::move(claim);
+  c.where = std::move(where);
+  set_point_counts(c, 0, 0, static_cast<std::int64_t>(points));
+  c.trials_needed = kOutOfReach;
+  c.out_of_reach = reason;
+  c.detail = "0 points hold, 0 violated, " + std::to_string(points) + " inconclusive: out of reach at any number of "
+             "draws, " + reason;
+  return c;
+}
+
 std::int64_t reliable_size_for_difference(const MseSummary& a, const MseSummary& b, double z, double tail_alpha) {
   const double need_a = static_cast<double>(trials_for_reliable_z_test(a.skewness_bound, z, tail_alpha));
   const double need_b = static_cast<double>(trials_for_reliable_z_test(b.skewness_bound, z, tail_alpha));

@@ -7,10 +7,14 @@
 //                     MSE exceeds factor × median (a non-finite MSE counts as unlucky) with a Clopper–Pearson interval
 //   bias–variance     B and V of one draw (stats/bias_variance.hpp) with delete-a-block jackknife SEs; the average of
 //                     k independent draws has expected MSE B + V/k
+//   gaps              the redraw claims' differences k·MSE_k − MSE_1 and MSE_k − B − V/k, estimated from the groups'
+//                     cross products U (docs/theory.md#redrawing-averages-of-k-draws): lighter-tailed than any MSE
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "stats/bias_variance.hpp"
+#include "stats/check.hpp"
 #include "stats/clopper_pearson.hpp"
 
 namespace favorlab {
@@ -53,6 +57,24 @@ struct MsePrediction {
   double stderr_ = 0;
 };
 MsePrediction averaged_mse_prediction(const std::vector<ErrorBlock>& blocks, int k);
+
+// An unbiased estimate of a claim's difference, judged against 0: value ± stderr_ (Student's t with
+// degrees_of_freedom where > 0, else normal), from `count` groups whose statistic's skewness is gated by
+// skewness_bound (stats/skewness_bound.hpp); groups with a non-finite cross product are left out and counted.
+struct RedrawGap {
+  double value = 0, stderr_ = 0, degrees_of_freedom = 0, skewness_bound = 0;
+  std::int64_t count = 0, nonfinite = 0;
+};
+// k·MSE_k − MSE_1 = E[(k − 1)U]: the mean of (k − 1)·U over the groups (k ≥ 2).
+RedrawGap one_over_k_gap(const std::vector<double>& cross, int k, int blocks);
+// MSE_k − B − V/k = (k − 1)/k · (E U − B): with B̂ from the single draws (`singles`, its jackknife SE over
+// `jackknife_blocks` blocks), the standard errors combined and Welch–Satterthwaite degrees of freedom.
+RedrawGap law_gap(const std::vector<double>& cross, int k, int blocks, const BiasVarianceFigures& singles,
+                  int jackknife_blocks);
+
+// A check none of whose `points` any number of draws settles, for a proven reason (e.g. an output with no mean):
+// every point inconclusive, trials_needed out of reach, `reason` in out_of_reach and the detail.
+Check unreachable_check(std::string claim, std::string where, std::size_t points, const std::string& reason);
 
 // The size of sample a at which a z test on the difference of the means of a and b (independent samples, b grown in
 // proportion) is reliable: each mean needs trials_for_reliable_z_test(its skewness bound, z, tail_alpha) values, so

@@ -16,12 +16,14 @@
 #include "attention/attention_report.hpp"
 #include "attention/attention_report_summary.hpp"
 #include "attention/head_diagnostics.hpp"
+#include "attention/report_slopes.hpp"
 #include "attention/synthetic_heads.hpp"
 #include "cli_runner.hpp"
 #include "io/half_float.hpp"
 #include "io/npy.hpp"
 #include "io/npy_heads.hpp"
 #include "stats/exact_inequality.hpp"
+#include "rng/philox_stream.hpp"
 #include "stats/paired_check.hpp"
 #include "stats/sample_quantile.hpp"
 
@@ -278,7 +280,11 @@ TEST_CASE("the Eckart-Young check: holds with the true floor, violated against a
   const auto eckart_young = [&](const std::vector<ReportedHead>& hs) {
     Json rows = Json::array();
     std::vector<Check> checks;
-    summarize_report(hs, 1, s, ReportClaims{}, rows, checks);
+    const SlopeVerdicts slopes = judge_slopes(hs, 1, s, 1e-3, LookPlan{}, 0, [](std::size_t) -> AttentionInput {
+      FAIL("a fixed run reads no head again");
+      return {};
+    });
+    summarize_report(hs, 1, s, ReportClaims{}, slopes, rows, checks);
     for (const Check& c : checks)
       if (c.claim.find("(Eckart-Young)") != std::string::npos) return c;
     FAIL("no Eckart-Young check");
@@ -337,6 +343,86 @@ TEST_CASE("error slopes and the report's sign-test points: exact laws, power aga
   CHECK(interval.low == 1);  // n = 10: k = 10, the whole range
   CHECK(interval.high == 10);
   CHECK(std::isnan(sign_test_median_interval({1, 2, 3}, 1e-3).low));
+}
+
+TEST_CASE("falls on more than 60 % of draws: a flat head is refuted where 'most draws' stays open, a falling head "
+          "holds, a rising one is violated",
+          "[attention-report][stats][power]") {
+  // A head whose error does not change with m has slopes symmetric about 0: P(slope < 0) = ½. Against "most draws"
+  // (share ½) that is the boundary, open at any number of draws; against 60 % it is refuted. 1280 such draws
+  // (seeded symmetric slopes): the 60 % claim is violated (the expected 640 falling lie 7.3 SD below 0.6·1280 = 768,
+  // where the test at 1e-3/16 needs 3.8), the ½ claim is not settled (open, or a false verdict of probability ≤ 2α).
+  PhiloxStream rng(91, 1, 0);
+  std::vector<double> flat, ones(1280, 1.0);
+  for (int i = 0; i < 1280; ++i) flat.push_back(std::exp(0.6 * rng.normal() * std::log(64.0)));
+  PairedClaimCheck sixty("falls", "test", 1e-3, 16, PairedClaimCheck::Ties::excluded, "draws", kFallsShare);
+  const PairedVerdict refuted = sixty.judge(flat, ones, "flat head");
+  CHECK(refuted.status == Verdict::violated);
+  PairedClaimCheck most("falls", "test", 1e-3, 16, PairedClaimCheck::Ties::excluded, "draws");
+  const PairedVerdict open = most.judge(flat, ones, "flat head");
+  CHECK(open.status == Verdict::inconclusive);
+  CHECK_THAT(open.reason, Catch::Contains("of 1280 draws have A above B") && Catch::Contains("more draws needed"));
+  // 20 draws that all fall confirm a head at the full run's α over 16 heads and the looks' pilot share (0.6^20 =
+  // 3.66e-5 ≤ 6.25e-5 · 0.608); 19 of 20 do not, and 20 rising draws are violated.
+  std::vector<double> falling(20), rising(20), ones20(20, 1.0);
+  for (int i = 0; i < 20; ++i) falling[std::size_t(i)] = 0.02 * (1 + 0.1 * i), rising[std::size_t(i)] = 50.0 + i;
+  PairedClaimCheck c("falls", "test", 1e-3, 16, PairedClaimCheck::Ties::excluded, "draws", kFallsShare);
+  CHECK(c.judge(falling, ones20, "all fall", 0).status == Verdict::holds);
+  std::vector<double> one_up = falling;
+  one_up[3] = 2.0;
+  CHECK(c.judge(one_up, ones20, "19 of 20", 0).status == Verdict::inconclusive);
+  CHECK(c.judge(rising, ones20, "rising", 0).status == Verdict::violated);
+  CHECK_THAT(c.result().detail, Catch::Contains("more than 60 % of the draws"));
+  CHECK_THROWS_AS(PairedClaimCheck("x", "y", 1e-3, 1, PairedClaimCheck::Ties::excluded, "draws", 0.4),
+                  std::invalid_argument);
+  // The binomial tails at p ≠ ½ against direct sums.
+  CHECK(binomial_upper_tail(20, 20, 0.6) == Approx(std::pow(0.6, 20)).epsilon(1e-12));
+  CHECK(binomial_upper_tail(1, 3, 0.4) == Approx(1 - std::pow(0.6, 3)).epsilon(1e-12));
+  CHECK(binomial_critical_count(20, 1e-3, 0.4) == 16);  // P(Bin(20, .4) ≥ 16) = 3.17e-4, ≥ 15: 1.6e-3
+}
+
+TEST_CASE("the slope check's looks: more draws equal a fixed run of that many, and the verdicts follow the draws",
+          "[attention-report][looks]") {
+  const int L = 32, d = 4;
+  ReportSettings s = small_settings({Family::positive}, {4, 16}, 4);
+  s.arms.resize(1);  // bidirectional positive
+  const auto head = synthetic_heads(SyntheticHeads::gaussian, 1, L, d, d, 1, 0).front();
+  // arm_draw_mse over draws 4..11 equals report_head's draws 4..11 of a 12-draw report.
+  ReportSettings twelve = s;
+  twelve.draws = 12;
+  const HeadReport big = report_head(head, twelve, 3);
+  const auto more = arm_draw_mse(head, s.arms[0], s, 3, 4, 8);
+  for (std::size_t mi = 0; mi < s.ms.size(); ++mi)
+    for (std::size_t r = 0; r < 8; ++r) CHECK(more[mi][r] == big.points[0][mi].mse[4 + r]);
+  CHECK_THROWS_AS(arm_draw_mse(head, s.arms[0], s, 3, kMaxReportDraws - 2, 4), std::invalid_argument);
+
+  // Looks from a 4-draw pilot (nothing settles on 4 draws) to 8 · 4 = 32 draws; the head is read again for them.
+  const std::vector<ReportedHead> heads{{"layer0", 0, 0, report_head(head, s, 0)}};
+  int loads = 0;
+  LookPlan plan;
+  plan.max_looks = 4;
+  const SlopeVerdicts v = judge_slopes(heads, 1, s, 1e-3, plan, 0, [&](std::size_t) {
+    ++loads;
+    return head;
+  });
+  REQUIRE(v.heads[0][0].judged);
+  const HeadSlope& h = v.heads[0][0];
+  CHECK(loads > 0);
+  CHECK(h.look >= 1);
+  CHECK(h.draws == (std::int64_t{4} << h.look));
+  // The verdict is a fixed run of h.draws draws judged at its look.
+  ReportSettings fixed = s;
+  fixed.draws = static_cast<int>(h.draws);
+  const HeadReport r = report_head(head, fixed, 0);
+  std::vector<std::vector<double>> mse_by_m;
+  for (const auto& p : r.points[0]) mse_by_m.push_back(p.mse);
+  std::vector<double> ratios;
+  for (double slope : error_slopes(s.ms, mse_by_m)) ratios.push_back(std::exp(slope * std::log(4.0)));
+  PairedClaimCheck direct("falls", "test", 1e-3, 1, PairedClaimCheck::Ties::excluded, "draws", kFallsShare);
+  const PairedVerdict d2 = direct.judge(ratios, std::vector<double>(ratios.size(), 1.0), "h", h.look);
+  CHECK(d2.status == h.verdict.status);
+  CHECK(d2.above == h.verdict.above);
+  CHECK(v.record.looks_reached == h.look + 1);
 }
 
 TEST_CASE("attention-report on the synthetic layers: known answers, verdicts, table, thread independence",
@@ -461,5 +547,35 @@ TEST_CASE("attention-error reports the relative error and uniform attention besi
     CHECK(r["uniform_rel_error_mean"].get<double>() == Approx(uniform).epsilon(1e-12));
     if (!r["causal"].get<bool>()) CHECK(r["uniform_rel_error_mean"].get<double>() >= 1);  // 1 + L|Obar - vbar|^2/...
   }
+  fs::remove_all(dir);
+}
+
+TEST_CASE("attention-report with looks: the slope check's open heads get more draws, any thread count, the other "
+          "checks keep the pilot's draws",
+          "[attention-report][looks][cli]") {
+  const auto dir = scratch_dir("attention-report-looks");
+  const std::string args = "--L 48 --d 8 --heads 2 --m-values 8,16,32 --trials 6 --features positive,trig "
+                           "--modes bidirectional --matrix-max-L 0 --until-conclusive --max-looks 4";
+  const auto a = run_report(args + " --threads 1", dir, "a.json");
+  const auto b = run_report(args + " --threads 2", dir, "b.json");
+  CHECK(a["rows"] == b["rows"]);
+  CHECK(a["checks"] == b["checks"]);
+  const auto fixed = run_report("--L 48 --d 8 --heads 2 --m-values 8,16,32 --trials 6 --features positive,trig "
+                                "--modes bidirectional --matrix-max-L 0",
+                                dir, "f.json");
+  REQUIRE(a["rows"].size() == fixed["rows"].size());
+  int later = 0;
+  for (std::size_t i = 0; i < a["rows"].size(); ++i) {
+    const auto& row = a["rows"][i];
+    INFO(row.dump());
+    CHECK(row["beats_uniform_status"] == fixed["rows"][i]["beats_uniform_status"]);
+    CHECK(row["mse_per_draw"] == fixed["rows"][i]["mse_per_draw"]);
+    if (row["slope_status"].is_null()) continue;
+    const int look = row["slope_look"].get<int>();
+    CHECK(row["slope_draws"].get<std::int64_t>() == std::int64_t{6} << look);
+    later += look > 0;
+  }
+  CHECK(later > 0);  // 6 draws settle no head at 0.6
+  CHECK(a["provenance"]["looks_reached"].get<int>() >= 2);
   fs::remove_all(dir);
 }

@@ -148,14 +148,25 @@ TEST_CASE("paired claim check: holds on a true claim, violated on swapped arms (
   CHECK(few.judge({1.0, 2.0}, {2.0, 3.0}, "p").status == Verdict::inconclusive);
   CHECK(few.result().detail.find("needs at least 10") != std::string::npos);
   CHECK(few.result().trials_needed == 10);
-  // An even split: neither arm is lower on most inputs.
+  // An even split: neither arm is lower on most inputs so far. It is not out of reach (the share behind it may lie
+  // anywhere in its interval): the check says what it saw and that more inputs are needed.
   PairedClaimCheck split("a <= b", "test", 1e-3, 1);
   std::vector<double> sa, sb;
   for (int i = 0; i < 16; ++i) sa.push_back(i % 2 ? 1.0 : 3.0), sb.push_back(2.0);
-  CHECK(split.judge(sa, sb, "p").status == Verdict::inconclusive);
-  CHECK(split.result().status == Verdict::inconclusive);
-  CHECK(split.result().trials_needed == kOutOfReach);  // 8 of 16: no number of inputs settles an even split
-  CHECK(split.result().out_of_reach.find("split evenly") != std::string::npos);
+  const PairedVerdict even = split.judge(sa, sb, "p");
+  CHECK(even.status == Verdict::inconclusive);
+  CHECK_THAT(even.reason, Catch::Contains("8 of 16 inputs have A above B (an even split)") &&
+                              Catch::Contains("more inputs needed") && Catch::Contains("the share above lies in ["));
+  const Check open = split.result();
+  CHECK(open.status == Verdict::inconclusive);
+  CHECK(open.trials_needed > 16);
+  CHECK(open.trials_needed < kOutOfReach);
+  CHECK(open.out_of_reach.empty());
+  CHECK_THAT(open.detail, !Catch::Contains("out of reach") && Catch::Contains("8 of 16 inputs"));
+  // The pairs' name in the texts: draws for attention-report and layers.
+  PairedClaimCheck draws("a <= b", "test", 1e-3, 1, PairedClaimCheck::Ties::excluded, "draws");
+  CHECK_THAT(draws.judge(sa, sb, "p").reason, Catch::Contains("8 of 16 draws have A above B"));
+  CHECK_THAT(draws.result().detail, Catch::Contains("more draws needed") && Catch::Contains("on each draw"));
   PairedClaimCheck broken("a <= b", "test", 1e-3, 1);
   CHECK(broken.judge({1.0, INFINITY, 1.0, 1.0}, {2.0, 2.0, 2.0, 2.0}, "p").status == Verdict::inconclusive);
   // Nothing judged: inconclusive, never holds.
@@ -561,4 +572,43 @@ TEST_CASE("attention experiments: bad input exits 2 with one line naming the pro
   for (const auto& [args, needle] : cases)
     check_bad_input(args + " --trials 20 --out r.json --quiet", needle, dir, "r.json");
   fs::remove_all(dir);
+}
+
+TEST_CASE("attention-error with looks: a point's verdict is a fixed run of its inputs, any thread count, repeatable",
+          "[attention-error][looks][cli]") {
+  const auto dir = scratch_dir("attention-error-looks");
+  const std::string args = "attention-error --L 32 --d 4 --m-values 8,16 --features positive,regularized "
+                           "--modes bidirectional --alpha 0.05 --quiet";
+  const auto one = run_cli_json(args + " --until-conclusive --max-looks 4 --threads 1", dir, "one.json");
+  const auto two = run_cli_json(args + " --until-conclusive --max-looks 4 --threads 2", dir, "two.json");
+  CHECK(one["rows"] == two["rows"]);
+  CHECK(one["checks"] == two["checks"]);
+  CHECK(one["params"]["max_looks"] == 4);
+  const int reached = one["provenance"]["looks_reached"].get<int>();
+  int later = 0;
+  for (const auto& row : one["rows"]) {
+    if (!row.contains("vs_iid_look")) continue;
+    INFO(row.dump());
+    const int look = row["vs_iid_look"].get<int>();
+    const std::int64_t inputs = row["vs_iid_inputs"].get<std::int64_t>();
+    CHECK(inputs == std::int64_t{15} << look);
+    CHECK(row["inputs"] == 15);  // the row's figures stay the pilot's
+    later += look > 0;
+    // The same inputs in a fixed run of that size: the same split.
+    const auto fixed = run_cli_json(args + " --trials " + std::to_string(inputs), dir, "fixed.json");
+    for (const auto& f : fixed["rows"])
+      if (f["features"] == row["features"] && f["coupling"] == row["coupling"] && f["m"] == row["m"]) {
+        CHECK(f["vs_iid_above"] == row["vs_iid_above"]);
+        CHECK(f["vs_iid_pairs"] == row["vs_iid_pairs"]);
+      }
+  }
+  CHECK(later > 0);
+  // Stopped by its clock or not, --max-looks set to the looks reached repeats the run.
+  const auto again = run_cli_json(args + " --until-conclusive --max-looks " + std::to_string(reached) + " --threads 2",
+                                  dir, "again.json");
+  CHECK(again["rows"] == one["rows"]);
+  // Looks draw Gaussian inputs: with the heads of files as inputs they are refused.
+  check_bad_input("attention-error --q a.npy --k a.npy --v a.npy --until-conclusive --out bad.json",
+                  "--until-conclusive", dir, "bad.json");
+  std::filesystem::remove_all(dir);
 }

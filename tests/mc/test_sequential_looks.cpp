@@ -195,6 +195,19 @@ TEST_CASE("run_looks: doubling looks, the stop reported, every cell's look recor
   }
 }
 
+TEST_CASE("the looks' cost model: a line through the latest two cell counts, never dearer per trial for fewer cells",
+          "[mc][looks]") {
+  CHECK(look_seconds_per_trial({}, 10) == 0);
+  CHECK(look_seconds_per_trial({{40, 0.08}}, 20) == Approx(0.04));  // one count: proportional to the cells
+  // A line with a positive intercept: 0.02 + 0.0015·cells, through (20, 0.05) and (40, 0.08).
+  CHECK(look_seconds_per_trial({{40, 0.08}, {20, 0.05}}, 10) == Approx(0.035));
+  // Timings of a real run (attention-error, L = 1024): 40 cells at 0.084 s per trial, then 39 at 0.0625. The line
+  // through them has slope 0.0215 and an intercept below 0 clamped to 0, so it predicted 0.774 s per trial for 36
+  // cells, twelve times the look just timed, and stopped the run by its budget at a quarter of it. Capped: 0.0625.
+  CHECK(look_seconds_per_trial({{40, 0.084}, {39, 0.0625}}, 36) == Approx(0.0625));
+  CHECK(look_seconds_per_trial({{40, 0.084}, {39, 0.0625}}, 39) == Approx(0.0625));
+}
+
 TEST_CASE("looks: the false-violation rate stays within alpha over 6 looks (normal, skewed, heavy-tailed draws), "
           "and exceeds it without spending",
           "[mc][looks][statistical]") {

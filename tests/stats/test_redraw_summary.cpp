@@ -10,6 +10,7 @@
 #include "attention/attend.hpp"
 #include "attention/attention_error.hpp"
 #include "attention/attention_projection.hpp"
+#include "attention/favor_denominators.hpp"
 #include "attention/redraw_sweep.hpp"
 #include "rng/philox_stream.hpp"
 #include "stats/clopper_pearson.hpp"
@@ -176,4 +177,113 @@ TEST_CASE("redraw sweep: every draw's MSE, the averages of fresh draws and the b
   CHECK_THROWS_AS(run_redraw_sweep(in, exact, config, {8, {1, 0}, 2, 4}, 31, Backend::cpu, 1), std::invalid_argument);
   CHECK_THROWS_AS(run_redraw_sweep(in, exact, config, {8, {1, 2}, 0, 4}, 31, Backend::cpu, 1), std::invalid_argument);
   CHECK_THROWS_AS(run_redraw_sweep(in, exact.topRows(4), config, plan, 31, Backend::cpu, 1), std::invalid_argument);
+}
+
+TEST_CASE("redraw sweep: each group's cross product is the mean of its draws' pairwise products, and A = S/k + "
+          "(k - 1)U/k exactly",
+          "[redraw][attention]") {
+  const int L = 16, d = 4;
+  const AttentionInput in = gaussian_attention_input(L, d, 3, 0.8, 1.0, 7, 0);
+  AttentionConfig exact_config;
+  exact_config.mechanism = Mechanism::exact;
+  const Eigen::MatrixXd exact = attend<double>({in.q}, {in.k}, {in.v}, Eigen::MatrixXd(0, d), exact_config).front();
+  AttentionConfig config;
+  config.features = Family::positive;
+  config.m = 8;
+  const RedrawSweep sweep = run_redraw_sweep(in, exact, config, {8, {1, 3}, 2, 4}, 31, Backend::cpu, 2);
+  // k = 3 uses draws 8..13: group 1 is draws 11, 12, 13.
+  std::vector<Eigen::MatrixXd> e;
+  for (int j = 11; j < 14; ++j)
+    e.push_back(attend<double>({in.q}, {in.k}, {in.v}, draw_attention_projection(config, d, 31, std::uint64_t(j)),
+                               config)
+                    .front() -
+                exact);
+  const double n = static_cast<double>(exact.size());
+  double pairs = 0, own = 0;
+  for (int j = 0; j < 3; ++j) {
+    own += e[std::size_t(j)].squaredNorm() / n / 3;
+    for (int l = 0; l < 3; ++l)
+      if (l != j) pairs += e[std::size_t(j)].cwiseProduct(e[std::size_t(l)]).sum() / n / 6;
+  }
+  REQUIRE(sweep.group_cross[1].size() == 2);
+  CHECK(sweep.group_cross[1][1] == Approx(pairs).epsilon(1e-12));
+  CHECK(sweep.group_mse[1][1] == Approx(own / 3 + 2 * pairs / 3).epsilon(1e-12));
+  CHECK(sweep.group_cross[0].empty());
+  CHECK_FALSE(sweep.negative.found());  // positive features: D̂ > 0 on every draw, nothing scanned
+}
+
+TEST_CASE("redraw gaps: unbiased for k MSE_k - MSE_1 and MSE_k - B - V/k on errors with a known bias, and a wrong "
+          "law is refuted",
+          "[redraw][stats]") {
+  // Errors Y = b + σZ entrywise (b = 0.2, σ = 1, 16 entries): B = 0.04, V = 1. Independent draws: E[(k − 1)U] =
+  // (k − 1)B and E[(k − 1)(U − B̂)/k] = 0. Groups of k = 4 from their own draws, B̂ from 2000 other draws.
+  const int k = 4, groups = 4000;
+  std::vector<double> cross;
+  for (int g = 0; g < groups; ++g) {
+    Eigen::MatrixXd sum = Eigen::MatrixXd::Zero(4, 4);
+    double own = 0;
+    for (int j = 0; j < k; ++j) {
+      PhiloxStream rng(12, 5, static_cast<std::uint64_t>(g * k + j));
+      Eigen::MatrixXd y(4, 4);
+      for (Eigen::Index i = 0; i < y.size(); ++i) y(i) = 0.2 + rng.normal();
+      sum += y;
+      own += y.squaredNorm();
+    }
+    cross.push_back((sum.squaredNorm() - own) / (k * (k - 1.0) * 16));
+  }
+  std::vector<ErrorBlock> blocks(20, ErrorBlock(4, 4));
+  for (int r = 0; r < 2000; ++r) {
+    PhiloxStream rng(12, 6, static_cast<std::uint64_t>(r));
+    Eigen::MatrixXd y(4, 4);
+    for (Eigen::Index i = 0; i < y.size(); ++i) y(i) = 0.2 + rng.normal();
+    blocks[std::size_t(r / 100)].add(y);
+  }
+  const BiasVarianceFigures singles = bias_variance_figures(blocks);
+  const double z = 3.29;  // two-sided α = 1e-3 for each interval below
+  const RedrawGap a = one_over_k_gap(cross, k, 20);
+  CHECK(a.count == groups);
+  INFO("(k-1)U: " << a.value << " ± " << a.stderr_ << "; law gap");
+  CHECK(std::abs(a.value - 3 * 0.04) < z * a.stderr_);
+  CHECK(a.value / a.stderr_ > 5);  // power: "k MSE_k = MSE_1" is refuted by the bias
+  const RedrawGap b = law_gap(cross, k, 20, singles, 20);
+  INFO("law gap " << b.value << " ± " << b.stderr_ << ", " << b.degrees_of_freedom << " degrees of freedom");
+  CHECK(std::abs(b.value) < z * b.stderr_);
+  CHECK(b.degrees_of_freedom > 19);
+  CHECK(b.stderr_ == Approx(std::hypot(a.stderr_ / k, 0.75 * singles.bias_sq_stderr)).epsilon(1e-12));
+  // Power: against a B twice the truth the law is refuted (its gap 0.75·0.04 = 0.03 is far past z SE).
+  BiasVarianceFigures wrong = singles;
+  wrong.bias_sq *= 2;
+  const RedrawGap w = law_gap(cross, k, 20, wrong, 20);
+  CHECK(std::abs(w.value) > 5 * w.stderr_);
+  // A group with a non-finite cross product is left out and counted.
+  cross.push_back(NAN);
+  CHECK(one_over_k_gap(cross, k, 20).nonfinite == 1);
+}
+
+TEST_CASE("redraw with trig features: a draw with a negative normalizer is found, and the mean claims are out of reach",
+          "[redraw][attention]") {
+  const AttentionInput in = gaussian_attention_input(64, 8, 4, 1.0, 1.0, 2021, 0);
+  AttentionConfig config;
+  config.features = Family::trig;
+  config.m = 16;
+  const NegativeNormalizer found = first_negative_normalizer(in, config, 2021, 200, Backend::cpu);
+  REQUIRE(found.found());
+  const Eigen::VectorXd den = favor_denominators(
+      in.q, in.k, draw_attention_projection(config, 8, 2021, std::uint64_t(found.draw)), config, Backend::cpu);
+  CHECK(den(found.row) == found.value);
+  CHECK(found.value < 0);
+  for (std::int64_t r = 0; r < found.draw; ++r)  // the first such draw
+    CHECK(favor_denominators(in.q, in.k, draw_attention_projection(config, 8, 2021, std::uint64_t(r)), config,
+                             Backend::cpu)
+              .minCoeff() >= 0);
+  config.features = Family::positive;
+  CHECK_FALSE(first_negative_normalizer(in, config, 2021, 200, Backend::cpu).found());
+  config.features = Family::trig;
+  config.renormalize = false;  // no division: nothing to certify
+  CHECK_FALSE(first_negative_normalizer(in, config, 2021, 200, Backend::cpu).found());
+  const Check c = unreachable_check("claim", "where", 4, "the output has no mean");
+  CHECK(c.status == Verdict::inconclusive);
+  CHECK(c.points_inconclusive == 4);
+  CHECK(c.trials_needed == kOutOfReach);
+  CHECK(c.out_of_reach == "the output has no mean");
 }
