@@ -97,6 +97,10 @@ class RedrawExperiment final : public Experiment {
         ->capture_default_str();
     app.add_option("--alpha", alpha_, "Family-wise false-failure rate of each check (Bonferroni over its points)")
         ->capture_default_str();
+    app.add_option("--input-seed", input_seed_,
+                   "Seed of the Gaussian Q, K, V (--seed draws the projections; the default is --seed's default, so "
+                   "that another --seed redraws W for the same inputs)")
+        ->capture_default_str();
     backend_.add_to(app, kDoubleBackendHelp);
   }
 
@@ -114,7 +118,7 @@ class RedrawExperiment final : public Experiment {
                          {"dv", d_},          {"m", m_},
                          {"features", features_}, {"coupling", coupling_},
                          {"causal", causal_}, {"input_kind", "gaussian"},
-                         {"input_index", 0},  {"qk_scale", scale_},
+                         {"input_index", 0},  {"input_seed", input_seed_}, {"qk_scale", scale_},
                          {"v_scale", 1.0},    {"draws", N},
                          {"k_values", ks_},   {"groups", groups},
                          {"unlucky_factor", unlucky_factor_}, {"jackknife_blocks", kJackknifeBlocks},
@@ -122,7 +126,9 @@ class RedrawExperiment final : public Experiment {
     BackendOption::record(result, backend);
     result.params["row_schema"] = row_schema();
 
-    const AttentionInput in = gaussian_attention_input(L_, d_, d_, scale_, 1.0, ctx.seed, 0);
+    // The input has a seed of its own: a rerun with another --seed then asks the same question of other projection
+    // draws, which is what `favorlab compare` can judge.
+    const AttentionInput in = gaussian_attention_input(L_, d_, d_, scale_, 1.0, input_seed_, 0);
     AttentionConfig exact_config;
     exact_config.mechanism = Mechanism::exact;
     exact_config.causal = causal_;
@@ -323,13 +329,15 @@ class RedrawExperiment final : public Experiment {
                                                  {"count_dropped", "nonfinite"},
                                                  {"skewness", "mse_gate_skewness"},
                                                  {"skewness_sampled", true},
-                                                 {"range", "mse_range"}},
+                                                 {"range", "mse_range"},
+                                                 {"defined", "mse_has_mean"}},
                                             Json{{"value", "bias_sq"},
                                                  {"stderr", "bias_sq_stderr"},
                                                  {"count", "jackknife_blocks"},
                                                  {"count_param", "jackknife_blocks"},
                                                  {"skewness", "mse_gate_skewness"},
-                                                 {"skewness_sampled", true}}})},
+                                                 {"skewness_sampled", true},
+                                                 {"defined", "mse_has_mean"}}})},
                 {"exact", Json::array({"estimator", "coupling", "causal", "m", "L", "d", "draws"})},
                 {"verdict", "one_over_k_status"}};
   }
@@ -339,8 +347,8 @@ class RedrawExperiment final : public Experiment {
   // k-average's alike) in [0, mean over columns of (max − min)²]: that range, and the jackknife skewness bound as the
   // gate figure (sampled: a rerun's differs); B's stand-in gate figure is the single draws' bound, its
   // leave-a-block-out values moving with the blocks' mean errors. Features that can be negative (trig) let the
-  // estimated normalizer cross 0, where the output has no finite moments: the MSE has no finite mean, so no gate
-  // figure, and compare lists those rows as not compared.
+  // estimated normalizer cross 0, where the output has no finite moments: the MSE has no finite mean
+  // (docs/theory.md), so no gate figure, and mse_has_mean false tells compare the statistic estimates nothing there.
   static void add_compare_figures(Result& result, Family f, const Eigen::MatrixXd& v) {
     const std::string name(feature_kind_name(f));
     const bool bounded = family_info(f).positive;
@@ -352,6 +360,7 @@ class RedrawExperiment final : public Experiment {
       if (row["features"] != name) continue;
       const bool average = row["kind"] == "average";
       row["mse_gate_skewness"] = bounded ? (average ? row["mse_skewness_bound"] : single_bound) : Json(nullptr);
+      row["mse_has_mean"] = bounded;
       if (average) row["mse_range"] = bounded ? Json(range) : Json(nullptr);
     }
   }
@@ -389,6 +398,7 @@ class RedrawExperiment final : public Experiment {
   int groups_ = 0;
   double unlucky_factor_ = 2.0;
   double alpha_ = 1e-3;
+  std::uint64_t input_seed_ = RunContext{}.seed;  // --seed's default
   BackendOption backend_;
 };
 

@@ -45,6 +45,7 @@ struct StatisticFields {
   std::string variance;                               // closed-form variance of one draw; empty: none declared
   std::string variance_bound;                         // a closed-form upper bound on it; empty: none declared
   std::string range;                                  // length of an interval holding every draw; empty: none
+  std::string defined;                                // boolean row field: false where the statistic has no mean
   std::string rounding_scale;                         // exact field rounding is relative to; empty: the value's own
   int rounding_power = 1;                             // the statistic's units are those of rounding_scale^power
   bool binomial = false;                              // kind "binomial": a proportion successes/count, no stderr
@@ -114,7 +115,7 @@ StatisticFields parse_binomial(const Json& item, const std::string& at) {
   for (const char* required : {"value", "successes", "count"})
     if (member(item, required) == nullptr) fail(at + " " + item.dump() + " lacks '" + required + "'");
   for (const char* refused : {"stderr", "skewness", "skewness_sampled", "variance", "variance_bound", "range",
-                              "rounding_scale", "rounding_power"})
+                              "defined", "rounding_scale", "rounding_power"})
     if (member(item, refused) != nullptr)
       fail(at + " " + item.dump() + ": a binomial statistic takes no '" + refused + "'");
   StatisticFields f;
@@ -143,6 +144,7 @@ StatisticFields parse_mean(const Json& item, const std::string& at) {
   f.variance = optional_field_name(item, "variance", at);
   f.variance_bound = optional_field_name(item, "variance_bound", at);
   f.range = optional_field_name(item, "range", at);
+  f.defined = optional_field_name(item, "defined", at);
   f.rounding_scale = optional_field_name(item, "rounding_scale", at);
   if (const Json* power = member(item, "rounding_power"); power != nullptr && !power->is_null()) {
     if (!power->is_number_integer() || (power->get<int>() != 1 && power->get<int>() != 2))
@@ -424,6 +426,17 @@ void binomial_pass1(const RowPair& p, const StatisticFields& f, std::size_t ordi
 void mean_pass1(const RowPair& p, const StatisticFields& f, std::size_t ordinal, std::size_t statistic,
                 double tolerance, CompareReport& report,
                 std::vector<std::pair<std::size_t, SkippedStatistic>>& skipped, std::vector<Candidate>& candidates) {
+  // A statistic the baseline's row declares undefined (a sample mean of a law with no mean) estimates nothing, in
+  // either file: it does not apply. The field is a gate field, so a new file that flips it is changed.
+  if (!f.defined.empty()) {
+    const Json* defined = member(p.rb, f.defined);
+    if (defined != nullptr && !defined->is_null() && !defined->is_boolean())
+      fail(row_at("baseline", p.i, f.defined) + " must be true or false, got " + defined->dump());
+    if (defined != nullptr && defined->is_boolean() && !defined->get<bool>()) {
+      ++report.statistics_absent;
+      return;
+    }
+  }
   const double a = number_field(p.rb, f.value, "baseline", p.i), b = number_field(p.rf, f.value, "new", p.j);
   if (std::isnan(a) && std::isnan(b)) {
     ++report.statistics_absent;
@@ -802,7 +815,7 @@ std::vector<std::string> gate_fields_of(const RowSchema& schema) {
   std::vector<std::string> gate_fields;
   for (const StatisticFields& f : schema.statistics) {
     const std::string skewness = f.skewness_sampled ? std::string() : f.skewness;
-    for (const std::string* g : {&skewness, &f.variance, &f.variance_bound, &f.range, &f.rounding_scale})
+    for (const std::string* g : {&skewness, &f.variance, &f.variance_bound, &f.range, &f.defined, &f.rounding_scale})
       if (!g->empty() && std::find(gate_fields.begin(), gate_fields.end(), *g) == gate_fields.end() &&
           std::find(schema.exact.begin(), schema.exact.end(), *g) == schema.exact.end())
         gate_fields.push_back(*g);

@@ -33,6 +33,9 @@
 //   "variance_bound": FIELD    a closed-form upper bound on the variance of one draw (e.g. one row's for coupled
 //                  rows whose rows have the iid law: Cauchy–Schwarz and Jensen);
 //   "range": FIELD             the length of an interval that holds every draw (a bounded estimator);
+//   "defined": FIELD           a boolean row field, false where the averaged quantity has no finite mean (e.g. an
+//                  output whose normalizer can cross 0): there, in the baseline's row, the statistic does not apply
+//                  (absent, not counted); compared between files like a closed form;
 //   "count_dropped": FIELD     draws left out of the count as non-finite: count + dropped = param·2^look. Dropped
 //                  draws in the new file where the baseline has none are a change; in the baseline, the statistic is
 //                  not compared (non-finite).

@@ -351,6 +351,44 @@ TEST_CASE("missing, absent and deterministic figures", "[compare]") {
   CHECK(compare_results(countless, base).skipped_nonfinite == 2);
 }
 
+TEST_CASE("a statistic declared undefined in the baseline does not apply; flipping the declaration is a change",
+          "[compare]") {
+  // Row 1 is a sample mean of a law with no mean (its "MSE" moves by orders of magnitude between seeds): declared
+  // undefined, it is absent in both files instead of uncompared, and whatever it moved to is no change.
+  Json schema = simple_row_schema(true);  // skewness unknown (null): gated, and nothing to bound it past the gate
+  schema["statistics"][0]["defined"] = "has_mean";
+  Json rows = Json::array();
+  rows.push_back({{"i", 0}, {"mean", 1.0}, {"stderr", 0.01}, {"trials", 100}, {"has_mean", true}});
+  rows.push_back({{"i", 1}, {"mean", 2267.6}, {"stderr", 1630.7}, {"trials", 100}, {"has_mean", false}});
+  const Json base = document("x", schema, rows);
+  Json fresh = base;
+  fresh["rows"][1]["mean"] = 55.5;
+  fresh["rows"][1]["stderr"] = 12.1;
+  const CompareReport r = compare_results(base, fresh);
+  CHECK(r.statistics_absent == 1);
+  CHECK(r.statistics_compared == 1);
+  CHECK_FALSE(r.fails());
+  // Power: without the declaration the row is a heavy-tailed statistic nothing bounds, not compared, and half the
+  // file uncompared leaves the report undecided.
+  Json plain_base = base, plain_fresh = fresh;
+  for (Json* d : {&plain_base, &plain_fresh}) (*d)["params"]["row_schema"] = simple_row_schema(true);
+  const CompareReport p = compare_results(plain_base, plain_fresh);
+  CHECK(p.skipped_heavy_tailed == 1);
+  CHECK(p.fails());
+  // The declaration is the baseline's and a closed form: a new file that turns it off is changed, not blinded.
+  Json hiding = base;
+  hiding["rows"][0]["has_mean"] = false;
+  hiding["rows"][0]["mean"] = 5.0;
+  const CompareReport h = compare_results(base, hiding);
+  CHECK(h.changed());
+  REQUIRE_FALSE(h.exact_mismatches.empty());
+  CHECK(h.exact_mismatches[0].field == "has_mean");
+  CHECK(h.exact_mismatches[0].gate_field);
+  Json bad = base;
+  bad["rows"][0]["has_mean"] = "yes";
+  CHECK_THROWS_AS(compare_results(bad, base), std::invalid_argument);
+}
+
 TEST_CASE("rounding floor: a deterministic point's rounding-level move is no change, a real move is", "[compare]") {
   // Row 0 as at x + y = 0 for positive features: the estimate is the truth up to rounding, so its standard errors
   // are rounding noise (1e-19) and another build moves mean and MSE by more than that: |z| is huge, yet nothing
