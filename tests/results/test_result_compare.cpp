@@ -351,7 +351,7 @@ TEST_CASE("missing, absent and deterministic figures", "[compare]") {
   CHECK(compare_results(countless, base).skipped_nonfinite == 2);
 }
 
-TEST_CASE("a statistic declared undefined in the baseline does not apply; flipping the declaration is a change",
+TEST_CASE("a statistic declared undefined in the baseline does not apply, and flipping the declaration is a change",
           "[compare]") {
   // Row 1 is a sample mean of a law with no mean (its "MSE" moves by orders of magnitude between seeds): declared
   // undefined, it is absent in both files instead of uncompared, and whatever it moved to is no change.
