@@ -18,13 +18,15 @@
 # over). torch goes in the lean way scripts/peer-bench.sh explains (the PyPI wheel is the CUDA build; its nvidia-*
 # libraries come along, triton is left out), then transformers and numpy from PyPI.
 set -euo pipefail
-cd "$(dirname "$0")/.."
-source scripts/torch_venv.sh
-root=$(pwd)
+# No cd: MODEL, --text and --out-dir are the caller's paths, relative to the caller's directory. The checkout is named
+# by absolute paths, and the Python side is told where it is (it refuses to write over it).
+root="$(cd "$(dirname "$0")/.." && pwd)"
+export FAVORLAB_CHECKOUT="$root"
+source "$root/scripts/torch_venv.sh"
 
 say() { echo "capture-qkv: $*" >&2; }
 
-venv=build/capture-venv
+venv="$root/build/capture-venv"
 py="$venv/bin/python"
 imports_ok() { [ -x "$py" ] && "$py" -W ignore -c 'import numpy, torch, transformers' >/dev/null 2>&1; }
 
@@ -55,6 +57,6 @@ case "${1:-}" in
   -h | --help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 esac
 # The arguments are checked before the venv is set up, so a typo does not cost minutes of downloads.
-/usr/bin/python3 scripts/capture_qkv.py --check-args-only "$@"
+/usr/bin/python3 "$root/scripts/capture_qkv.py" --check-args-only "$@"
 setup_venv
-exec "$py" -W ignore::FutureWarning scripts/capture_qkv.py "$@"
+exec "$py" -W ignore::FutureWarning "$root/scripts/capture_qkv.py" "$@"

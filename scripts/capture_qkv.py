@@ -20,6 +20,7 @@ import math
 import os
 import re
 import shutil
+import stat
 import sys
 import tempfile
 
@@ -91,26 +92,70 @@ def parse_args(argv):
     return args
 
 
+# What a capture writes into its directory, and nothing else: a re-capture replaces the directory whole, so it is
+# allowed only where every entry is one of these (the user's notes beside an earlier capture are never deleted).
+CAPTURE_FILE = re.compile(r"(layer\d+_(q|k|v|attn)\.npy|tokens\.npy|manifest\.json)")
+MANIFEST_MAX_BYTES = 1 << 20  # a capture's manifest is a few kB; anything larger is not one
+
+
+def read_earlier_manifest(path):
+    """The parsed manifest at path when it is a regular file of favorlab's format, else None. Never blocks (a FIFO
+    or a device is not opened), never reads more than MANIFEST_MAX_BYTES, and a nesting too deep for the parser, a
+    bad encoding or a number beyond double counts as 'not a manifest'."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    if not stat.S_ISREG(st.st_mode) or st.st_size > MANIFEST_MAX_BYTES:
+        return None
+    try:
+        with open(path, "rb") as f:
+            manifest = json.loads(f.read(MANIFEST_MAX_BYTES + 1).decode("utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return None
+    return manifest if isinstance(manifest, dict) and manifest.get("format") == MANIFEST_FORMAT else None
+
+
+def protected_directories():
+    """Directories a capture must never replace: the filesystem root, the home directory, the current directory,
+    and the favorlab checkout (scripts/capture-qkv.sh exports it), with every directory above them."""
+    protected = {os.path.realpath(os.sep), os.path.realpath(os.path.expanduser("~")), os.path.realpath(os.getcwd())}
+    checkout = os.environ.get("FAVORLAB_CHECKOUT") or os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    protected.add(os.path.realpath(checkout))
+    return protected
+
+
 def check_out_dir(out_dir):
-    """A new or empty directory, or an earlier capture (replaced whole); anything else is refused."""
-    if not os.path.exists(out_dir):
+    """A new or empty directory, or an earlier capture holding only a capture's files (replaced whole); anything
+    else is refused, and so is a directory the capture must never replace (protected_directories) or any above one."""
+    if out_dir.strip() == "":
+        raise Refusal("--out-dir is empty; name a new directory for the capture")
+    if out_dir.startswith("~"):
+        raise Refusal(f"--out-dir {out_dir}: '~' is not expanded here; write the path out")
+    real = os.path.realpath(out_dir)
+    for p in protected_directories():
+        if p == real or p.startswith(real.rstrip(os.sep) + os.sep):
+            raise Refusal(f"--out-dir {out_dir}: is {real}, which is or holds the root, the home directory, the current "
+                          "directory or the favorlab checkout; a capture replaces its directory, so name a new one")
+    if not os.path.lexists(out_dir):
         parent = os.path.dirname(os.path.abspath(out_dir))
         if not os.path.isdir(parent):
             raise Refusal(f"--out-dir {out_dir}: the parent directory {parent} does not exist")
         return
-    if not os.path.isdir(out_dir):
+    if os.path.islink(out_dir) or not os.path.isdir(out_dir):
         raise Refusal(f"--out-dir {out_dir}: exists and is not a directory")
     entries = os.listdir(out_dir)
     if not entries:
         return
-    try:
-        with open(os.path.join(out_dir, "manifest.json")) as f:
-            earlier = json.load(f).get("format") == MANIFEST_FORMAT
-    except (OSError, ValueError, AttributeError):
-        earlier = False
-    if not earlier:
+    if read_earlier_manifest(os.path.join(out_dir, "manifest.json")) is None:
         raise Refusal(f"--out-dir {out_dir}: not empty and not an earlier capture (no favorlab manifest.json); "
                       "choose a new directory")
+    foreign = sorted(e for e in entries if not CAPTURE_FILE.fullmatch(e) or
+                     not os.path.isfile(os.path.join(out_dir, e)) or os.path.islink(os.path.join(out_dir, e)))
+    if foreign:
+        shown = ", ".join(repr(e) for e in foreign[:3]) + (f" and {len(foreign) - 3} more" if len(foreign) > 3 else "")
+        raise Refusal(f"--out-dir {out_dir}: an earlier capture, but it also holds what a capture does not write "
+                      f"({shown}); a new capture would delete them, so move them out or choose a new directory")
 
 
 # ---- what each SDPA call receives ------------------------------------------------------------------------------

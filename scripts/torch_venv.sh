@@ -6,7 +6,7 @@
 torch_venv_create() {
   local venv="$1" tmp
   local py="$venv/bin/python"
-  bash scripts/deps.sh python3-venv  # Debian's python3 has no venv module (ensurepip) without it
+  bash "$(dirname "${BASH_SOURCE[0]}")/deps.sh" python3-venv  # Debian's python3 has no venv module (ensurepip) without it
   /usr/bin/python3 -m venv "$venv"
   local pip=("$py" -m pip install --disable-pip-version-check --progress-bar off --quiet)
   tmp=$(mktemp -d)
