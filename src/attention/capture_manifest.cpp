@@ -1,9 +1,11 @@
 #include "attention/capture_manifest.hpp"
 
+#include <algorithm>
 #include <cmath>
-#include <fstream>
-#include <sstream>
+#include <cstdint>
 #include <stdexcept>
+
+#include "io/json_file.hpp"
 
 namespace favorlab {
 
@@ -23,18 +25,11 @@ double positive_scale(const Json& v, const std::filesystem::path& file, const st
 
 std::optional<CaptureManifest> read_capture_manifest(const std::filesystem::path& dir) {
   const std::filesystem::path file = dir / "manifest.json";
+  // Absent only when no entry of that name exists: a dangling or looping link is a manifest that cannot be read.
   std::error_code ec;
-  if (!std::filesystem::exists(file, ec)) return std::nullopt;
-  std::ifstream in(file);
-  if (!in) fail(file, "cannot be read");
-  std::stringstream text;
-  text << in.rdbuf();
-  Json j;
-  try {
-    j = Json::parse(text.str());
-  } catch (const Json::parse_error&) {
-    fail(file, "not valid JSON");
-  }
+  if (std::filesystem::symlink_status(file, ec).type() == std::filesystem::file_type::not_found) return std::nullopt;
+  // The bounded reader: a FIFO or device refused without blocking, the size, depth and numbers checked.
+  const Json j = read_json_file(file, "--input-dir:", kMaxManifestBytes);
   if (!j.is_object()) fail(file, "not a JSON object");
   CaptureManifest m;
   if (!j.contains("model") || !j["model"].is_string()) fail(file, "\"model\" (a string) is missing");
@@ -45,7 +40,8 @@ std::optional<CaptureManifest> read_capture_manifest(const std::filesystem::path
   // One scale, or one per layer (a list) when the layers differ.
   if (j["scale"].is_array()) {
     if (j["scale"].empty()) fail(file, "\"scale\" is an empty list");
-    m.scale = positive_scale(j["scale"].front(), file, "\"scale\"");
+    for (const Json& s : j["scale"]) positive_scale(s, file, "every entry of \"scale\"");
+    m.scale = j["scale"].front().get<double>();
   } else {
     m.scale = positive_scale(j["scale"], file, "\"scale\"");
   }
@@ -67,7 +63,14 @@ std::optional<CaptureManifest> read_capture_manifest(const std::filesystem::path
   m.revision = text_of("revision");
   if (j.contains("L") && j["L"].is_number_integer()) m.L = j["L"].get<int>();
   if (j.contains("heads") && j["heads"].is_number_integer()) m.heads = j["heads"].get<int>();
-  if (j.contains("kv_heads")) m.kv_heads = j["kv_heads"].dump();
+  if (j.contains("kv_heads")) {
+    // A count, or one per layer: nothing nested is copied into the result's params.
+    const Json& kv = j["kv_heads"];
+    const auto count = [](const Json& v) { return v.is_number_integer() && v.get<std::int64_t>() > 0; };
+    if (!(count(kv) || (kv.is_array() && !kv.empty() && std::all_of(kv.begin(), kv.end(), count))))
+      fail(file, "\"kv_heads\" must be a positive integer or a list of them");
+    m.kv_heads = kv.dump();
+  }
   m.kv_expanded = j.contains("kv_expanded") && j["kv_expanded"].is_boolean() && j["kv_expanded"].get<bool>();
   m.summary = Json{{"model", m.model},
                    {"path", m.path},

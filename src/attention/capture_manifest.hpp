@@ -4,6 +4,7 @@
 // (the report then runs only the arms of that mode), and the softmax scale. favorlab computes softmax(Q Kᵀ/√d); a
 // model whose scale s differs has s·√d folded into the captured Q ("scale_folded_into_q": true, the capture's
 // default); a manifest that says the scale is not folded has Q multiplied by s·√d when the layer is read.
+#include <cstdint>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -25,8 +26,13 @@ struct CaptureManifest {
   Json summary;  // the fields above, for the result's params
 };
 
-// nullopt when DIR has no manifest.json. Throws std::invalid_argument "--input-dir: PATH: problem" (one line) for a
-// manifest that cannot be read, is not JSON, or lacks or mistypes "model", "causal" or "scale".
+// A capture's manifest is a few kB; a larger file is not one.
+inline constexpr std::uintmax_t kMaxManifestBytes = std::uintmax_t{1} << 20;
+
+// nullopt when DIR has no entry manifest.json. Read by io/json_file.hpp's bounded reader. Throws
+// std::invalid_argument (one line naming --input-dir and the path) for a manifest that is not a regular file (a FIFO,
+// a device, a dangling link), is larger than kMaxManifestBytes, is not JSON, nests too deeply, holds a number beyond
+// double, or lacks or mistypes "model", "causal" or "scale".
 std::optional<CaptureManifest> read_capture_manifest(const std::filesystem::path& dir);
 
 // What Q of `layer` (query/key dimension d) must be multiplied by so that favorlab's 1/√d gives the model's scale:

@@ -70,7 +70,7 @@ Json read_json_file(const std::filesystem::path& path, const std::string& what, 
   const auto size = static_cast<std::uintmax_t>(st.st_size);
   if (size > max_bytes)
     throw std::invalid_argument(source + ": " + std::to_string(size) + " bytes, more than the " +
-                                human_bytes(max_bytes) + " a result file may have");
+                                human_bytes(max_bytes) + " such a file may have");
   std::string text(static_cast<std::size_t>(size), '\0');
   std::size_t got = 0;
   while (got < text.size()) {

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <fstream>
 #include <random>
+#include <sys/stat.h>
 #include <nlohmann/json.hpp>
 
 #include "attention/attention_recommendation.hpp"
@@ -236,7 +237,19 @@ TEST_CASE("capture manifest: fields, scale factors, refusals", "[report]") {
                                 std::string(R"({"model": "x", "scale": 1})"),
                                 std::string(R"({"model": "x", "causal": true})"),
                                 std::string(R"({"model": "x", "causal": true, "scale": -1})"),
-                                std::string(R"({"model": "x", "causal": 1, "scale": 1})")}) {
+                                std::string(R"({"model": "x", "causal": 1, "scale": 1})"),
+                                // Every entry of a scale list is a scale; kv_heads is a count or a list of counts, so
+                                // nothing nested reaches the result (whose readers bound the depth).
+                                std::string(R"({"model": "x", "causal": true, "scale": [1, -2]})"),
+                                std::string(R"({"model": "x", "causal": true, "scale": [1, [2]]})"),
+                                std::string(R"({"model": "x", "causal": true, "scale": 1, "kv_heads": [[2]]})"),
+                                std::string(R"({"model": "x", "causal": true, "scale": 1, "kv_heads": 0})"),
+                                // Beyond double, nested past any manifest, larger than one.
+                                std::string(R"({"model": "x", "causal": true, "scale": 1e400})"),
+                                R"({"model": "x", "causal": true, "scale": 1, "kv_heads": )" + std::string(100000, '[') +
+                                    std::string(100000, ']') + "}",
+                                R"({"model": "x", "causal": true, "scale": 1, "pad": ")" + std::string(2 << 20, 'x') +
+                                    "\"}"}) {
     write_text(dir / "manifest.json", bad);
     try {
       read_capture_manifest(dir);
@@ -247,6 +260,28 @@ TEST_CASE("capture manifest: fields, scale factors, refusals", "[report]") {
       CHECK(what.find('\n') == std::string::npos);
     }
   }
+  // Not a regular file: a FIFO is refused without blocking, a device without reading it; a dangling or looping link
+  // is a manifest that cannot be read, not an absent one.
+  const auto refused = [&](const char* what) {
+    try {
+      read_capture_manifest(dir);
+      FAIL("accepted a manifest that is " << what);
+    } catch (const std::invalid_argument& e) {
+      CHECK(std::string(e.what()).rfind("--input-dir: ", 0) == 0);
+    }
+  };
+  fs::remove(dir / "manifest.json");
+  REQUIRE(::mkfifo((dir / "manifest.json").c_str(), 0600) == 0);
+  refused("a FIFO");
+  fs::remove(dir / "manifest.json");
+  fs::create_symlink("/dev/zero", dir / "manifest.json");
+  refused("/dev/zero");
+  fs::remove(dir / "manifest.json");
+  fs::create_symlink(dir / "nowhere.json", dir / "manifest.json");
+  refused("a dangling link");
+  fs::remove(dir / "manifest.json");
+  fs::create_symlink(dir / "manifest.json", dir / "manifest.json");
+  refused("a link to itself");
   fs::remove_all(dir);
 }
 
@@ -304,7 +339,7 @@ TEST_CASE("attention-report with a capture manifest: model line, the model's mod
   write_text(dir / "raw" / "manifest.json", "{");
   const auto broken = run_cli("attention-report --input-dir raw --out broken.json", dir);
   CHECK(broken.status == 2);
-  CHECK(broken.err.find("manifest.json: not valid JSON") != std::string::npos);
+  CHECK(broken.err.find("manifest.json: not JSON") != std::string::npos);
   CHECK(!fs::exists(dir / "broken.json"));
   fs::remove_all(dir);
 }
