@@ -82,13 +82,13 @@ struct SmregOptions {
       validate_ratio_z_norm(theorem1_max_z_norm(c), "--C (as the largest |z| = 2 sqrt(ln C))");
     }
   }
-  std::int64_t importance_trials_for(bool quick, std::int64_t plain_trials) const {
-    return importance_trials != -1 ? importance_trials : default_importance_mean_trials(quick, plain_trials);
+  std::int64_t importance_trials_for(std::int64_t plain_trials) const {
+    return importance_trials != -1 ? importance_trials : default_importance_mean_trials(plain_trials);
   }
-  Json params(bool quick, std::int64_t plain_trials) const {
+  Json params(std::int64_t plain_trials) const {
     return Json{{"d", dims},       {"z_norm", z_norms}, {"C", bounds}, {"asymptote_d", asymptote_dims},
                 {"m", m},          {"estimator", "smreg"}, {"coupling", "iid"}, {"alpha", alpha},
-                {"ratio_tolerance", kRatioTolerance}, {"importance_trials", importance_trials_for(quick, plain_trials)}};
+                {"ratio_tolerance", kRatioTolerance}, {"importance_trials", importance_trials_for(plain_trials)}};
   }
 };
 
@@ -163,14 +163,14 @@ class SmregExperiment final : public Experiment {
         ->capture_default_str();
     app.add_option("--importance-trials", o_.importance_trials,
                    "Trials per point of the importance-sampled line at the points the plain Monte Carlo left open "
-                   "(0: none; default 1000 with --quick, else 100000, at most --trials)");
+                   "(0: none; default: as many as --trials)");
   }
 
   Result run(const RunContext& ctx) override {
     o_.validate();
     Result result;
     result.experiment = name();
-    result.params = o_.params(ctx.quick, ctx.trials);
+    result.params = o_.params(ctx.trials);
     result.params["row_schema"] = row_schema();
 
     Tally tally;
@@ -260,8 +260,8 @@ class SmregExperiment final : public Experiment {
 
     result.checks.push_back(series_check(tally));
     result.checks.push_back(mc.result());
-    if (o_.importance_trials_for(ctx.quick, ctx.trials) > 0 && !open.empty())
-      importance_lines(result, open, plain, labels, o_.importance_trials_for(ctx.quick, ctx.trials), ctx);
+    if (o_.importance_trials_for(ctx.trials) > 0 && !open.empty())
+      importance_lines(result, open, plain, labels, o_.importance_trials_for(ctx.trials), ctx);
     result.checks.push_back(upper_check(tally));
     for (Check& c : bound_checks) result.checks.push_back(std::move(c));
     for (Check& c : corrected_checks) result.checks.push_back(std::move(c));

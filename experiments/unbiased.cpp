@@ -60,7 +60,7 @@ class UnbiasedExperiment final : public EstimatorGridExperiment {
     EstimatorGridExperiment::add_options(app);
     app.add_option("--importance-trials", importance_trials_,
                    "Trials per point of the importance-sampled Lemma 1 line at the points the plain pilot left open "
-                   "(0: none; default 1000 with --quick, else 100000, at most --trials)");
+                   "(0: none; default: as many as --trials)");
   }
 
   Result run(const RunContext& ctx) override {
@@ -69,7 +69,7 @@ class UnbiasedExperiment final : public EstimatorGridExperiment {
                                   std::to_string(importance_trials_));
     const std::int64_t is_trials =
         importance_trials_ != kDefaultImportanceTrials ? importance_trials_
-                                                       : default_importance_mean_trials(ctx.quick, ctx.trials);
+                                                       : default_importance_mean_trials(ctx.trials);
     const auto points = grid_.points();
     const auto estimators = grid_.parsed_estimators();
     const auto couplings = grid_.parsed_couplings();

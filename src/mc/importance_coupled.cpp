@@ -275,9 +275,7 @@ CoupledImportanceSampledMse importance_sampled_coupled_mse(Family e, Coupling c,
   return coupled_report(total, sm, row_proposal, sphere);
 }
 
-std::int64_t default_importance_mean_trials(bool quick, std::int64_t plain_trials) {
-  return std::max<std::int64_t>(2, std::min<std::int64_t>(quick ? 1000 : 100000, plain_trials));
-}
+std::int64_t default_importance_mean_trials(std::int64_t plain_trials) { return std::max<std::int64_t>(2, plain_trials); }
 
 CoupledImportanceSampledMse importance_sampled_mean(Family e, Coupling c, const Geometry& g, int d, int m,
                                                     std::int64_t trials, std::uint64_t seed, std::uint64_t stream,

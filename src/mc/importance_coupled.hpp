@@ -195,9 +195,9 @@ CoupledImportanceSampledMse importance_sampled_mean(Family e, Coupling c, const 
                                                     std::int64_t trials, std::uint64_t seed, std::uint64_t stream,
                                                     int threads, const ProgressFn& progress = {});
 
-// The default trial count of that line when the user names none: 1000 with --quick, else 100000, but never more
-// than the plain line's own trials (at least 2), so that a small plain run stays a small run.
-std::int64_t default_importance_mean_trials(bool quick, std::int64_t plain_trials);
+// The default trial count of that line when the user names none: the plain line's own trials, so that the open
+// points get as many draws again (a small plain run stays small; at --quick size the line settles most open points).
+std::int64_t default_importance_mean_trials(std::int64_t plain_trials);
 
 // The trials of a continued run: [first, trials), first = from->drawn (0 without `from`). Throws std::invalid_argument
 // when `trials` is not above it.

@@ -237,15 +237,16 @@ TEST_CASE("smreg subcommand: rows, checks, heavy-tailed points inconclusive, bou
   std::filesystem::remove_all(dir);
 }
 
-// The importance-sampled line's default draws follow the run's size: a two-trial run of a large d and m (every point
-// open after its pilot) draws two importance-sampled trials per open point, not 1e5 (which ran for hours: 1e5 draws of
-// an 8000 × 1000 row matrix per point), and the rule shows in params.importance_trials. unbiased follows the same rule.
-TEST_CASE("the importance-sampled line draws no more by default than the plain line", "[cli][smreg]") {
+// The importance-sampled line's default draws are the plain line's: a three-trial run of a large d and m (every point
+// open after its pilot) draws three importance-sampled trials per open point, not a fixed 1e5 (which ran for hours:
+// 1e5 draws of an 8000 × 1000 row matrix per point), and the rule shows in params.importance_trials. unbiased too.
+TEST_CASE("the importance-sampled line draws as many trials by default as the plain line", "[cli][smreg]") {
   const auto dir = scratch_dir("smreg-is-default");
   for (const auto& [args, is_trials] : std::vector<std::pair<std::string, int>>{
            {"smreg --d 256 --m 2000 --z-norm 1 --C 2 --asymptote-d 2048 --trials 3", 3},
            {"unbiased --d 64 --m 2000 --estimators positive --x-norm 1 --y-norm 1 --cos 0 --trials 3", 3},
-           {"smreg --d 4 --z-norm 1 --C 2 --asymptote-d 2048 --trials 5000 --quick", 1000}}) {
+           {"smreg --d 4 --z-norm 1 --C 2 --asymptote-d 2048 --trials 5000 --quick", 5000},
+           {"smreg --d 4 --z-norm 1 --C 2 --asymptote-d 2048 --trials 5000 --importance-trials 700", 700}}) {
     const auto doc = run_cli_json(args + " --threads 2", dir, "r.json");
     INFO(args);
     CHECK(doc["params"]["importance_trials"] == is_trials);
