@@ -301,10 +301,11 @@ def gpu_rows():
 
 gpu_rows()
 
-# The attention experiments at full size: the GPU's float32 files, then the CPU's float64 files of results/full.
+# The attention experiments at full size: the GPU's float32 files, then the CPU's float64 files of the same version
+# (results/gpu/cpu-float64: the results/full files the GPU run was compared with, kept beside it).
 ATTENTION_EXPERIMENTS = ("attention-error", "redraw", "kernels", "layers")
 GPU_VS_CPU = tuple(["results/gpu/%s-cuda.json" % e for e in ATTENTION_EXPERIMENTS] +
-                   ["results/full/%s.json" % e for e in ATTENTION_EXPERIMENTS])
+                   ["results/gpu/cpu-float64/%s.json" % e for e in ATTENTION_EXPERIMENTS])
 
 
 def same_verdicts(part):
