@@ -117,16 +117,34 @@ TEST_CASE("redraw: the sample size for a reliable difference grows both samples 
   CHECK(reliable_size_for_difference(a, b, z, alpha) == static_cast<std::int64_t>(9.0e18));
 }
 
+namespace {
+
+// The inputs both redraw sweep tests share: L × d Gaussian attention, its exact output, positive features with m = 8.
+struct RedrawSetup {
+  AttentionInput in;
+  Eigen::MatrixXd exact;
+  AttentionConfig config;
+};
+
+RedrawSetup small_redraw_setup(int L, int d) {
+  RedrawSetup s{gaussian_attention_input(L, d, 3, 0.8, 1.0, 7, 0), {}, {}};
+  AttentionConfig exact_config;
+  exact_config.mechanism = Mechanism::exact;
+  s.exact = attend<double>({s.in.q}, {s.in.k}, {s.in.v}, Eigen::MatrixXd(0, d), exact_config).front();
+  s.config.features = Family::positive;
+  s.config.m = 8;
+  return s;
+}
+
+}  // namespace
+
 TEST_CASE("redraw sweep: every draw's MSE, the averages of fresh draws and the blocks equal attend with those draws",
           "[redraw][attention]") {
   const int L = 16, d = 4;
-  const AttentionInput in = gaussian_attention_input(L, d, 3, 0.8, 1.0, 7, 0);
-  AttentionConfig exact_config;
-  exact_config.mechanism = Mechanism::exact;
-  const Eigen::MatrixXd exact = attend<double>({in.q}, {in.k}, {in.v}, Eigen::MatrixXd(0, d), exact_config).front();
-  AttentionConfig config;
-  config.features = Family::positive;
-  config.m = 8;
+  const RedrawSetup setup = small_redraw_setup(L, d);
+  const AttentionInput& in = setup.in;
+  const Eigen::MatrixXd& exact = setup.exact;
+  const AttentionConfig& config = setup.config;
   const RedrawPlan plan{8, {1, 2, 3}, 2, 4};
   CHECK(redraw_forwards(plan) == 8 + 2 * 2 + 3 * 2);
   std::int64_t last_done = 0, last_total = 0;
@@ -183,13 +201,10 @@ TEST_CASE("redraw sweep: each group's cross product is the mean of its draws' pa
           "(k - 1)U/k exactly",
           "[redraw][attention]") {
   const int L = 16, d = 4;
-  const AttentionInput in = gaussian_attention_input(L, d, 3, 0.8, 1.0, 7, 0);
-  AttentionConfig exact_config;
-  exact_config.mechanism = Mechanism::exact;
-  const Eigen::MatrixXd exact = attend<double>({in.q}, {in.k}, {in.v}, Eigen::MatrixXd(0, d), exact_config).front();
-  AttentionConfig config;
-  config.features = Family::positive;
-  config.m = 8;
+  const RedrawSetup setup = small_redraw_setup(L, d);
+  const AttentionInput& in = setup.in;
+  const Eigen::MatrixXd& exact = setup.exact;
+  const AttentionConfig& config = setup.config;
   const RedrawSweep sweep = run_redraw_sweep(in, exact, config, {8, {1, 3}, 2, 4}, 31, Backend::cpu, 2);
   // k = 3 uses draws 8..13: group 1 is draws 11, 12, 13.
   std::vector<Eigen::MatrixXd> e;
