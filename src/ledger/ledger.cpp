@@ -302,24 +302,35 @@ std::vector<ReadCheck> read_checks(const fs::path& dir, Ledger& ledger) {
   if (paths.empty()) throw std::invalid_argument(dir.string() + ": no result files (*.json) there");
   std::vector<ReadCheck> checks;
   std::vector<std::string> quick_files, full_files;
+  std::map<std::string, std::string> file_of_experiment;
   for (const fs::path& path : paths) {
     const std::string name = path.string();
     const Json doc = read_result_file(path);
+    // A ledger favorlab claims wrote there (--format json) is derived from the results, not one of them.
+    if (doc.is_object() && string_field(doc, "schema") == kClaimsSchema) continue;
     if (!doc.is_object() || string_field(doc, "schema") != "favorlab.result/1")
       bad_file(name, "not a favorlab result file (schema favorlab.result/1)");
     const std::string experiment = string_field(doc, "experiment");
     if (experiment.empty()) bad_file(name, "no experiment name");
+    // Two results of one experiment would count its points twice, and a stale copy could decide a claim.
+    if (const auto [it, fresh] = file_of_experiment.emplace(experiment, path.filename().string()); !fresh)
+      bad_file(name, "a second result of " + experiment + " (the first is " + it->second +
+                         "); keep one result per experiment in the directory");
     const auto list = doc.find("checks");
     if (list == doc.end() || !list->is_array()) bad_file(name, "no checks array");
     const auto params = doc.find("params");
     const bool has_params = params != doc.end() && params->is_object();
-    const bool quick = has_params && params->value("quick", false) == true;
+    const auto quick_field = has_params ? params->find("quick") : doc.end();
+    if (has_params && quick_field != params->end() && !quick_field->is_boolean())
+      bad_file(name, "params.quick is not true or false");
+    const bool quick = has_params && quick_field != params->end() && quick_field->get<bool>();
     const double alpha = has_params ? number_field(*params, "alpha") : kNaN;
     (quick ? quick_files : full_files).push_back(path.filename().string());
     for (std::size_t i = 0; i < list->size(); ++i)
       checks.push_back(read_check((*list)[i], experiment, alpha, name + ": check " + std::to_string(i + 1)));
     ledger.files.push_back(path.filename().string());
   }
+  if (ledger.files.empty()) throw std::invalid_argument(dir.string() + ": no result files (*.json) there");
   ledger.checks = static_cast<std::int64_t>(checks.size());
   ledger.run_size = run_size_of(quick_files, full_files);
   return checks;

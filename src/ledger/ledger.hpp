@@ -111,6 +111,9 @@ std::string ledger_markdown(const Ledger& ledger);
 // The README's findings: verdict counts per paper (its own statements; favorlab's and the identities apart) and the
 // claims found false, figure links relative to the current directory (RESULTS_DIR/figures/NAME.png).
 std::string ledger_findings_markdown(const Ledger& ledger);
+// The schema of the ledger's JSON form; a file of it beside the results is skipped when a ledger is read.
+inline constexpr const char* kClaimsSchema = "favorlab.claims/1";
+
 // The same for machines: schema favorlab.claims/1.
 std::string ledger_json(const Ledger& ledger);
 // At most `max_lines` lines for the end of `favorlab reproduce`: verdict counts and the claims found false.

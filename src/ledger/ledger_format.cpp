@@ -373,7 +373,7 @@ std::string ledger_findings_markdown(const Ledger& ledger) {
 }
 
 std::string ledger_json(const Ledger& ledger) {
-  Json j{{"schema", "favorlab.claims/1"},
+  Json j{{"schema", kClaimsSchema},
          {"results_dir", ledger.results_dir.string()},
          {"run_size", ledger.run_size},
          {"files", ledger.files},

@@ -295,6 +295,36 @@ TEST_CASE("[ledger] bad or foreign files are refused with one line naming the fi
   fs::remove_all(cwd);
 }
 
+TEST_CASE("[ledger] params.quick must be a boolean, one result per experiment, and the ledger's own JSON is skipped",
+          "[ledger]") {
+  const fs::path dir = scratch_dir("ledger-one-each");
+  const auto cwd = scratch_dir("ledger-one-each-cli");
+  const Json checks = Json::array({judged(kL2, "iid", "holds", 10, 0, 0, 0.1)});
+  // A mistyped run size is bad input, not an internal error.
+  write_result(dir, "mse", checks);
+  Json doc = Json::parse(read_text(dir / "mse.json"));
+  doc["params"]["quick"] = "yes";
+  std::ofstream(dir / "mse.json") << doc.dump();
+  fl::testing::check_bad_input("claims " + dir.string(), "params.quick is not true or false", cwd, "x");
+  // Two results of one experiment: their points would be counted twice; refused, both named.
+  write_result(dir, "mse", checks);
+  fs::copy_file(dir / "mse.json", dir / "mse-old.json");
+  fl::testing::check_bad_input("claims " + dir.string(), "a second result of mse (the first is", cwd, "x");
+  fs::remove(dir / "mse-old.json");
+  // The ledger written as JSON into the directory it reads: the next read is the same ledger.
+  const auto first = fl::testing::run_cli("claims " + dir.string() + " --format json --out " +
+                                              (dir / "claims.json").string(), cwd);
+  REQUIRE(first.status == 0);
+  const auto again = fl::testing::run_cli("claims " + dir.string() + " --format json --out -", cwd);
+  REQUIRE(again.status == 0);
+  CHECK(Json::parse(again.out) == Json::parse(read_text(dir / "claims.json")));
+  // A directory of nothing but a ledger has no results.
+  fs::remove(dir / "mse.json");
+  fl::testing::check_bad_input("claims " + dir.string(), "no result files", cwd, "x");
+  fs::remove_all(dir);
+  fs::remove_all(cwd);
+}
+
 TEST_CASE("[ledger] favorlab claims: text, Markdown and JSON of one ledger", "[ledger]") {
   const fs::path dir = planted_results();
   const auto cwd = scratch_dir("ledger-formats");
