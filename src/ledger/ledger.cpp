@@ -31,10 +31,17 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 // bounded.
 Json read_result_file(const fs::path& path) { return read_json_file(path, "", kMaxResultFileBytes); }
 
+// No run judges more points than this; a larger count is not one of favorlab's, and capping it keeps every sum the
+// ledger forms (over a check's counts, over the checks of a claim) far from int64's limit.
+constexpr std::int64_t kMaxPointCount = 1'000'000'000'000;
+
 std::int64_t integer_field(const Json& check, const char* key, const std::string& where) {
   const auto it = check.find(key);
-  if (it == check.end() || !it->is_number_integer() || it->get<std::int64_t>() < 0)
-    bad_file(where, std::string("'") + key + "' is not a count");
+  const bool count =
+      it != check.end() && it->is_number_integer() &&
+      (it->is_number_unsigned() ? it->get<std::uint64_t>() <= static_cast<std::uint64_t>(kMaxPointCount)
+                                : it->get<std::int64_t>() >= 0 && it->get<std::int64_t>() <= kMaxPointCount);
+  if (!count) bad_file(where, std::string("'") + key + "' is not a count (0 to 1e12)");
   return it->get<std::int64_t>();
 }
 

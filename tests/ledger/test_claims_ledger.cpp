@@ -269,6 +269,17 @@ TEST_CASE("[ledger] bad or foreign files are refused with one line naming the fi
   // A status the point counts contradict: the ledger re-derives verdicts, it does not take them on the file's word.
   write_result(dir, "a", Json::array({judged(kL2, "iid", "holds", 10, 1, 0, 0.1)}));
   CHECK_THROWS_WITH(fl::read_ledger(dir), Catch::Contains("disagrees with its own point counts"));
+  // Counts whose sum would overflow int64 (each below 2^63, the sum not): not counts of any run.
+  Json huge = judged(kL2, "iid", "holds", 1, 0, 0, 0.1);
+  huge["points_held"] = std::int64_t{4611686018427387904};
+  huge["points_inconclusive"] = std::int64_t{4611686018427387904};
+  huge["points_total"] = std::numeric_limits<std::int64_t>::min();  // what the wrapped sum would give
+  huge["status"] = "inconclusive";
+  write_result(dir, "a", Json::array({huge}));
+  CHECK_THROWS_WITH(fl::read_ledger(dir), Catch::Contains("is not a count"));
+  huge["points_total"] = std::uint64_t{9223372036854775808u};
+  write_result(dir, "a", Json::array({huge}));
+  CHECK_THROWS_WITH(fl::read_ledger(dir), Catch::Contains("is not a count"));
   // A claim neither the table nor the file attributes.
   write_result(dir, "a", Json::array({judged("Something else entirely", "x", "holds", 1, 0, 0, 0.1)}));
   CHECK_THROWS_WITH(fl::read_ledger(dir), Catch::Contains("has no source"));
