@@ -4,7 +4,9 @@
 #include <CLI/CLI.hpp>
 #include <Eigen/Core>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 
 #include "cli/cli_app.hpp"
@@ -15,33 +17,8 @@
 
 namespace fl = favorlab;
 
-int main(int argc, char** argv) {
-  // Every parallel loop in favorlab is an explicit OpenMP loop over fixed blocks (so numbers never depend on the
-  // thread count); Eigen's own GEMM threads would nest inside them and oversubscribe the cores.
-  Eigen::setNbThreads(1);
-  fl::keep_freed_memory();  // blocked kernels reuse large temporaries: no page faults for each (runtime/allocator.hpp)
-  fl::DistributedSession mpi(argc, argv);  // MPI only when started by mpirun/srun (mc/distribution.hpp)
-  const fl::RankInfo ranks = fl::process_ranks();
-  fl::CliApp cli;  // every subcommand and option (cli/cli_app.hpp)
-  CLI::App& app = cli.app;
-
-  if (argc > 1 && argv[1][0] != '-' && !cli.has_subcommand(argv[1])) {
-    std::fprintf(stderr, "favorlab: error: unknown experiment '%s' (see favorlab list)\n", fl::printable(argv[1]).c_str());
-    return 2;
-  }
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForVersion& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "favorlab: error: %s (see favorlab --help)\n", fl::printable(e.what()).c_str());
-    return 2;
-  }
-
+// Runs the parsed command; its exit status (bad input: one line, 2).
+int dispatch(fl::CliApp& cli, const fl::RankInfo& ranks) {
   try {
     if (cli.list->parsed()) {
       for (const auto& e : cli.experiments) std::printf("%-19s %s\n", e->name().c_str(), e->summary().c_str());
@@ -94,4 +71,41 @@ int main(int argc, char** argv) {
     return 1;
   }
   return 0;
+}
+
+int main(int argc, char** argv) {
+  // Every parallel loop in favorlab is an explicit OpenMP loop over fixed blocks (so numbers never depend on the
+  // thread count); Eigen's own GEMM threads would nest inside them and oversubscribe the cores.
+  Eigen::setNbThreads(1);
+  fl::keep_freed_memory();  // blocked kernels reuse large temporaries: no page faults for each (runtime/allocator.hpp)
+  fl::DistributedSession mpi(argc, argv);  // MPI only when started by mpirun/srun (mc/distribution.hpp)
+  const fl::RankInfo ranks = fl::process_ranks();
+  fl::CliApp cli;  // every subcommand and option (cli/cli_app.hpp)
+  CLI::App& app = cli.app;
+
+  if (argc > 1 && argv[1][0] != '-' && !cli.has_subcommand(argv[1])) {
+    std::fprintf(stderr, "favorlab: error: unknown experiment '%s' (see favorlab list)\n", fl::printable(argv[1]).c_str());
+    return 2;
+  }
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::fprintf(stderr, "favorlab: error: %s (see favorlab --help)\n", fl::printable(e.what()).c_str());
+    return 2;
+  }
+
+  const int status = dispatch(cli, ranks);
+  // What a command printed on standard output and could not write (a full disk, /dev/full) is lost: not a success.
+  if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+    if (status != 0) return status;
+    std::fprintf(stderr, "favorlab: error: standard output: the output could not be written (%s)\n", std::strerror(errno));
+    return 2;
+  }
+  return status;
 }

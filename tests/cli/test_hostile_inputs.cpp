@@ -343,6 +343,19 @@ TEST_CASE("the environment: closed descriptors, thread failure, umask, long name
     CHECK(nlohmann::json::parse(read_text(dir / "o.json"))["experiment"] == "unbiased");
     fs::remove(dir / "o.json");
   }
+  // Standard output that cannot take what a command prints (/dev/full): one line and status 2, never a silent 0; a
+  // result file is still written where --out names one (stdout carries only the progress summary there).
+  const std::vector<std::string> printing{
+      "list", "families --json", "claims '" + std::string(FAVORLAB_SOURCE_DIR) + "/results'",
+      "unbiased --quick --trials 64 --estimators trig --x-norm 0.5 --y-norm 0.5 --cos 0.5 --quiet --out -"};
+  for (const std::string& cmd : printing) {
+    INFO(cmd);
+    CHECK(shell(std::string("'") + FAVORLAB_BINARY + "' " + cmd + " >/dev/full 2>err.txt") == 2);
+    const std::string full = read_text(dir / "err.txt");
+    CHECK(full.find("standard output") != std::string::npos);
+    CHECK(line_count(full) == 1);
+    fs::remove(dir / "err.txt");
+  }
   // Threads that cannot start (a 100 GiB stack per thread that libgomp would ask for, and exit(1) mid-run on): the
   // same count is started first, so the run is refused with one line and status 2, the old result intact. With
   // --threads 1 nothing is started and the run goes ahead.
