@@ -164,8 +164,12 @@ std::string open_reason_of(const Check& c) {
 }
 
 // The check says its power comes from points exact to rounding alone (ClaimCheck, EitherCheck: "caught ... at every
-// judged point", where a sampled power says "at every sampled point").
-bool power_from_rounding(const Check& c) { return c.detail.find("at every judged point") != std::string::npos; }
+// judged point", where a sampled power says "at every sampled point"), or it sampled nothing at all (closed forms
+// evaluated: "exact values (no sampling, ..."), whose stated "power" is its rounding allowance.
+bool power_from_rounding(const Check& c) {
+  return c.detail.find("at every judged point") != std::string::npos ||
+         c.detail.find("exact values (no sampling") != std::string::npos;
+}
 
 void add_power(LedgerMethod& m, const Check& c) {
   if (!std::isfinite(c.power)) return;

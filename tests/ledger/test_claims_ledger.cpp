@@ -491,8 +491,14 @@ TEST_CASE("[ledger] reasons are the check's own: no trial count is claimed out o
   const Json sampled = judged("Lemma 1: E[positive estimate] = SM", "d=16", "holds", 4, 0, 0, 0.02, "q", 0,
                               "4 points hold; power: a theory off by 2 % would have been caught at every sampled "
                               "point (weakest at q)");
+  // Closed forms evaluated, nothing sampled: the "power" a check states is its rounding allowance, not a percentage.
+  const Json closed = judged("Theorem 2 corrected (positive): MSE(ort) <= MSE(iid) - (1-1/m) 2/(d+2) (SM - Lambda)^2",
+                             "d=4", "holds", 27, 0, 0, 1e-12, "r", 0,
+                             "27 points hold, 0 violated, exact values (no sampling, rounding allowance 1e-12 K^2)",
+                             kExact);
   write_result(dir, "tails", Json::array({tails}));
   write_result(dir, "unbiased", Json::array({rounding, sampled}));
+  write_result(dir, "orthogonal", Json::array({closed}));
   const fl::Ledger ledger = fl::read_ledger(dir);
   const std::string text = fl::ledger_text(ledger);
   CHECK_THAT(text, !Catch::Contains("out of reach at any trial count"));
@@ -501,6 +507,9 @@ TEST_CASE("[ledger] reasons are the check's own: no trial count is claimed out o
   CHECK_THAT(text, Catch::Contains("power rounding only (every judged point exact to rounding)"));
   CHECK_THAT(text, Catch::Contains("power 2 %"));  // power case: a sampled power is a percentage
   CHECK_THAT(text, !Catch::Contains("power 1e-10 %"));
+  std::size_t rounding_lines = 0;
+  for (std::size_t at = 0; (at = text.find("power rounding only", at)) != std::string::npos; ++at) ++rounding_lines;
+  CHECK(rounding_lines == 2);  // the all-rounding Lemma 1 line and the closed forms of Theorem 2 corrected
   fs::remove_all(dir);
 }
 
