@@ -5,6 +5,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
 #include <stdexcept>
 
 #include "attention/backend.hpp"
@@ -12,6 +15,7 @@
 #include "experiments/experiment.hpp"
 #include "io/atomic_file.hpp"
 #include "io/input_file.hpp"  // printable
+#include "io/json_file.hpp"
 #include "ledger/ledger.hpp"
 #include "mc/distribution.hpp"
 #include "stats/check.hpp"
@@ -63,6 +67,38 @@ void write_claims(const std::filesystem::path& results, double wall_seconds, boo
   std::fprintf(stderr, "reproduce: done in %.0f s\n", wall_seconds);
 }
 
+// Every *.json in the output directory enters the ledger written at the end. The files reproduce writes are
+// replaced; any other must be a result of an experiment reproduce does not run (peer-speed.json) or a ledger, else
+// the ledger would refuse it (or count an experiment twice) after every experiment had run: refused now instead.
+void check_other_results(const std::filesystem::path& out_dir,
+                         const std::vector<std::unique_ptr<Experiment>>& experiments) {
+  std::vector<std::string> written;
+  for (const auto& e : experiments) written.push_back(e->name());
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(out_dir, ec)) {
+    const auto& path = entry.path();
+    if (path.extension() != ".json") continue;
+    if (std::find(written.begin(), written.end(), path.stem().string()) != written.end()) continue;
+    const auto doc = read_json_file(path, "--out-dir:");
+    const auto text_field = [&doc](const char* key) {
+      const auto it = doc.is_object() ? doc.find(key) : doc.end();
+      return it != doc.end() && it->is_string() ? it->get<std::string>() : std::string();
+    };
+    const std::string schema = text_field("schema");
+    if (schema == kClaimsSchema) continue;
+    const std::string name = printable(path.filename().string());
+    if (schema != "favorlab.result/1")
+      throw std::invalid_argument("--out-dir " + printable(out_dir.string()) + " holds " + name +
+                                  ", which is not a favorlab result; the ledger written at the end would refuse it "
+                                  "(move it out of the directory)");
+    const std::string experiment = text_field("experiment");
+    if (std::find(written.begin(), written.end(), experiment) != written.end())
+      throw std::invalid_argument("--out-dir " + printable(out_dir.string()) + " holds " + name + ", a result of " +
+                                  printable(experiment) + " beside the " + printable(experiment) +
+                                  ".json reproduce writes; the ledger would count it twice (move it out)");
+  }
+}
+
 }  // namespace
 
 void add_reproduce_options(CLI::App& app, ReproduceOptions& options) {
@@ -92,6 +128,7 @@ int run_reproduce(const ReproduceOptions& options) {
   if (ec || !std::filesystem::is_directory(out_dir))
     throw std::invalid_argument("--out-dir " + out_dir + ": cannot create the directory" +
                                 (ec ? ": " + ec.message() : std::string(": a file of that name exists")));
+  check_other_results(out_dir, make_experiments());
   if (!options.common.quiet && ranks.rank == 0) std::fputs(verdict_legend(), stderr);
   // The paper-sized run spends trials where points are still open: looks after each pilot, within one budget shared
   // by the experiments that take them (each gets the rest divided by those still to run).

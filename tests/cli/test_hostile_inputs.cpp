@@ -72,6 +72,11 @@ TEST_CASE("hostile command lines: exit 2, one line naming the problem, no file l
     write_npy(dir / "vast0.npy", {1000000000000, 0, 4}, none, NpyDtype::float64);
   }
   std::ofstream(dir / "a-file") << "not a directory\n";
+  // Output directories whose other *.json the ledger written at the end would refuse: refused before any experiment.
+  fs::create_directories(dir / "foreign");
+  std::ofstream(dir / "foreign" / "notes.json") << "{\"a\": 1}\n";
+  fs::create_directories(dir / "twice");
+  fs::copy_file(fs::path(FAVORLAB_SOURCE_DIR) / "results" / "unbiased.json", dir / "twice" / "unbiased-old.json");
   REQUIRE(::mkfifo((dir / "fifo").c_str(), 0644) == 0);
   fs::create_symlink("loop", dir / "loop");  // a link to itself
   {
@@ -195,6 +200,8 @@ TEST_CASE("hostile command lines: exit 2, one line naming the problem, no file l
       {"not a regular file", "mse --quick --out .", "directory"},
       {"uncreatable directory", "reproduce --quick --no-figures --out-dir a-file", "--out-dir a-file: cannot create"},
       {"uncreatable directory", "reproduce --quick --no-figures --out-dir a-file/sub", "--out-dir a-file/sub"},
+      {"foreign result", "reproduce --quick --no-figures --out-dir foreign", "notes.json, which is not a favorlab result"},
+      {"foreign result", "reproduce --quick --no-figures --out-dir twice", "the ledger would count it twice"},
   };
   for (const Row& row : rows) {
     const auto before = listing(dir);
