@@ -129,6 +129,9 @@ int run_reproduce(const ReproduceOptions& options) {
     throw std::invalid_argument("--out-dir " + out_dir + ": cannot create the directory" +
                                 (ec ? ": " + ec.message() : std::string(": a file of that name exists")));
   check_other_results(out_dir, make_experiments());
+  // The ledger describes the result files beside it: once they start to be replaced, an earlier CLAIMS.md would
+  // contradict them if the run were interrupted. It goes now and is written again when every experiment has run.
+  if (ranks.rank == 0) std::filesystem::remove(std::filesystem::path(out_dir) / "CLAIMS.md", ec);
   if (!options.common.quiet && ranks.rank == 0) std::fputs(verdict_legend(), stderr);
   // The paper-sized run spends trials where points are still open: looks after each pilot, within one budget shared
   // by the experiments that take them (each gets the rest divided by those still to run).

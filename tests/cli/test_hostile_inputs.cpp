@@ -324,6 +324,34 @@ TEST_CASE("temporary result files go on a signal or a crash, the old result stay
   fs::remove_all(dir);
 }
 
+TEST_CASE("an interrupted reproduce leaves no ledger that contradicts the result files beside it", "[cli][hostile]") {
+  const fs::path dir = scratch_dir("reproduce-interrupted");
+  fs::create_directories(dir / "out");
+  std::ofstream(dir / "out" / "CLAIMS.md") << "an earlier ledger\n";
+  const pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    ::signal(SIGTERM, SIG_DFL);
+    if (::chdir(dir.c_str()) != 0) ::_exit(127);
+    ::execl(FAVORLAB_BINARY, FAVORLAB_BINARY, "reproduce", "--quick", "--no-figures", "--quiet", "--threads", "1",
+            "--out-dir", "out", static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  // Once the first experiment's temporary file exists, results are about to be replaced: the old ledger must be gone.
+  bool started = false;
+  for (int i = 0; i < 800 && !started; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(25));
+    for (const std::string& name : listing(dir / "out")) started = started || name.rfind(".unbiased.json", 0) == 0;
+  }
+  CHECK(started);
+  ::kill(child, SIGTERM);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  CHECK(WIFSIGNALED(status));
+  CHECK(listing(dir / "out").empty());  // no ledger, no temporary file, nothing half-written
+  fs::remove_all(dir);
+}
+
 TEST_CASE("OMP_STACKSIZE is read as libgomp reads it", "[hostile]") {
   CHECK(parse_openmp_stack_size("100G") == std::size_t{100} << 30);
   CHECK(parse_openmp_stack_size("512") == std::size_t{512} << 10);  // KiB by default
