@@ -52,7 +52,7 @@ int run_compare(const CompareOptions& o) {
   // With --out - the JSON is standard output's only content; the report lines go to stderr instead.
   std::FILE* lines_to = writer && writer->to_stdout() ? stderr : stdout;
   for (const auto& line : compare_report_lines(report, o.max_lines)) std::fprintf(lines_to, "%s\n", printable(line).c_str());
-  if (writer) writer->commit(compare_report_json(report).dump(1) + "\n");
+  if (writer) writer->commit(dump_json(compare_report_json(report), 1));
   return report.fails() ? 1 : 0;
 }
 

@@ -9,6 +9,7 @@
 #include "cli/progress.hpp"
 #include "io/atomic_file.hpp"
 #include "io/input_file.hpp"
+#include "io/json_file.hpp"
 #include "ledger/claim_sources.hpp"
 #include "mc/distribution.hpp"
 #include "runtime/duration.hpp"
@@ -143,7 +144,7 @@ ExperimentRun run_experiment(Experiment& experiment, const CommonOptions& o) {
   info.peak_memory_bytes = static_cast<double>(resident_high_water_bytes());
   if (ranks.size > 1)
     info.distribution = mode == Distribution::trial_blocks ? "trial blocks split over the ranks" : "rank 0 alone";
-  writer->commit(result_json(result, info).dump(1) + "\n");
+  writer->commit(dump_json(result_json(result, info), 1));
   if (!result.text.empty() && !writer->to_stdout()) std::fputs(result.text.c_str(), stdout);
 
   if (!o.quiet) {

@@ -84,4 +84,8 @@ Json read_json_file(const std::filesystem::path& path, const std::string& what, 
   return parse_json_bounded(text, source);
 }
 
+std::string dump_json(const Json& doc, int indent) {
+  return doc.dump(indent, ' ', false, Json::error_handler_t::replace) + "\n";
+}
+
 }  // namespace favorlab

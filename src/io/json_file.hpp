@@ -21,6 +21,11 @@ inline constexpr std::uintmax_t kMaxResultFileBytes = std::uintmax_t{1} << 30;
 nlohmann::ordered_json read_json_file(const std::filesystem::path& path, const std::string& what,
                                       std::uintmax_t max_bytes = kMaxResultFileBytes);
 
+// A document as favorlab writes it (result files, reports, ledgers): `indent` spaces per level and a final newline.
+// Text that is not UTF-8 (a file name taken from the command line) is written with U+FFFD in place of the bytes that
+// are not, instead of failing the run after its work is done.
+std::string dump_json(const nlohmann::ordered_json& doc, int indent);
+
 // The parsing half, for text already in memory (the fuzz target): `source` names it in messages.
 nlohmann::ordered_json parse_json_bounded(const std::string& text, const std::string& source);
 

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "io/format_number.hpp"
+#include "io/json_file.hpp"
 #include "io/wrap_words.hpp"
 #include "ledger/ledger.hpp"
 
@@ -388,7 +389,7 @@ std::string ledger_json(const Ledger& ledger) {
   Json claims = Json::array();
   for (const LedgerClaim& c : ledger.claims) claims.push_back(claim_json(c));
   j["claims"] = claims;
-  return j.dump(1) + "\n";
+  return dump_json(j, 1);
 }
 
 std::string ledger_summary(const Ledger& ledger, std::size_t max_lines) {

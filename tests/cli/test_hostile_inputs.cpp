@@ -324,6 +324,28 @@ TEST_CASE("temporary result files go on a signal or a crash, the old result stay
   fs::remove_all(dir);
 }
 
+TEST_CASE("file and directory names that are not UTF-8 are written, not an internal error", "[cli][hostile]") {
+  const fs::path dir = scratch_dir("not-utf8");
+  const std::string bad = "q\xff\xfe";  // two bytes no UTF-8 text has
+  write_array(dir / (bad + ".npy"), {2, 8, 4});
+  write_array(dir / "k.npy", {2, 8, 4});
+  // An input named in the result's params.
+  const CliRun run = run_cli("attention-error --q '" + bad + ".npy' --k k.npy --v k.npy --quick --quiet --out r.json",
+                             dir);
+  INFO(run.err);
+  CHECK(run.status == 0);
+  const auto doc = nlohmann::json::parse(read_text(dir / "r.json"));  // valid JSON, hence valid UTF-8
+  CHECK(doc["experiment"] == "attention-error");
+  // A results directory of that name in the ledger's JSON.
+  fs::create_directories(dir / bad);
+  fs::copy_file(fs::path(FAVORLAB_SOURCE_DIR) / "results" / "tails.json", dir / bad / "tails.json");
+  const CliRun claims = run_cli("claims '" + bad + "' --format json --out c.json", dir);
+  INFO(claims.err);
+  CHECK(claims.status == 0);
+  CHECK(nlohmann::json::parse(read_text(dir / "c.json"))["schema"] == "favorlab.claims/1");
+  fs::remove_all(dir);
+}
+
 TEST_CASE("an interrupted reproduce leaves no ledger that contradicts the result files beside it", "[cli][hostile]") {
   const fs::path dir = scratch_dir("reproduce-interrupted");
   fs::create_directories(dir / "out");
