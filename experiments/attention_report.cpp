@@ -27,6 +27,7 @@
 #include "experiments/look_report.hpp"
 #include "experiments/softmax_estimator_options.hpp"
 #include "io/format_number.hpp"
+#include "io/input_file.hpp"  // printable
 #include "io/input_layers.hpp"
 #include "perf/memory_estimate.hpp"
 #include "runtime/peak_memory.hpp"
@@ -307,8 +308,10 @@ class AttentionReportExperiment final : public Experiment {
   }
 
   static std::string model_line(const CaptureManifest& m) {
-    std::string line = "Model: " + m.model;
-    if (!m.path.empty() && m.path != m.model) line += " (" + m.path + (m.revision.empty() ? "" : " @ " + m.revision) + ")";
+    // The manifest's words, escaped: a raw newline in a model name must not break the report's line.
+    std::string line = "Model: " + printable(m.model);
+    if (!m.path.empty() && m.path != m.model)
+      line += " (" + printable(m.path) + (m.revision.empty() ? "" : " @ " + printable(m.revision)) + ")";
     line += ", captured by scripts/capture-qkv.sh: L = " + std::to_string(m.L) + ", " + std::to_string(m.heads) +
             " heads" + (m.kv_expanded ? " (grouped-query keys and values from " + m.kv_heads + " heads, expanded)" : "") +
             ", " + (m.causal ? "causal" : "bidirectional") + ", softmax scale " + format_number(m.scale) +

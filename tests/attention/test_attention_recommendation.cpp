@@ -335,6 +335,12 @@ TEST_CASE("attention-report with a capture manifest: model line, the model's mod
   CHECK(bad.status == 2);
   CHECK(bad.err.find("--target") != std::string::npos);
   CHECK(!fs::exists(dir / "bad.json"));
+  // A model name with a raw newline and a tab: escaped, so the model line stays one line.
+  write_text(dir / "raw" / "manifest.json",
+             R"({"model": "evil\nname\t2", "path": "/m/x", "causal": true, "scale": 0.7071067811865476})");
+  const auto [evil, evil_text] = run("raw");
+  CHECK(evil_text.rfind("Model: evil\\nname\\t2 (/m/x)", 0) == 0);
+  CHECK(evil["params"]["model"]["model"] == "evil\nname\t2");  // the JSON keeps the name as written
   // A broken manifest: refused the same way.
   write_text(dir / "raw" / "manifest.json", "{");
   const auto broken = run_cli("attention-report --input-dir raw --out broken.json", dir);
