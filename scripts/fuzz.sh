@@ -2,7 +2,7 @@
 # Builds and runs favorlab's libFuzzer targets (fuzz/) with the fuzz preset (clang, ASan + UBSan): build/fuzz.
 #   scripts/fuzz.sh [SECONDS] [TARGET...]     default: 60 seconds, target npy
 # Targets: npy (the .npy reader; builds in seconds), compare (compare's bounded JSON reader and comparison; builds in
-# seconds) and cli (the command line; builds the whole library with the sanitizers first). Each runs for SECONDS on build/fuzz/corpus-<target>, which starts as a copy of the seed corpus
+# seconds), manifest (attention-report's capture manifest; builds in seconds) and cli (the command line; builds the whole library with the sanitizers first). Each runs for SECONDS on build/fuzz/corpus-<target>, which starts as a copy of the seed corpus
 # tests/fuzz/corpus/<target>/ and keeps what earlier runs found (delete it to start over); the checkout is not touched.
 # Extra libFuzzer flags: FAVORLAB_FUZZ_FLAGS="-jobs=4 -workers=4" scripts/fuzz.sh 3600 npy
 # Exit status: 0 when every target ran clean; 1 when one found a crash (its reproducer's path is printed:
@@ -16,15 +16,15 @@ if [ $# -gt 0 ] && [[ "$1" =~ ^[0-9]+$ ]]; then
   shift
 fi
 if [ "$seconds" -lt 1 ]; then
-  echo "usage: scripts/fuzz.sh [SECONDS] [TARGET...]   (targets: npy compare cli; default: 60 npy)" >&2
+  echo "usage: scripts/fuzz.sh [SECONDS] [TARGET...]   (targets: npy compare manifest cli; default: 60 npy)" >&2
   exit 2
 fi
 targets=("$@")
 [ ${#targets[@]} -eq 0 ] && targets=(npy)
 for t in "${targets[@]}"; do
   case "$t" in
-    npy | compare | cli) ;;
-    *) echo "scripts/fuzz.sh: unknown target '$t' (targets: npy compare cli)" >&2; exit 2 ;;
+    npy | compare | manifest | cli) ;;
+    *) echo "scripts/fuzz.sh: unknown target '$t' (targets: npy compare manifest cli)" >&2; exit 2 ;;
   esac
 done
 
@@ -42,7 +42,7 @@ cmake --build "$build" "${build_targets[@]}" -j "$(nproc)"
 # allocation over -malloc_limit_mb (256 MiB, far above what such inputs need) is a finding: a size taken from the
 # input before it was checked. A crash, a sanitizer report, an input running over -timeout, or the process over
 # -rss_limit_mb is a finding too; each leaves its input in build/fuzz/crashes-<target>/ (crash-, oom-, timeout-…).
-max_len() { case "$1" in npy | compare) echo 65536 ;; cli) echo 4112 ;; esac; }
+max_len() { case "$1" in npy | compare | manifest) echo 65536 ;; cli) echo 4112 ;; esac; }
 
 status=0
 for t in "${targets[@]}"; do
