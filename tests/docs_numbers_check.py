@@ -10,11 +10,13 @@ The check passes when every snippet is in its document and contains the value fo
 check to fail (the check's power case); it then requires the unchanged copy to pass.
 """
 
+import fnmatch
 import glob
 import json
 import os
 import re
 import shutil
+import subprocess
 import sys
 import tempfile
 
@@ -349,11 +351,41 @@ def get_path(doc, path):
     return doc
 
 
-def load_results(root, result):
+def committed_text(root, relative):
+    """The file as committed at HEAD (None outside a git checkout or for an untracked file)."""
+    try:
+        done = subprocess.run(["git", "-C", root, "show", "HEAD:" + relative], capture_output=True)
+    except OSError:
+        return None
+    return done.stdout.decode("utf-8") if done.returncode == 0 else None
+
+
+def committed_names(root, pattern):
+    try:
+        done = subprocess.run(["git", "-C", root, "ls-tree", "-r", "--name-only", "HEAD", os.path.dirname(pattern)],
+                              capture_output=True, text=True)
+    except OSError:
+        return []
+    if done.returncode != 0:
+        return []
+    # As glob matches: '*' within the last path component only.
+    folder, name = os.path.split(pattern)
+    return sorted(n for n in done.stdout.split() if os.path.dirname(n) == folder and
+                  fnmatch.fnmatchcase(os.path.basename(n), name))
+
+
+def load_results(root, result, committed=False):
     """One result file's JSON; for a pattern with '*' the list of every matching file's JSON, sorted by name; for a
-    tuple of names, the list of their JSON in that order."""
+    tuple of names, the list of their JSON in that order. committed: as at HEAD rather than in the working tree."""
     if isinstance(result, tuple):
-        return [load_results(root, r) for r in result]
+        return [load_results(root, r, committed) for r in result]
+    if committed:
+        names = committed_names(root, result) if "*" in result else [result]
+        texts = [committed_text(root, n) for n in names]
+        if not texts or any(t is None for t in texts):
+            raise KeyError("%s is not committed" % result)
+        docs = [json.loads(t) for t in texts]
+        return docs if "*" in result else docs[0]
     if "*" not in result:
         with open(os.path.join(root, result), encoding="utf-8") as f:
             return json.load(f)
@@ -373,6 +405,9 @@ def normalize(text):
 
 
 def run(doc_root, results_root):
+    """The docs quote the committed results: a number passes when it is what the working tree's file says (results
+    regenerated and the docs updated, before a commit) or what the committed file says (results regenerated on this
+    machine by scripts/reproduce.sh, whose timings and draws are this machine's, not the ones the docs quote)."""
     failures = []
     numbers = 0
     cache = {}
@@ -394,6 +429,14 @@ def run(doc_root, results_root):
         want = normalize(snippet.format(*expected))
         if want in text:
             continue
+        try:
+            key = ("committed", result)
+            if key not in cache:
+                cache[key] = load_results(results_root, result, committed=True)
+            if normalize(snippet.format(*[fmt(get_path(cache[key], g)) for g, fmt in zip(getters, formats)])) in text:
+                continue
+        except (OSError, KeyError, ValueError, StopIteration, TypeError):
+            pass  # not committed: the working tree's file is the only one
         # Say which number differs: find the snippet with every number as a wildcard.
         parts = [re.escape(normalize(p)) for p in snippet.split("{}")]
         m = re.search(r"(\S+?)".join(parts), text)
