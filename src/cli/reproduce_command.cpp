@@ -6,9 +6,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
-#include <stdexcept>
 
 #include "attention/backend.hpp"
 #include "cli/option_checks.hpp"
