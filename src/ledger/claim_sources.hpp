@@ -44,6 +44,10 @@ struct ClaimSource {
   // with a sentence here is favorlab's stronger reading of it (refuting the reading does not refute the sentence).
   std::string_view printed = {};
   std::string_view printed_at = {};
+  // Claims a closed-forms line of this claim takes for granted (a check that evaluates formulas without sampling:
+  // "..., exact values"). Such a line decides the claim only where every claim named here holds in the same ledger;
+  // elsewhere it is set aside, since it cannot see a sampler that departs from the formulas.
+  std::vector<std::string_view> rests_on = {};
 };
 
 // Every row of the table, in the order the ledger groups them (by first appearance of each source).

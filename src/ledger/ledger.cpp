@@ -166,9 +166,9 @@ std::string open_reason_of(const Check& c) {
 // The check says its power comes from points exact to rounding alone (ClaimCheck, EitherCheck: "caught ... at every
 // judged point", where a sampled power says "at every sampled point"), or it sampled nothing at all (closed forms
 // evaluated: "exact values (no sampling, ..."), whose stated "power" is its rounding allowance.
+bool evaluated_closed_forms(const Check& c) { return c.detail.find(kClosedFormsPhrase) != std::string::npos; }
 bool power_from_rounding(const Check& c) {
-  return c.detail.find("at every judged point") != std::string::npos ||
-         c.detail.find("exact values (no sampling") != std::string::npos;
+  return c.detail.find(kRoundingPowerPhrase) != std::string::npos || evaluated_closed_forms(c);
 }
 
 void add_power(LedgerMethod& m, const Check& c) {
@@ -194,6 +194,7 @@ void add_to_method(LedgerMethod& m, const ReadCheck& rc) {
     return;
   }
   ++m.judged_checks;
+  if (evaluated_closed_forms(c)) ++m.closed_form_checks;
   m.held += c.points_held;
   m.violated += c.points_violated;
   m.inconclusive += c.points_inconclusive;
@@ -227,21 +228,27 @@ bool weaker(const LedgerMethod& a, const LedgerMethod& b) {
   return std::isfinite(b.power) && a.power > b.power;
 }
 
+// Whether a method takes part in the claim's verdict: a closed-forms line only while what it rests on holds.
+bool counts(const LedgerClaim& claim, const LedgerMethod& m) {
+  return !(m.closed_forms() && !claim.rests_on_unconfirmed.empty());
+}
+
 // Holds: per experiment, the strongest method that confirms every one of its points; the claim holds only when each
 // experiment that judged it has one (its points settled by some method of its own), and shows the weakest of these.
 void decide_unrefuted(LedgerClaim& claim) {
   const std::size_t n = claim.methods.size();
   std::vector<std::string> experiments;
   for (const LedgerMethod& m : claim.methods)
-    if (m.verdict != Verdict::measured && std::find(experiments.begin(), experiments.end(), m.experiment) ==
-                                              experiments.end())
+    if (m.verdict != Verdict::measured && counts(claim, m) &&
+        std::find(experiments.begin(), experiments.end(), m.experiment) == experiments.end())
       experiments.push_back(m.experiment);
   std::size_t weakest = n, first_open = n;
+  claim.settled_in.clear();
   for (const std::string& e : experiments) {
     std::size_t best = n;
     for (std::size_t i = 0; i < n; ++i) {
       const LedgerMethod& m = claim.methods[i];
-      if (m.experiment != e) continue;
+      if (m.experiment != e || !counts(claim, m)) continue;
       if (m.verdict == Verdict::holds && (best == n || weaker(claim.methods[best], m))) best = i;
       if (m.verdict == Verdict::inconclusive && first_open == n) first_open = i;
     }
@@ -249,17 +256,17 @@ void decide_unrefuted(LedgerClaim& claim) {
     claim.settled_in.push_back(e);
     if (weakest == n || weaker(claim.methods[best], claim.methods[weakest])) weakest = best;
   }
-  if (claim.settled_in.size() == experiments.size()) {
+  if (!experiments.empty() && claim.settled_in.size() == experiments.size()) {
     claim.verdict = Verdict::holds;
     claim.deciding = weakest;
     return;
   }
   claim.verdict = Verdict::inconclusive;
-  claim.deciding = first_open;
+  claim.deciding = first_open < n ? first_open : 0;
   // The first open method of an experiment no method settles.
   for (std::size_t i = 0; i < n; ++i) {
     const LedgerMethod& m = claim.methods[i];
-    if (m.verdict == Verdict::inconclusive &&
+    if (m.verdict == Verdict::inconclusive && counts(claim, m) &&
         std::find(claim.settled_in.begin(), claim.settled_in.end(), m.experiment) == claim.settled_in.end()) {
       claim.deciding = i;
       break;
@@ -270,13 +277,19 @@ void decide_unrefuted(LedgerClaim& claim) {
 void decide(LedgerClaim& claim) {
   const std::size_t n = claim.methods.size();
   std::size_t first_violated = n;
-  bool all_measured = true;
+  bool all_measured = true, any_counted = false;
   for (std::size_t i = 0; i < n; ++i) {
+    if (!counts(claim, claim.methods[i])) continue;
+    any_counted = true;
     const Verdict v = claim.methods[i].verdict;
     if (v != Verdict::measured) all_measured = false;
     if (v == Verdict::violated && first_violated == n) first_violated = i;
   }
-  if (all_measured) {
+  if (!any_counted) {  // only closed-forms lines, all set aside
+    claim.verdict = Verdict::inconclusive;
+    claim.deciding = 0;
+    claim.settled_in.clear();
+  } else if (all_measured) {
     claim.verdict = Verdict::measured;
     claim.deciding = 0;
   } else if (first_violated < n) {
@@ -284,7 +297,8 @@ void decide(LedgerClaim& claim) {
     claim.deciding = first_violated;
     // The counterexample shown: a refuting method that names its worst point, where one does.
     for (std::size_t i = first_violated; i < n; ++i)
-      if (claim.methods[i].verdict == Verdict::violated && !claim.methods[i].worst_label.empty()) {
+      if (claim.methods[i].verdict == Verdict::violated && counts(claim, claim.methods[i]) &&
+          !claim.methods[i].worst_label.empty()) {
         claim.deciding = i;
         break;
       }
@@ -357,6 +371,7 @@ LedgerClaim new_claim(const ReadCheck& rc) {
     claim.figure = rc.row->figure;
     claim.printed = rc.row->printed;
     claim.printed_at = rc.row->printed_at;
+    for (std::string_view name : rc.row->rests_on) claim.rests_on.emplace_back(name);
   }
   if (claim.figure.empty()) {
     const auto& figures = experiment_figures(rc.experiment);
@@ -487,6 +502,20 @@ Ledger read_ledger(const fs::path& dir) {
     add_to_method(*m, rc);
   }
   for (LedgerClaim& c : ledger.claims) decide(c);
+  // A closed-forms line decides only where the formulas it takes for granted are confirmed by this ledger's own data.
+  for (LedgerClaim& c : ledger.claims) {
+    if (c.rests_on.empty()) continue;
+    for (const std::string& name : c.rests_on) {
+      const auto other = std::find_if(ledger.claims.begin(), ledger.claims.end(), [&name](const LedgerClaim& o) {
+        return !o.identity() && o.claim == name;
+      });
+      const std::string state = other == ledger.claims.end() ? "not in these results"
+                                                               : std::string(verdict_name(other->verdict)) + " here";
+      if (other == ledger.claims.end() || other->verdict != Verdict::holds)
+        c.rests_on_unconfirmed += (c.rests_on_unconfirmed.empty() ? "" : ", ") + ("`" + name + "` is " + state);
+    }
+    if (!c.rests_on_unconfirmed.empty()) decide(c);
+  }
   for (LedgerClaim& c : ledger.claims) {
     if (c.corrected_claim.empty()) continue;
     for (const LedgerClaim& other : ledger.claims)

@@ -44,9 +44,12 @@ struct LedgerMethod {
   double alpha_sum = 0;
   int sampled_checks = 0;
   bool alpha_unknown = false;  // a sampled check whose file states no alpha
+  int closed_form_checks = 0;  // judged checks that evaluated closed forms without sampling ("..., exact values")
 
   std::string label() const;  // "mse" or "mse, importance-sampled"
   bool combined() const;      // the "plain or importance-sampled" line
+  // Every judged check evaluated closed forms: the line sees the formulas, not the sampler.
+  bool closed_forms() const { return judged_checks > 0 && closed_form_checks == judged_checks; }
 };
 
 struct LedgerClaim {
@@ -64,6 +67,11 @@ struct LedgerClaim {
   // Paper claims: the corrected statement tested beside it and its verdict (none where no correction is tested).
   std::string corrected_claim;
   std::optional<Verdict> corrected_verdict;
+  // Claims its closed-forms lines take for granted (claims table) and, where one of them does not hold in this
+  // ledger, why those lines were set aside ("`Lemma 2: MSE(positive) closed form` is inconclusive here"); empty when
+  // every one holds (the lines then decide like any other).
+  std::vector<std::string> rests_on;
+  std::string rests_on_unconfirmed;
 
   std::int64_t held() const;
   std::int64_t violated() const;

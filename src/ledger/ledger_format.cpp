@@ -61,9 +61,18 @@ std::string method_text(const LedgerMethod& m) {
   return s + counts_text(m.held, m.violated, m.inconclusive);
 }
 
+// What a claim's closed-forms lines take for granted, and whether this ledger confirms it.
+std::string rests_on_text(const LedgerClaim& c) {
+  std::string names;
+  for (const std::string& n : c.rests_on) names += (names.empty() ? "`" : ", `") + n + "`";
+  if (c.rests_on_unconfirmed.empty()) return "its exact values rest on " + names + ", which hold here";
+  return "its exact values rest on " + names + " and are set aside: " + c.rests_on_unconfirmed;
+}
+
 std::string methods_text(const LedgerClaim& c) {
   std::string methods;
   for (const LedgerMethod& lm : c.methods) methods += (methods.empty() ? "" : "; ") + method_text(lm);
+  if (!c.rests_on.empty()) methods += "; " + rests_on_text(c);
   return methods;
 }
 
@@ -89,6 +98,8 @@ std::vector<std::string> open_lines(const LedgerClaim& c) {
   for (const LedgerMethod& m : c.methods)
     if (m.verdict == Verdict::inconclusive && !settled_in(c, m.experiment))
       lines.push_back(m.label() + ": " + settle_text(m));
+  if (!c.rests_on_unconfirmed.empty())
+    lines.push_back(rests_on_text(c) + " (confirming those settles the points only the exact values decide)");
   if (!c.settled_in.empty()) {
     std::string where;
     for (const std::string& e : c.settled_in) where += (where.empty() ? "" : ", ") + e;
@@ -193,6 +204,11 @@ Json claim_json(const LedgerClaim& c) {
          {"false_verdict_bound", number_or_null(c.false_verdict_bound())},
          {"figure", c.figure.empty() ? Json(nullptr) : Json(c.figure)},
          {"methods", methods}};
+  if (!c.rests_on.empty()) {
+    // The claims its closed-forms lines take for granted; unconfirmed: why those lines were set aside (null: not).
+    j["rests_on"] = c.rests_on;
+    j["rests_on_unconfirmed"] = c.rests_on_unconfirmed.empty() ? Json(nullptr) : Json(c.rests_on_unconfirmed);
+  }
   if (!c.corrected_claim.empty()) {
     j["corrected_claim"] = c.corrected_claim;
     j["corrected_verdict"] = c.corrected_verdict ? Json(verdict_name(*c.corrected_verdict)) : Json(nullptr);

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <string_view>
 
 namespace favorlab {
 
@@ -57,6 +58,11 @@ struct Check {
   double value = std::numeric_limits<double>::quiet_NaN();   // measured checks: the figure
   double target = std::numeric_limits<double>::quiet_NaN();  // measured checks: the target it is compared with
 };
+
+// Phrases of a check's detail that the claims ledger reads back (result files carry no field for them): the power
+// comes from points exact to rounding alone, and the check evaluated closed forms without sampling anything.
+inline constexpr std::string_view kRoundingPowerPhrase = "at every judged point";
+inline constexpr std::string_view kClosedFormsPhrase = "exact values (no sampling";
 
 // A check with nothing judged: its figure and the target it is read against. `detail` says which is better.
 Check measured_check(std::string claim, std::string where, double value, double target, std::string detail);

@@ -187,8 +187,8 @@ Check ClaimCheck::result() const {
     s << (sides_ == Sides::two ? "; largest |z| " : "; largest z ")
       << format_number(sides_ == Sides::two ? std::abs(worst_z_) : worst_z_, 4) << " at " << worst_label_;
   if (std::isfinite(power_))
-    s << "; power: a theory off by " << format_number(100 * power_, 3) << " % would have been caught at every "
-      << (sampled_power_ ? "sampled" : "judged") << " point (weakest at " << power_label_ << ")";
+    s << "; power: a theory off by " << format_number(100 * power_, 3) << " % would have been caught "
+      << (sampled_power_ ? "at every sampled point" : kRoundingPowerPhrase) << " (weakest at " << power_label_ << ")";
   if (exact_to_rounding_ > 0 && sampled_power_)
     s << "; " << exact_to_rounding_ << " points exact to rounding (interval within the rounding allowance), left out "
       << "of power and margin";

@@ -79,8 +79,8 @@ Check EitherCheck::result() const {
     << ", by both " << held_both_;
   if (!violated_label_.empty()) s << "; first violated at " << violated_label_;
   if (std::isfinite(power_))
-    s << "; power: a theory off by " << format_number(100 * power_, 3) << " % would have been caught by one method at "
-      << "every " << (sampled_power_ ? "sampled" : "judged") << " point (weakest at " << power_label_ << ")";
+    s << "; power: a theory off by " << format_number(100 * power_, 3) << " % would have been caught by one method "
+      << (sampled_power_ ? "at every sampled point" : kRoundingPowerPhrase) << " (weakest at " << power_label_ << ")";
   if (inconclusive_ > 0) {
     s << "; " << inconclusive_ << " points open under both methods (first at " << open_label_ << ")";
     if (most_trials_to_settle_ == kOutOfReach) s << ", some out of reach for both";

@@ -39,7 +39,7 @@ class ExactInequality {
   }
   Check result() const {
     std::ostringstream s;
-    s << held_ << " points hold, " << violated_ << " violated, exact values (no sampling, rounding allowance "
+    s << held_ << " points hold, " << violated_ << " violated, " << kClosedFormsPhrase << ", rounding allowance "
       << kRoundingAllowance << " K^2); largest (MSE - bound)/K^2 = " << worst_ << " at " << worst_label_;
     if (violated_ > 0) s << "; violated for |z| in [" << z_min_ << ", " << z_max_ << "]";
     // A bound tightened by more than (allowance − largest excess)·K² would fail at the tightest point.

@@ -628,3 +628,68 @@ TEST_CASE("[ledger] one name across experiments: the claim keeps the figure draw
   CHECK(ledger.claims[0].source == "Performers, Lemma 2");
   fs::remove_all(dir);
 }
+
+TEST_CASE("[ledger] a closed-forms line decides a claim only where the formulas it rests on hold in the same ledger",
+          "[ledger]") {
+  // "hyperbolic with m beats positive with 2m": the sampled lines leave 14 points open (where the margin e^{-|z|^2}
+  // is below any Monte Carlo's resolution), the exact values of Lemma 2's closed forms hold everywhere. Those values
+  // cannot see a sampler that departs from the formulas, so they decide only while both closed forms are confirmed.
+  constexpr const char* kBeats = "Lemma 2: hyperbolic with m beats positive with 2m";
+  constexpr const char* kL2h = "Lemma 2: MSE(hyperbolic) closed form";
+  const std::string exact_detail = "208 points hold, 0 violated, " + std::string(fl::kClosedFormsPhrase) +
+                                   ", rounding allowance 1e-12 K^2)";
+  const auto mse_checks = [&](const std::string& positive_status, int positive_open) {
+    return Json::array(
+        {judged(kL2, "iid, d=16", positive_status, 416 - positive_open, 0, positive_open, 0.01, "x", 1'000'000),
+         judged(kL2h, "iid, d=16", "holds", 208, 0, 0, 0.01, "x"),
+         judged(std::string(kBeats) + ", importance-sampled", "iid, d=16", "inconclusive", 194, 0, 14, 0.02, "z",
+                100'000'000),
+         judged(std::string(kBeats) + ", exact values", "iid, m=16 vs 2m=32", "holds", 208, 0, 0, 1e-12, "", 0,
+                exact_detail, kExact)});
+  };
+  const fs::path dir = scratch_dir("ledger-rests-on");
+  write_result(dir, "mse", mse_checks("inconclusive", 30));
+  fl::Ledger ledger = fl::read_ledger(dir);
+  const auto find = [&ledger](const std::string& name) -> const fl::LedgerClaim& {
+    for (const fl::LedgerClaim& c : ledger.claims)
+      if (c.claim == name) return c;
+    FAIL("no claim " << name);
+    return ledger.claims.front();
+  };
+  const fl::LedgerClaim& open = find(kBeats);
+  CHECK(open.verdict == fl::Verdict::inconclusive);
+  CHECK(open.rests_on == std::vector<std::string>{kL2, kL2h});
+  CHECK(open.rests_on_unconfirmed == "`" + std::string(kL2) + "` is inconclusive here");
+  CHECK(open.methods[open.deciding].method == "importance-sampled");
+  CHECK_THAT(fl::ledger_text(ledger),
+             Catch::Contains("its exact values rest on `" + std::string(kL2) + "`, `" + kL2h + "` and are set aside: `" +
+                             kL2 + "` is inconclusive here (confirming those settles"));
+  const Json j = Json::parse(fl::ledger_json(ledger));
+  bool seen = false;
+  for (const Json& c : j.at("claims"))
+    if (c.at("claim") == kBeats) {
+      seen = true;
+      CHECK(c.at("verdict") == "inconclusive");
+      CHECK(c.at("rests_on").size() == 2);
+      CHECK(c.at("rests_on_unconfirmed").is_string());
+    }
+  CHECK(seen);
+
+  // Power case: with both closed forms confirmed, the same exact values settle the claim.
+  write_result(dir, "mse", mse_checks("holds", 0));
+  ledger = fl::read_ledger(dir);
+  const fl::LedgerClaim& held = find(kBeats);
+  CHECK(held.verdict == fl::Verdict::holds);
+  CHECK(held.rests_on_unconfirmed.empty());
+  CHECK(held.methods[held.deciding].method == "exact values");
+  CHECK(held.methods[held.deciding].closed_forms());
+  CHECK_THAT(fl::ledger_text(ledger), Catch::Contains("which hold here"));
+
+  // Closed forms absent from the results: nothing confirms them, and the exact values alone decide nothing.
+  write_result(dir, "mse", Json::array({mse_checks("holds", 0)[3]}));
+  ledger = fl::read_ledger(dir);
+  REQUIRE(ledger.claims.size() == 1);
+  CHECK(ledger.claims[0].verdict == fl::Verdict::inconclusive);
+  CHECK_THAT(ledger.claims[0].rests_on_unconfirmed, Catch::Contains("is not in these results"));
+  fs::remove_all(dir);
+}
