@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <stdexcept>
 
 #include "io/json_file.hpp"
@@ -21,7 +22,53 @@ double positive_scale(const Json& v, const std::filesystem::path& file, const st
   return v.get<double>();
 }
 
+// A figure the manifest may state: absent is 0; present, a positive integer within int.
+int optional_count(const Json& object, const char* key, const std::filesystem::path& file, const std::string& what) {
+  if (!object.contains(key)) return 0;
+  const Json& v = object[key];
+  if (!v.is_number_integer() || v.get<std::int64_t>() < 1 || v.get<std::int64_t>() > std::numeric_limits<int>::max())
+    fail(file, what + ": \"" + key + "\" must be a positive integer");
+  return static_cast<int>(v.get<std::int64_t>());
+}
+
+[[noreturn]] void disagree(const CaptureManifest& m, const std::string& layer, const std::string& what, int stated,
+                           int found) {
+  throw std::invalid_argument("--input-dir: " + m.file + " says layer " + layer + " has " + what + " " +
+                              std::to_string(stated) + ", its arrays have " + std::to_string(found) +
+                              " (the manifest is not this capture's)");
+}
+
 }  // namespace
+
+void check_manifest_layer_names(const CaptureManifest& manifest, const std::vector<std::string>& names) {
+  if (manifest.layers.empty()) return;
+  for (const ManifestLayer& listed : manifest.layers)
+    if (std::find(names.begin(), names.end(), listed.name) == names.end())
+      throw std::invalid_argument("--input-dir: " + manifest.file + " lists layer " + listed.name +
+                                  ", but the directory has no Q, K, V files of that name");
+  for (const std::string& name : names)
+    if (std::none_of(manifest.layers.begin(), manifest.layers.end(),
+                     [&name](const ManifestLayer& e) { return e.name == name; }))
+      throw std::invalid_argument("--input-dir: layer " + name + " is not among the layers " + manifest.file +
+                                  " lists");
+}
+
+void check_manifest_layer(const CaptureManifest& manifest, const std::string& layer, int heads, int Lq, int L, int d) {
+  const auto same = [&](const char* what, int stated, int found) {
+    if (stated > 0 && stated != found) disagree(manifest, layer, what, stated, found);
+  };
+  const auto listed = std::find_if(manifest.layers.begin(), manifest.layers.end(),
+                                   [&layer](const ManifestLayer& e) { return e.name == layer; });
+  if (listed != manifest.layers.end()) {
+    same("heads", listed->heads, heads);
+    same("queries (Lq)", listed->Lq, Lq);
+    same("keys (L)", listed->L, L);
+    same("dimension d", listed->d, d);
+  } else if (manifest.layers.empty()) {  // one L and head count for every layer
+    same("keys (L)", manifest.L, L);
+    same("heads", manifest.heads, heads);
+  }
+}
 
 std::optional<CaptureManifest> read_capture_manifest(const std::filesystem::path& dir) {
   const std::filesystem::path file = dir / "manifest.json";
@@ -49,11 +96,24 @@ std::optional<CaptureManifest> read_capture_manifest(const std::filesystem::path
     if (!j["scale_folded_into_q"].is_boolean()) fail(file, "\"scale_folded_into_q\" must be true or false");
     m.scale_folded_into_q = j["scale_folded_into_q"].get<bool>();
   }
-  if (j.contains("layers") && j["layers"].is_array())
-    for (const Json& layer : j["layers"])
-      if (layer.is_object() && layer.contains("name") && layer["name"].is_string() && layer.contains("scale"))
-        m.layer_scale[layer["name"].get<std::string>()] =
-            positive_scale(layer["scale"], file, "the scale of layer " + layer["name"].get<std::string>());
+  m.file = file.string();
+  if (j.contains("layers")) {
+    if (!j["layers"].is_array()) fail(file, "\"layers\" must be a list of layers");
+    for (const Json& layer : j["layers"]) {
+      if (!layer.is_object() || !layer.contains("name") || !layer["name"].is_string())
+        fail(file, "every entry of \"layers\" must be an object with a \"name\"");
+      ManifestLayer entry{layer["name"].get<std::string>()};
+      const std::string what = "layer " + entry.name;
+      if (std::any_of(m.layers.begin(), m.layers.end(), [&](const ManifestLayer& e) { return e.name == entry.name; }))
+        fail(file, what + " is listed twice");
+      entry.heads = optional_count(layer, "heads", file, what);
+      entry.Lq = optional_count(layer, "Lq", file, what);
+      entry.L = optional_count(layer, "L", file, what);
+      entry.d = optional_count(layer, "d", file, what);
+      if (layer.contains("scale")) m.layer_scale[entry.name] = positive_scale(layer["scale"], file, "the scale of " + what);
+      m.layers.push_back(std::move(entry));
+    }
+  }
   if (!j["scale"].is_number() && !m.scale_folded_into_q && m.layer_scale.empty())
     fail(file, "the layers' scales differ but the manifest lists no per-layer scale");
   const auto text_of = [&](const char* key) {
@@ -61,8 +121,15 @@ std::optional<CaptureManifest> read_capture_manifest(const std::filesystem::path
   };
   m.path = text_of("path");
   m.revision = text_of("revision");
-  if (j.contains("L") && j["L"].is_number_integer()) m.L = j["L"].get<int>();
-  if (j.contains("heads") && j["heads"].is_number_integer()) m.heads = j["heads"].get<int>();
+  m.L = optional_count(j, "L", file, "the manifest");
+  m.heads = optional_count(j, "heads", file, "the manifest");
+  if (!m.layers.empty()) {  // the manifest's own figures must agree before the arrays are asked
+    const ManifestLayer& first = m.layers.front();
+    if (m.L > 0 && first.L > 0 && m.L != first.L)
+      fail(file, "\"L\" is " + std::to_string(m.L) + " but its first layer's is " + std::to_string(first.L));
+    if (m.heads > 0 && first.heads > 0 && m.heads != first.heads)
+      fail(file, "\"heads\" is " + std::to_string(m.heads) + " but its first layer's is " + std::to_string(first.heads));
+  }
   if (j.contains("kv_heads")) {
     // A count, or one per layer: nothing nested is copied into the result's params.
     const Json& kv = j["kv_heads"];

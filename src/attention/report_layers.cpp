@@ -32,12 +32,20 @@ ReportLayer read_layer(const LayerFiles& files, const std::vector<ReportArm>& ar
     AttentionConfig exact;
     exact.mechanism = Mechanism::exact;
     check_attention_inputs<double>(q, k, v, Eigen::MatrixXd(0, q.empty() ? 0 : q.front().cols()), exact);
-    for (const auto& arm : arms)
-      if (arm.causal && q.front().rows() != k.front().rows())
-        throw std::invalid_argument("causal attention needs as many queries as keys (drop causal from --modes)");
   } catch (const std::invalid_argument& e) {
     throw std::invalid_argument(where + e.what());
   }
+  const int Lq = static_cast<int>(q.front().rows()), L = static_cast<int>(k.front().rows());
+  if (manifest)
+    check_manifest_layer(*manifest, files.name, static_cast<int>(q.size()), Lq, L, static_cast<int>(q.front().cols()));
+  for (const auto& arm : arms)
+    if (arm.causal && Lq != L)
+      throw std::invalid_argument(
+          where + "causal attention needs as many queries as keys, got " + std::to_string(Lq) + " and " +
+          std::to_string(L) +
+          (manifest && manifest->causal ? " (" + manifest->file + " says the model is causal; --modes bidirectional "
+                                                                  "overrides it)"
+                                        : " (drop causal from --modes)"));
   ReportLayer layer{files.name, files.q.string() + "," + files.k.string() + "," + files.v.string(), {}};
   for (std::size_t h = 0; h < q.size(); ++h) layer.heads.push_back({q[h], k[h], v[h]});
   return layer;
@@ -46,7 +54,12 @@ ReportLayer read_layer(const LayerFiles& files, const std::vector<ReportArm>& ar
 }  // namespace
 
 ReportLayers::ReportLayers(std::vector<LayerFiles> files, std::optional<CaptureManifest> manifest)
-    : from_files_(true), files_(std::move(files)), manifest_(std::move(manifest)) {}
+    : from_files_(true), files_(std::move(files)), manifest_(std::move(manifest)) {
+  if (!manifest_) return;
+  std::vector<std::string> names;
+  for (const LayerFiles& f : files_) names.push_back(f.name);
+  check_manifest_layer_names(*manifest_, names);
+}
 
 ReportLayers::ReportLayers(int heads, int L, int d, std::uint64_t seed) : heads_(heads), L_(L), d_(d), seed_(seed) {}
 

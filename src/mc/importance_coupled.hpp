@@ -196,7 +196,8 @@ CoupledImportanceSampledMse importance_sampled_mean(Family e, Coupling c, const 
                                                     int threads, const ProgressFn& progress = {});
 
 // The default trial count of that line when the user names none: the plain line's own trials, so that the open
-// points get as many draws again (a small plain run stays small; at --quick size the line settles most open points).
+// points get as many draws again (a small plain run stays small; at --quick size the line settles most open points);
+// at least 2, the fewest a standard error needs, for library callers that skip the CLI's own bound.
 std::int64_t default_importance_mean_trials(std::int64_t plain_trials);
 
 // The trials of a continued run: [first, trials), first = from->drawn (0 without `from`). Throws std::invalid_argument

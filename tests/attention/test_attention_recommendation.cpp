@@ -349,3 +349,61 @@ TEST_CASE("attention-report with a capture manifest: model line, the model's mod
   CHECK(!fs::exists(dir / "broken.json"));
   fs::remove_all(dir);
 }
+
+TEST_CASE("attention-report refuses a manifest that contradicts the arrays, before any work", "[report][cli]") {
+  const auto dir = scratch_dir("report-manifest-contradicts");
+  const int H = 2, L = 24, d = 8;
+  write_layer(dir, "layer0", H, L, d, 1.0, 7);
+  const std::string head = R"({"model": "tiny", "causal": false, "scale": 0.3535533905932738, )";
+  const auto report = [&](const std::string& manifest_tail) {
+    write_text(dir / "manifest.json", head + manifest_tail + "}");
+    return run_cli("attention-report --input-dir . --features positive --m-values 8 --trials 3 --out r.json", dir);
+  };
+  // Agreeing figures (every one stated): accepted.
+  const auto ok = report(R"("L": 24, "heads": 2, "layers": [{"name": "layer0", "heads": 2, "Lq": 24, "L": 24, "d": 8}])");
+  INFO(ok.err);
+  CHECK(ok.status == 0);
+  fs::remove(dir / "r.json");
+  // Each figure wrong in turn, then layers the directory lacks or the manifest lacks: one line, exit 2, nothing
+  // written.
+  const std::vector<std::pair<std::string, std::string>> cases{
+      {R"("layers": [{"name": "layer0", "heads": 3}])", "says layer layer0 has heads 3, its arrays have 2"},
+      {R"("layers": [{"name": "layer0", "Lq": 12}])", "has queries (Lq) 12, its arrays have 24"},
+      {R"("layers": [{"name": "layer0", "L": 48}])", "has keys (L) 48, its arrays have 24"},
+      {R"("layers": [{"name": "layer0", "d": 64}])", "has dimension d 64, its arrays have 8"},
+      {R"("L": 25)", "has keys (L) 25, its arrays have 24"},
+      {R"("heads": 12)", "has heads 12, its arrays have 2"},
+      {R"("layers": [{"name": "layer0"}, {"name": "layer1"}])", "lists layer layer1, but the directory has no"},
+      {R"("layers": [{"name": "other"}])", "lists layer other"},
+      {R"("layers": [{"name": "layer0"}, {"name": "layer0"}])", "layer layer0 is listed twice"},
+      {R"("layers": {"name": "layer0"})", "\"layers\" must be a list"},
+      {R"("layers": [{"name": "layer0", "heads": -2}])", "\"heads\" must be a positive integer"},
+      {R"("L": 24, "layers": [{"name": "layer0", "L": 12}])", "\"L\" is 24 but its first layer's is 12"},
+  };
+  for (const auto& [tail, expected] : cases) {
+    const auto r = report(tail);
+    INFO(tail << "\n" << r.err);
+    CHECK(r.status == 2);
+    CHECK(r.err.find(expected) != std::string::npos);
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+    CHECK(!fs::exists(dir / "r.json"));
+  }
+  // A file the manifest does not list.
+  write_layer(dir, "layer1", H, L, d, 1.0, 8);
+  const auto extra = report(R"("layers": [{"name": "layer0"}])");
+  CHECK(extra.status == 2);
+  CHECK(extra.err.find("layer layer1 is not among the layers") != std::string::npos);
+  fs::remove(dir / "layer1_q.npy");
+  fs::remove(dir / "layer1_k.npy");
+  fs::remove(dir / "layer1_v.npy");
+  // A causal manifest over a layer with fewer queries than keys names the manifest as the cause.
+  std::vector<double> q(static_cast<std::size_t>(H * 12 * d), 0.1);
+  write_npy(dir / "layer0_q.npy", {H, 12, d}, q, NpyDtype::float64);
+  write_text(dir / "manifest.json", R"({"model": "tiny", "causal": true, "scale": 0.3535533905932738})");
+  const auto causal = run_cli("attention-report --input-dir . --features positive --m-values 8 --trials 3 --out r.json",
+                              dir);
+  CHECK(causal.status == 2);
+  CHECK(causal.err.find("got 12 and 24") != std::string::npos);
+  CHECK(causal.err.find("says the model is causal") != std::string::npos);
+  fs::remove_all(dir);
+}
