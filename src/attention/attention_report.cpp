@@ -11,6 +11,7 @@
 #include "attention/attention_error.hpp"
 #include "attention/attention_projection.hpp"
 #include "attention/half_inputs.hpp"
+#include "runtime/parallel_for.hpp"
 
 namespace favorlab {
 
@@ -147,8 +148,7 @@ HeadReport report_head(const AttentionInput& head, const ReportSettings& s, std:
       if (r.matrix && !s.arms[ai].causal) p.matrix_error.assign(static_cast<std::size_t>(s.draws), 0.0);
     }
   const std::int64_t draws = s.draws, tasks = static_cast<std::int64_t>(n_arms * n_ms) * draws;
-#pragma omp parallel for num_threads(s.threads) schedule(dynamic, 1)
-  for (std::int64_t t = 0; t < tasks; ++t) {
+  parallel_for(tasks, s.threads, [&](std::int64_t t) {
     const auto ai = static_cast<std::size_t>(t / (static_cast<std::int64_t>(n_ms) * draws));
     const auto mi = static_cast<std::size_t>((t / draws) % static_cast<std::int64_t>(n_ms));
     const int draw = static_cast<int>(t % draws);
@@ -166,7 +166,7 @@ HeadReport report_head(const AttentionInput& head, const ReportSettings& s, std:
           a_hat.allFinite() ? (a_hat - a).norm() : std::numeric_limits<double>::infinity();
     }
     step();
-  }
+  });
   return r;
 }
 
@@ -186,15 +186,14 @@ std::vector<std::vector<double>> arm_draw_mse(const AttentionInput& head, const 
       attend<double>({head.q}, {head.k}, {head.v}, Eigen::MatrixXd(0, d), exact_config(arm.causal), s.threads).front();
   const std::int64_t n_ms = static_cast<std::int64_t>(s.ms.size()), tasks = n_ms * count;
   std::vector<std::vector<double>> mse(s.ms.size(), std::vector<double>(static_cast<std::size_t>(count)));
-#pragma omp parallel for num_threads(s.threads) schedule(dynamic, 1)
-  for (std::int64_t t = 0; t < tasks; ++t) {
+  parallel_for(tasks, s.threads, [&](std::int64_t t) {
     const auto mi = static_cast<std::size_t>(t / count);
     const int draw = first + static_cast<int>(t % count);
     const AttentionConfig c = favor_config(arm, s.ms[mi]);
     const Eigen::MatrixXd w = draw_attention_projection(c, d, s.seed, report_draw_index(head_index, draw));
     const Eigen::MatrixXd out = attend<double>({head.q}, {head.k}, {head.v}, w, c, 1).front();
     mse[mi][static_cast<std::size_t>(draw - first)] = output_mse(out, exact);
-  }
+  });
   return mse;
 }
 

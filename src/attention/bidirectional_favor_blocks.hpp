@@ -15,6 +15,7 @@
 #include "attention/attention_features.hpp"
 #include "attention/favor_features.hpp"
 #include "attention/values_with_ones.hpp"
+#include "runtime/parallel_for.hpp"
 
 namespace favorlab {
 
@@ -28,21 +29,19 @@ Matrix<T> bidirectional_favor_blocks(Eigen::Index lq, const Matrix<T>& v, const 
   const Eigen::Index key_blocks = (lk + block - 1) / block;
   std::vector<Matrix<T>> states(static_cast<std::size_t>(key_blocks));
   std::vector<T> block_scale(static_cast<std::size_t>(key_blocks));
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
-  for (Eigen::Index b = 0; b < key_blocks; ++b) {
+  parallel_for(key_blocks, threads, [&](Eigen::Index b) {
     const Eigen::Index first = b * block, rows = std::min(block, lk - first);
     const auto f = features.keys(first, rows);
     states[std::size_t(b)].noalias() = f.values.transpose() * values_with_ones(v, first, rows);
     block_scale[std::size_t(b)] = f.log_scale;
-  }
+  });
   const T key_scale = *std::max_element(block_scale.begin(), block_scale.end());
   Matrix<T> state = Matrix<T>::Zero(states.front().rows(), dv + 1);
   for (std::size_t b = 0; b < states.size(); ++b) state += std::exp(block_scale[b] - key_scale) * states[b];
 
   Matrix<T> out(lq, dv);
   const Eigen::Index query_blocks = (lq + block - 1) / block;
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
-  for (Eigen::Index b = 0; b < query_blocks; ++b) {
+  parallel_for(query_blocks, threads, [&](Eigen::Index b) {
     const Eigen::Index first = b * block, rows = std::min(block, lq - first);
     const auto f = features.queries(first, rows);
     Matrix<T> num(rows, dv + 1);
@@ -51,7 +50,7 @@ Matrix<T> bidirectional_favor_blocks(Eigen::Index lq, const Matrix<T>& v, const 
       out.middleRows(first, rows) = (num.leftCols(dv).array().colwise() / num.col(dv).array()).matrix();
     else
       out.middleRows(first, rows) = (num.leftCols(dv).array().colwise() * (f.log_scale + key_scale).exp()).matrix();
-  }
+  });
   return out;
 }
 

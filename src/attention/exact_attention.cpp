@@ -6,6 +6,7 @@
 
 #include "features/shifted_exp.hpp"
 #include "runtime/eigen_threads.hpp"
+#include "runtime/parallel_for.hpp"
 
 namespace favorlab {
 
@@ -47,8 +48,7 @@ Matrix<T> exact_attention(const Matrix<T>& q, const Matrix<T>& k, const Matrix<T
   Matrix<T> out(lq, dv);
   const EigenSingleThread eigen_single_thread;  // the query blocks are the parallelism (same bits on any --threads)
   const Eigen::Index blocks = (lq + kQueryBlock - 1) / kQueryBlock;
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
-  for (Eigen::Index b = 0; b < blocks; ++b) {
+  parallel_for(blocks, threads, [&](Eigen::Index b) {
     const Eigen::Index first = b * kQueryBlock, rows = std::min(kQueryBlock, lq - first);
     const Eigen::Index keys = causal ? first + rows : k.rows();  // a causal block never reads later keys
     const Matrix<T> scaled_q = q.middleRows(first, rows) * scale;
@@ -92,7 +92,7 @@ Matrix<T> exact_attention(const Matrix<T>& q, const Matrix<T>& k, const Matrix<T
       out.middleRows(first, rows) = (acc.array().colwise() / total).matrix();
     else
       out.middleRows(first, rows) = (acc.array().colwise() * top.exp()).matrix();
-  }
+  });
   return out;
 }
 

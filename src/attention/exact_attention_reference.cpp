@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "runtime/eigen_threads.hpp"
+#include "runtime/parallel_for.hpp"
 
 namespace favorlab {
 
@@ -20,8 +21,7 @@ Matrix<T> exact_attention_reference(const Matrix<T>& q, const Matrix<T>& k, cons
   Matrix<T> out(lq, dv);
   const EigenSingleThread eigen_single_thread;  // the query blocks are the parallelism (same bits on any --threads)
   const Eigen::Index blocks = (lq + kQueryBlock - 1) / kQueryBlock;
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
-  for (Eigen::Index b = 0; b < blocks; ++b) {
+  parallel_for(blocks, threads, [&](Eigen::Index b) {
     const Eigen::Index first = b * kQueryBlock, rows = std::min(kQueryBlock, lq - first);
     const Eigen::Index keys = causal ? first + rows : k.rows();  // a causal block never reads later keys
     Matrix<T> logits = (q.middleRows(first, rows) * k.topRows(keys).transpose()) * scale;
@@ -43,7 +43,7 @@ Matrix<T> exact_attention_reference(const Matrix<T>& q, const Matrix<T>& k, cons
     else
       num.array().colwise() *= top.exp();
     out.middleRows(first, rows) = num;
-  }
+  });
   return out;
 }
 

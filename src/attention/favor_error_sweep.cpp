@@ -10,6 +10,7 @@
 #include "attention/attention_error.hpp"
 #include "attention/attention_projection.hpp"
 #include "attention/random_inputs.hpp"
+#include "runtime/parallel_for.hpp"
 
 namespace favorlab {
 
@@ -62,8 +63,7 @@ std::vector<std::vector<double>> favor_output_mse(const std::vector<AttentionInp
 
   const int loop_threads = host_threads_for(backend, threads);
   std::vector<Eigen::MatrixXd> exact(static_cast<std::size_t>(exact_tasks));
-#pragma omp parallel for num_threads(loop_threads) schedule(dynamic, 1)
-  for (std::int64_t t = 0; t < exact_tasks; ++t) {
+  parallel_for(exact_tasks, loop_threads, [&](std::int64_t t) {
     const auto& in = inputs[static_cast<std::size_t>(t % n_inputs)];
     const auto [causal, renormalize] = mode_list[static_cast<std::size_t>(t / n_inputs)];
     AttentionConfig c;
@@ -73,12 +73,11 @@ std::vector<std::vector<double>> favor_output_mse(const std::vector<AttentionInp
     exact[static_cast<std::size_t>(t)] =
         attend_double_on_backend(backend, {in.q}, {in.k}, {in.v}, Eigen::MatrixXd(0, d), c).front();
     tick();
-  }
+  });
 
   std::vector<std::vector<double>> mse(configs.size(), std::vector<double>(inputs.size()));
   // Largest configurations first would balance better, but task order does not affect the numbers either way.
-#pragma omp parallel for num_threads(loop_threads) schedule(dynamic, 1)
-  for (std::int64_t t = 0; t < favor_tasks; ++t) {
+  parallel_for(favor_tasks, loop_threads, [&](std::int64_t t) {
     const std::size_t ci = static_cast<std::size_t>(t / n_inputs), ii = static_cast<std::size_t>(t % n_inputs);
     const AttentionConfig& c = configs[ci];
     const auto& in = inputs[ii];
@@ -87,7 +86,7 @@ std::vector<std::vector<double>> favor_output_mse(const std::vector<AttentionInp
     const std::size_t mode = modes.at({c.causal, c.renormalize});
     mse[ci][ii] = output_mse(out, exact[mode * inputs.size() + ii]);
     tick();
-  }
+  });
   return mse;
 }
 

@@ -6,6 +6,7 @@
 #include <omp.h>
 
 #include "runtime/eigen_threads.hpp"
+#include "runtime/parallel_for.hpp"
 
 namespace favorlab {
 
@@ -13,8 +14,7 @@ template <class Fn>
 void for_each_head(int heads, int threads, const Fn& fn) {
   const EigenSingleThread eigen_single_thread;  // heads or row blocks are the parallelism
   if (heads >= threads) {
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
-    for (int h = 0; h < heads; ++h) fn(h, 1);
+    parallel_for(heads, threads, [&](int h) { fn(h, 1); });
   } else {
     for (int h = 0; h < heads; ++h) fn(h, threads);
   }

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <limits>
+#include <numeric>
 #include <stdexcept>
 #include <string>
 
@@ -9,6 +10,7 @@
 #include "attention/attention_error.hpp"
 #include "attention/attention_projection.hpp"
 #include "attention/favor_denominators.hpp"
+#include "runtime/parallel_for.hpp"
 
 namespace favorlab {
 
@@ -69,20 +71,19 @@ RedrawSweep run_redraw_sweep(const AttentionInput& in, const Eigen::MatrixXd& ex
   RedrawSweep sweep;
   sweep.draw_mse.resize(static_cast<std::size_t>(n));
   sweep.blocks.assign(static_cast<std::size_t>(nb), ErrorBlock(exact.rows(), exact.cols()));
-  std::int64_t nonfinite = 0;
-#pragma omp parallel for num_threads(loop_threads) schedule(dynamic, 1) reduction(+ : nonfinite)
-  for (std::int64_t b = 0; b < nb; ++b) {
+  std::vector<std::int64_t> nonfinite(static_cast<std::size_t>(nb), 0);  // per block, summed in block order
+  parallel_for(nb, loop_threads, [&](std::int64_t b) {
     for (std::int64_t r = n * b / nb, last = n * (b + 1) / nb; r < last; ++r) {
       const Eigen::MatrixXd out = output_of_draw(r);
       sweep.draw_mse[static_cast<std::size_t>(r)] = output_mse(out, exact);
       if (out.allFinite())
         sweep.blocks[static_cast<std::size_t>(b)].add(out - exact);
       else
-        ++nonfinite;
+        ++nonfinite[static_cast<std::size_t>(b)];
       tick();
     }
-  }
-  sweep.nonfinite_draws = nonfinite;
+  });
+  sweep.nonfinite_draws = std::accumulate(nonfinite.begin(), nonfinite.end(), std::int64_t{0});
 
   // Groups of k fresh draws for each k ≥ 2, numbered on from N.
   std::int64_t next_draw = n;
@@ -96,8 +97,7 @@ RedrawSweep run_redraw_sweep(const AttentionInput& in, const Eigen::MatrixXd& ex
     std::vector<double>& group_cross = sweep.group_cross.back();
     group_cross.resize(static_cast<std::size_t>(plan.groups));
     const std::int64_t base = next_draw;
-#pragma omp parallel for num_threads(loop_threads) schedule(dynamic, 1)
-    for (int g = 0; g < plan.groups; ++g) {
+    parallel_for(plan.groups, loop_threads, [&](int g) {
       Eigen::MatrixXd sum = Eigen::MatrixXd::Zero(exact.rows(), exact.cols());
       double own = 0;  // Σ_j ‖e_j‖²
       for (int j = 0; j < k; ++j) {
@@ -112,7 +112,7 @@ RedrawSweep run_redraw_sweep(const AttentionInput& in, const Eigen::MatrixXd& ex
       const double cross = ((sum - k * exact).squaredNorm() - own) / (static_cast<double>(k) * (k - 1) * entries);
       group_cross[static_cast<std::size_t>(g)] =
           std::isfinite(own) && sum.allFinite() ? cross : std::numeric_limits<double>::quiet_NaN();
-    }
+    });
     next_draw += static_cast<std::int64_t>(k) * plan.groups;
   }
   sweep.negative = first_negative_normalizer(in, config, seed, n, backend);

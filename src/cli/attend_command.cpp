@@ -60,9 +60,10 @@ Eigen::MatrixXd read_projection(const std::string& path, AttentionConfig& config
 }
 
 template <class T>
-void write_heads(const std::string& path, const Heads<T>& heads, bool head_axis, NpyDtype dtype) {
+std::pair<std::filesystem::path, std::string> encoded_heads(const std::string& path, const Heads<T>& heads,
+                                                            bool head_axis, NpyDtype dtype) {
   const NpyArray array = heads_to_npy(heads, !head_axis);
-  write_npy(path, array.shape, array.values, dtype);
+  return {path, encode_npy(array.shape, array.values, dtype, path)};
 }
 
 std::int64_t nonfinite_count(const auto& heads) {
@@ -115,10 +116,12 @@ void run_typed(const AttendOptions& o, const NpyArray& qa, const NpyArray& ka, c
                                 (std::is_same_v<T, float> ? "float32" : "float64") +
                                 " at these input magnitudes: the logits q·k/sqrt(d) overflow it; rescale Q and K" +
                                 (std::is_same_v<T, float> ? " or pass --dtype float64" : ""));
-  write_heads(o.out, out, head_axis, out_dtype);
-  if (!o.matrix.empty()) write_heads(o.matrix, matrices, head_axis, out_dtype);
-  if (!o.save_w.empty())
-    write_heads(o.save_w, Heads<double>{w}, false, NpyDtype::float64);
+  // Every file encoded before any is written, and all published together: a failure on the way (memory, a full
+  // disk) leaves none of them half-done or alone.
+  std::vector<std::pair<std::filesystem::path, std::string>> files{encoded_heads(o.out, out, head_axis, out_dtype)};
+  if (!o.matrix.empty()) files.push_back(encoded_heads(o.matrix, matrices, head_axis, out_dtype));
+  if (!o.save_w.empty()) files.push_back(encoded_heads(o.save_w, Heads<double>{w}, false, NpyDtype::float64));
+  commit_files(files);
 
   if (bad > 0)
     std::fprintf(stderr,

@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <mutex>
 #include <vector>
 
@@ -232,6 +233,13 @@ AtomicFileWriter::~AtomicFileWriter() {
 }
 
 void AtomicFileWriter::commit(const std::string& content) {
+  write(content);
+  publish();
+}
+
+void AtomicFileWriter::write(const std::string& content) {
+  if (written_) throw std::logic_error("AtomicFileWriter: " + target_.string() + " written twice");
+  written_ = true;
   if (stdout_) {
     if (std::fwrite(content.data(), 1, content.size(), stdout) != content.size() || std::fflush(stdout) != 0)
       throw OutputError(std::string("cannot write to standard output: ") + std::strerror(errno));
@@ -257,11 +265,27 @@ void AtomicFileWriter::commit(const std::string& content) {
     throw OutputError("cannot write " + target_.string() + ": " + std::strerror(errno));
   }
   fd_ = -1;
+}
+
+void AtomicFileWriter::publish() {
+  if (!written_) throw std::logic_error("AtomicFileWriter: " + target_.string() + " published before it was written");
+  if (committed_) return;  // standard output: written is published
   if (std::rename(temp_.c_str(), target_.c_str()) != 0)
     throw OutputError("cannot write " + target_.string() + ": " + std::strerror(errno));
   committed_ = true;
   unregister_temporary(slot_);
   slot_ = -1;
+}
+
+void commit_files(const std::vector<std::pair<std::filesystem::path, std::string>>& files) {
+  std::vector<std::unique_ptr<AtomicFileWriter>> writers;
+  for (const auto& [path, content] : files) writers.push_back(std::make_unique<AtomicFileWriter>(path));
+  // Standard output last: it cannot be taken back, so it is written only once every file is complete on disk.
+  for (std::size_t i = 0; i < files.size(); ++i)
+    if (!writers[i]->to_stdout()) writers[i]->write(files[i].second);
+  for (std::size_t i = 0; i < files.size(); ++i)
+    if (writers[i]->to_stdout()) writers[i]->write(files[i].second);
+  for (const auto& w : writers) w->publish();
 }
 
 }  // namespace favorlab

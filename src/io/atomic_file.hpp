@@ -32,7 +32,9 @@ class AtomicFileWriter {
   AtomicFileWriter(const AtomicFileWriter&) = delete;
   AtomicFileWriter& operator=(const AtomicFileWriter&) = delete;
 
-  void commit(const std::string& content);  // write, flush to disk, rename over the target
+  void commit(const std::string& content);  // write, then publish
+  void write(const std::string& content);   // the content to the temporary file, flushed to disk (stdout: written)
+  void publish();                           // rename the written temporary file over the target
   const std::filesystem::path& target() const { return target_; }
   bool to_stdout() const { return stdout_; }
 
@@ -40,9 +42,15 @@ class AtomicFileWriter {
   std::filesystem::path target_, temp_;
   int fd_ = -1;
   int slot_ = -1;  // in the signal handler's table of temporary files
+  bool written_ = false;
   bool committed_ = false;
   bool stdout_ = false;
 };
+
+// Files that belong together (an output and its attention matrix): every one written to its temporary file first,
+// then all renamed, so that a failure while writing any of them (a full disk) leaves every target as it was. A "-"
+// among them is written after the files are complete on disk, since standard output cannot be taken back.
+void commit_files(const std::vector<std::pair<std::filesystem::path, std::string>>& files);
 
 // The file a path names once symbolic links are followed (a path that does not exist yet: its absolute, normalised
 // form), for comparing paths: two arguments naming one file are the same file however they are spelled.

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "attention/head_parallel.hpp"
+#include "runtime/parallel_for.hpp"
 
 namespace favorlab {
 
@@ -15,8 +16,7 @@ Matrix<T> one_head(const Matrix<T>& q, const Matrix<T>& k, const Matrix<T>& v, c
   const Eigen::Index lk = k.rows(), lq = q.rows(), dv = v.cols();
   const Eigen::Index key_blocks = (lk + kBlock - 1) / kBlock;
   std::vector<Matrix<T>> states(static_cast<std::size_t>(key_blocks));
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
-  for (Eigen::Index b = 0; b < key_blocks; ++b) {
+  parallel_for(key_blocks, threads, [&](Eigen::Index b) {
     const Eigen::Index first = b * kBlock, rows = std::min(kBlock, lk - first);
     Matrix<T> values(rows, dv + 1);  // [V_b, 1], as FAVOR builds it
     values.leftCols(dv) = v.middleRows(first, rows);
@@ -26,18 +26,17 @@ Matrix<T> one_head(const Matrix<T>& q, const Matrix<T>& k, const Matrix<T>& v, c
     Matrix<T> s(w.rows(), dv + 1);
     s.noalias() = p.transpose() * values;
     states[std::size_t(b)] = std::move(s);
-  }
+  });
   Matrix<T> state = Matrix<T>::Zero(w.rows(), dv + 1);
   for (const Matrix<T>& s : states) state += s;
   Matrix<T> out(lq, dv + 1);
   const Eigen::Index query_blocks = (lq + kBlock - 1) / kBlock;
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
-  for (Eigen::Index b = 0; b < query_blocks; ++b) {
+  parallel_for(query_blocks, threads, [&](Eigen::Index b) {
     const Eigen::Index first = b * kBlock, rows = std::min(kBlock, lq - first);
     Matrix<T> r(rows, w.rows());
     r.noalias() = q.middleRows(first, rows) * w.transpose();
     out.middleRows(first, rows).noalias() = r * state;
-  }
+  });
   return out;
 }
 
