@@ -2,8 +2,9 @@
 # favorlab under MPI (mpirun from Open MPI): the rows and checks of unbiased (fixed trials and with looks until
 # conclusive), mse, orthogonal and estimators (with their importance-sampled checks; fixed and with looks) and tails are identical
 # to a single process with the same seed for 2 and 3 ranks (and 1 or 2 threads per rank); speed refuses to run under
-# MPI; an experiment that runs on rank 0 alone still writes its result, with looks too; compare reports once; a rank
-# killed mid-run ends the job with a non-zero exit, no result file and no temporary file.
+# MPI; a refusal one rank alone meets ends the job with status 2; an experiment that runs on rank 0 alone still writes
+# its result, with looks too; compare reports once; a rank killed mid-run ends the job with a non-zero exit, no result
+# file and no temporary file.
 set -euo pipefail
 favorlab="$1"
 dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
@@ -56,6 +57,22 @@ if "${mpi[@]}" -np 2 "$favorlab" speed --quiet --out "$dir/speed.json" 2> "$dir/
 fi
 grep -q "measures time" "$dir/speed.err" || { cat "$dir/speed.err" >&2; exit 1; }
 [ ! -e "$dir/speed.json" ] || { echo "speed wrote a file under MPI" >&2; exit 1; }
+
+# A refusal one rank alone meets ends the whole job at once, status 2, no file: rank 0's output cannot be written
+# (the ranks agree before the work: rank 0's one line), one rank's own option is bad (an MPMD launch: that rank's
+# line, and MPI_Abort, since the other rank is already waiting in a collective). Once these hung for ever.
+for launch in "-np 2 $favorlab unbiased --quick --threads 1 --quiet --out /proc/favorlab-none/x.json" \
+              "-np 1 $favorlab unbiased --quick --threads 1 --quiet --out $dir/asym.json : -np 1 $favorlab unbiased --quick --threads 1 --quiet --trials 1 --out $dir/asym.json"; do
+  read -r -a args <<< "$launch"
+  status=0
+  timeout 120 "${mpi[@]}" "${args[@]}" > /dev/null 2> "$dir/asym.err" || status=$?
+  if [ "$status" -ne 2 ]; then
+    echo "a refusal on one rank gave status $status (124: the job hung), not 2: mpirun $launch" >&2
+    cat "$dir/asym.err" >&2; exit 1
+  fi
+  grep -q "^favorlab: error: " "$dir/asym.err" || { cat "$dir/asym.err" >&2; exit 1; }
+  [ ! -e "$dir/asym.json" ] || { echo "a refused MPI job wrote its result" >&2; exit 1; }
+done
 
 # An experiment of rank 0 alone: written once, with the same rows; with looks too, whose budget test is then rank
 # 0's alone (a collective there would wait for ranks that are not running it).

@@ -27,6 +27,7 @@ int run_claims(const ClaimsOptions& o) {
   check_distinct_paths(inputs, {{"--out", o.out}});  // --out may not replace a result file it reads
   std::optional<AtomicFileWriter> writer;
   if (o.out != "-") writer.emplace(o.out);  // before reading: an unwritable path fails at once
+  else require_standard_output("the ledger");
   const Ledger ledger = read_ledger(o.results_dir);
   const std::string text = o.format == "json" ? ledger_json(ledger)
                            : o.format == "md" ? (o.findings ? ledger_findings_markdown(ledger) : ledger_markdown(ledger))

@@ -17,14 +17,17 @@
 
 namespace fl = favorlab;
 
-// Runs the parsed command; its exit status (bad input: one line, 2).
-int dispatch(fl::CliApp& cli, const fl::RankInfo& ranks) {
+// Runs the parsed command; its exit status (bad input: one line, 2). `failed`: the status is a failure, not a
+// verdict (compare's 1 for a change is a verdict).
+int dispatch(fl::CliApp& cli, const fl::RankInfo& ranks, bool& failed) {
   try {
     if (cli.list->parsed()) {
+      fl::require_standard_output("the list");
       for (const auto& e : cli.experiments) std::printf("%-19s %s\n", e->name().c_str(), e->summary().c_str());
       return 0;
     }
     if (cli.families->parsed()) {
+      fl::require_standard_output("the list of families");
       if (cli.families_json) {
         std::fputs(fl::families_json().c_str(), stdout);
         return 0;
@@ -48,19 +51,23 @@ int dispatch(fl::CliApp& cli, const fl::RankInfo& ranks) {
   } catch (const std::invalid_argument& e) {
     // Bad input is seen alike by every rank of an MPI job: rank 0 says it once.
     if (ranks.rank == 0) std::fprintf(stderr, "favorlab: error: %s\n", fl::printable(e.what()).c_str());
+    failed = true;
     return 2;
   } catch (const fl::OutputError& e) {
     if (ranks.rank == 0) std::fprintf(stderr, "favorlab: error: %s\n", fl::printable(e.what()).c_str());
+    failed = true;
     return 2;
   } catch (const std::filesystem::filesystem_error& e) {
     // A path the user gave that cannot be created or read: bad input.
     if (ranks.rank == 0) std::fprintf(stderr, "favorlab: error: %s\n", fl::printable(e.what()).c_str());
+    failed = true;
     return 2;
   } catch (const std::bad_alloc&) {
     // Every command predicts its memory and refuses runs beyond the budget before allocating (runtime/memory_budget.hpp);
     // this is what is left: the machine's memory taken by something else meanwhile, or a prediction too low.
     std::fprintf(stderr, "favorlab: error: out of memory%s: lower the sizes or --threads, or free memory\n",
                  ranks.size > 1 ? (" on rank " + std::to_string(ranks.rank)).c_str() : "");
+    failed = true;
     return 2;
   } catch (const std::exception& e) {
     if (ranks.size > 1)
@@ -68,23 +75,20 @@ int dispatch(fl::CliApp& cli, const fl::RankInfo& ranks) {
                    fl::printable(e.what()).c_str());
     else
       std::fprintf(stderr, "favorlab: internal error: %s\n", fl::printable(e.what()).c_str());
+    failed = true;
     return 1;
   }
   return 0;
 }
 
-int main(int argc, char** argv) {
-  // Every parallel loop in favorlab is an explicit OpenMP loop over fixed blocks (so numbers never depend on the
-  // thread count); Eigen's own GEMM threads would nest inside them and oversubscribe the cores.
-  Eigen::setNbThreads(1);
-  fl::keep_freed_memory();  // blocked kernels reuse large temporaries: no page faults for each (runtime/allocator.hpp)
-  fl::DistributedSession mpi(argc, argv);  // MPI only when started by mpirun/srun (mc/distribution.hpp)
-  const fl::RankInfo ranks = fl::process_ranks();
+// Parses and runs the command line; the process's exit status, `failed` as for dispatch.
+int parse_and_run(int argc, char** argv, const fl::RankInfo& ranks, bool& failed) {
   fl::CliApp cli;  // every subcommand and option (cli/cli_app.hpp)
   CLI::App& app = cli.app;
 
   if (argc > 1 && argv[1][0] != '-' && !cli.has_subcommand(argv[1])) {
     std::fprintf(stderr, "favorlab: error: unknown experiment '%s' (see favorlab list)\n", fl::printable(argv[1]).c_str());
+    failed = true;
     return 2;
   }
   try {
@@ -97,15 +101,36 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     std::fprintf(stderr, "favorlab: error: %s (see favorlab --help)\n", fl::printable(e.what()).c_str());
+    failed = true;
     return 2;
   }
 
-  const int status = dispatch(cli, ranks);
+  const int status = dispatch(cli, ranks, failed);
   // What a command printed on standard output and could not write (a full disk, /dev/full) is lost: not a success.
   if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
     if (status != 0) return status;
     std::fprintf(stderr, "favorlab: error: standard output: the output could not be written (%s)\n", std::strerror(errno));
+    failed = true;
     return 2;
+  }
+  return status;
+}
+
+int main(int argc, char** argv) {
+  // Every parallel loop in favorlab is an explicit OpenMP loop over fixed blocks (so numbers never depend on the
+  // thread count); Eigen's own GEMM threads would nest inside them and oversubscribe the cores.
+  Eigen::setNbThreads(1);
+  fl::keep_freed_memory();  // blocked kernels reuse large temporaries: no page faults for each (runtime/allocator.hpp)
+  fl::DistributedSession mpi(argc, argv);  // MPI only when started by mpirun/srun (mc/distribution.hpp)
+  const fl::RankInfo ranks = fl::process_ranks();
+  bool failed = false;
+  const int status = parse_and_run(argc, argv, ranks, failed);
+  // Under MPI a failure may be this rank's alone (its own options, its output, its memory), with the others waiting
+  // in a collective it will not reach and MPI_Finalize waiting for them: the whole job ends with its status.
+  if (failed && ranks.size > 1) {
+    std::fflush(stdout);
+    std::fflush(stderr);
+    fl::end_job(status);
   }
   return status;
 }

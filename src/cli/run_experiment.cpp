@@ -117,14 +117,35 @@ ExperimentRun run_experiment(Experiment& experiment, const CommonOptions& o) {
   RunContext ctx{o.seed, trials, threads, o.quick,
                  [&](std::int64_t done, std::int64_t total) { progress.update(done, total); }, looks};
   // Before anything sized by the options is allocated, and before the output is opened (no file on a refusal).
-  const MemoryEstimate memory = experiment.memory_estimate(ctx);
-  check_memory_budget(experiment.name(), memory.bytes, memory.lower, o.max_memory);
   std::optional<AtomicFileWriter> writer;
-  if (lead && default_out) {
-    std::error_code ec;
-    std::filesystem::create_directories(out.parent_path(), ec);  // a failure surfaces as an unwritable path below
+  MemoryEstimate memory;
+  const auto refuse_or_open = [&] {
+    memory = experiment.memory_estimate(ctx);
+    check_memory_budget(experiment.name(), memory.bytes, memory.lower, o.max_memory);
+    if (lead && default_out) {
+      std::error_code ec;
+      std::filesystem::create_directories(out.parent_path(), ec);  // a failure surfaces as an unwritable path below
+    }
+    if (lead) writer.emplace(out);
+  };
+  const bool shared = ranks.size > 1 && mode == Distribution::trial_blocks;
+  if (!shared) {
+    refuse_or_open();
+  } else {
+    // The ranks agree before the work: a refusal one rank alone meets (rank 0's output path, one rank's memory) would
+    // leave the others waiting in the first collective for ever. Every rank then refuses; rank 0 says why.
+    std::string refusal;
+    try {
+      refuse_or_open();
+    } catch (const std::invalid_argument& e) {
+      refusal = e.what();
+    } catch (const OutputError& e) {
+      refusal = e.what();
+    }
+    const std::vector<std::string> all = all_gather_bytes(refusal);
+    for (std::size_t r = 0; r < all.size(); ++r)
+      if (!all[r].empty()) throw std::invalid_argument(r == 0 ? all[r] : "rank " + std::to_string(r) + ": " + all[r]);
   }
-  if (lead) writer.emplace(out);
 
   std::optional<TrialDistributionScope> scope;
   if (mode == Distribution::trial_blocks) scope.emplace();

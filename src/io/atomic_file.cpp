@@ -85,10 +85,13 @@ void install_handlers() {
 
 // Descriptors 0, 1 and 2 open before anything else is: started with one closed (`2>&-`), the first file favorlab
 // opens would take its number, and progress lines meant for stderr would land in the result. /dev/null takes it.
+// Standard output closed at start is remembered: what a command's product would have been written there is refused.
+bool g_stdout_closed_at_start = false;
 struct StandardDescriptors {
   StandardDescriptors() {
     for (int fd = 0; fd <= 2; ++fd)
       if (::fcntl(fd, F_GETFD) == -1 && errno == EBADF) {
+        if (fd == 1) g_stdout_closed_at_start = true;
         const int opened = ::open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
         if (opened >= 0 && opened != fd) ::close(opened);  // fd was taken meanwhile: nothing to fill
       }
@@ -181,8 +184,15 @@ void check_distinct_paths(const std::vector<NamedPath>& inputs, const std::vecto
   }
 }
 
+void require_standard_output(const std::string& what) {
+  if (g_stdout_closed_at_start)
+    throw OutputError("standard output is closed (the process was started with >&-): " + what +
+                      " would be lost; give a file");
+}
+
 AtomicFileWriter::AtomicFileWriter(std::filesystem::path target) : target_(std::move(target)) {
   if (target_ == "-") {
+    require_standard_output("the output named -");
     stdout_ = true;
     return;
   }

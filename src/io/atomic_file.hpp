@@ -52,6 +52,11 @@ class AtomicFileWriter {
 // among them is written after the files are complete on disk, since standard output cannot be taken back.
 void commit_files(const std::vector<std::pair<std::filesystem::path, std::string>>& files);
 
+// Throws OutputError when the process was started with standard output closed (`>&-`, then /dev/null fills the
+// descriptor): for a command whose product goes there (`-`, a ledger, a listing), which would be lost unseen.
+// `what` names it ("the ledger").
+void require_standard_output(const std::string& what);
+
 // The file a path names once symbolic links are followed (a path that does not exist yet: its absolute, normalised
 // form), for comparing paths: two arguments naming one file are the same file however they are spelled.
 std::filesystem::path resolved_path(const std::filesystem::path& p);

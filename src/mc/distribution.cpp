@@ -66,6 +66,13 @@ DistributedSession::~DistributedSession() {
 #endif
 }
 
+void end_job(int status) {
+#ifdef FAVORLAB_HAVE_MPI
+  if (process_ranks().size > 1) MPI_Abort(MPI_COMM_WORLD, status);
+#endif
+  std::exit(status);
+}
+
 TrialDistributionScope::TrialDistributionScope() { ++g_scopes; }
 TrialDistributionScope::~TrialDistributionScope() { --g_scopes; }
 

@@ -50,6 +50,11 @@ class TrialDistributionScope {
 // The ranks run_parallel_trials splits blocks over now: process_ranks() inside a TrialDistributionScope, else {0, 1}.
 RankInfo active_trial_distribution();
 
+// Ends every rank of the job with `status` (MPI_Abort) when there are several: after a failure that one rank may meet
+// alone, the others could be waiting in a collective, and MPI_Finalize on this rank would wait for them for ever.
+// Single process: std::exit(status).
+[[noreturn]] void end_job(int status);
+
 // Collective over all ranks: every rank's bytes, in rank order. Single process: {mine}.
 std::vector<std::string> all_gather_bytes(const std::string& mine);
 

@@ -414,6 +414,16 @@ TEST_CASE("the environment: closed descriptors, thread failure, umask, long name
     CHECK(line_count(full) == 1);
     fs::remove(dir / "err.txt");
   }
+  // Standard output closed at start (>&-): a command whose product goes there refuses before any work, one line and
+  // status 2, instead of writing it to the /dev/null that fills the descriptor.
+  for (const std::string& cmd : printing) {
+    INFO(cmd);
+    CHECK(shell(std::string("'") + FAVORLAB_BINARY + "' " + cmd + " >&- 2>err.txt") == 2);
+    const std::string closed = read_text(dir / "err.txt");
+    CHECK(closed.find("standard output is closed") != std::string::npos);
+    CHECK(line_count(closed) == 1);
+    fs::remove(dir / "err.txt");
+  }
   // Threads that cannot start (a 100 GiB stack per thread that libgomp would ask for, and exit(1) mid-run on): the
   // same count is started first, so the run is refused with one line and status 2, the old result intact. With
   // --threads 1 nothing is started and the run goes ahead.
