@@ -122,6 +122,12 @@ ReadCheck read_check(const Json& j, const std::string& experiment, double alpha,
     r.source = r.row->source;
     r.kind = r.row->kind;
   } else {
+    // A claim the table knows from other experiments only: the file is relabelled (or a hybrid), and crediting its
+    // claim to the experiment it names would put the evidence under the wrong experiment.
+    for (const ClaimSource& row : claim_sources())
+      if (row.experiment != experiment && c.claim.starts_with(row.claim_prefix))
+        bad_file(where_in_file, "claim '" + c.claim + "' is one " + std::string(row.experiment) +
+                                    " makes, not " + experiment + " (the file says experiment " + experiment + ")");
     // A claim this build's table does not know (a result of another version): the file's own attribution.
     r.source = string_field(j, "source");
     const std::optional<ClaimKind> kind = parse_claim_kind(string_field(j, "kind"));

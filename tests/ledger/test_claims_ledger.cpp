@@ -283,6 +283,15 @@ TEST_CASE("[ledger] bad or foreign files are refused with one line naming the fi
   // A claim neither the table nor the file attributes.
   write_result(dir, "a", Json::array({judged("Something else entirely", "x", "holds", 1, 0, 0, 0.1)}));
   CHECK_THROWS_WITH(fl::read_ledger(dir), Catch::Contains("has no source"));
+  // A result relabelled as another experiment: its claims are the table's under their own experiment, never credited
+  // to the one the file names. Power case: the same file under its own name is read.
+  fs::remove(dir / "a.json");
+  write_result(dir, "unbiased", Json::array({judged(kL2, "iid", "holds", 10, 0, 0, 0.1)}));
+  CHECK_THROWS_WITH(fl::read_ledger(dir), Catch::Contains("is one mse makes, not unbiased"));
+  fs::remove(dir / "unbiased.json");
+  write_result(dir, "mse", Json::array({judged(kL2, "iid", "holds", 10, 0, 0, 0.1)}));
+  CHECK(fl::read_ledger(dir).claims.at(0).verdict == fl::Verdict::holds);
+  fs::remove(dir / "mse.json");
   // ...which the file's own source and kind settle (a result of another favorlab version).
   Json foreign = judged("Something else entirely", "x", "holds", 1, 0, 0, 0.1);
   foreign["source"] = "Somebody 2030, Lemma 4";
