@@ -72,8 +72,19 @@ def parse_args(argv):
         raise Refusal(f"--max-length must lie in [1, 1000000], got {args.max_length}")
     args.layer_set = parse_layers(args.layers) if args.layers is not None else None
     if args.text is not None:
-        if not os.path.isfile(args.text):
+        try:
+            st = os.stat(args.text)
+        except FileNotFoundError:
             raise Refusal(f"--text {args.text}: no such file")
+        except OSError as e:
+            raise Refusal(f"--text {args.text}: cannot read ({e.strerror})")
+        if stat.S_ISDIR(st.st_mode):
+            raise Refusal(f"--text {args.text}: a directory, not a text file")
+        if not stat.S_ISREG(st.st_mode):  # a FIFO would block the read, a device never end
+            raise Refusal(f"--text {args.text}: not a regular file (a FIFO, device or socket); save the text to a file")
+        if st.st_size > TEXT_MAX_BYTES:
+            raise Refusal(f"--text {args.text}: larger than {TEXT_MAX_BYTES >> 20} MiB; a capture runs at most "
+                          "--max-length tokens of it")
         try:
             with open(args.text, "rb") as f:
                 args.text_bytes = f.read()
@@ -82,7 +93,11 @@ def parse_args(argv):
             raise Refusal(f"--text {args.text}: cannot read as UTF-8 ({e})")
         if not args.text_string.strip():
             raise Refusal(f"--text {args.text}: the file is empty")
-    looks_like_path = args.model.startswith((".", "/", "~")) or os.sep + os.sep in args.model
+    # A hub name is NAME or OWNER/NAME. Anything else is a path; so is OWNER/NAME where OWNER is a directory here
+    # (models/tiny): a typo in a local path must not be sent to the hub as a name.
+    parts = args.model.split("/")
+    looks_like_path = (args.model.startswith((".", "/", "~")) or len(parts) > 2 or "" in parts
+                       or (len(parts) == 2 and os.path.isdir(parts[0])))
     if os.path.exists(args.model):
         if not os.path.isfile(os.path.join(args.model, "config.json")):
             raise Refusal(f"{args.model}: not a model directory (no config.json)")
@@ -90,6 +105,9 @@ def parse_args(argv):
         raise Refusal(f"{args.model}: no such directory")
     check_out_dir(args.out_dir)
     return args
+
+
+TEXT_MAX_BYTES = 64 << 20  # --text: far more than any --max-length of tokens needs
 
 
 # What a capture writes into its directory, and nothing else: a re-capture replaces the directory whole, so it is

@@ -4,7 +4,8 @@
 A capture replaces its --out-dir whole, so the checks must refuse, before any model is loaded and with nothing of the
 user's touched: an empty --out-dir, '.', '/', '~', the checkout and every directory above one of these; an earlier
 capture that also holds the user's files; a manifest.json that is a FIFO (must not hang), a device, deeply nested or
-huge. An earlier capture holding only a capture's files is accepted. The script resolves MODEL, --text and --out-dir
+huge. MODEL and --text are refused for what they are: a missing local path is not sent to the hub as a name, a --text
+that is a directory, FIFO or device is named so. An earlier capture holding only a capture's files is accepted. The script resolves MODEL, --text and --out-dir
 in the caller's directory (it does not cd to the checkout): run from another directory with relative paths, the
 capture itself must start in that directory with those paths.
 
@@ -144,6 +145,29 @@ def main(argv):
             if snapshot(scratch) != before:
                 fail(f"{where}: a refused run changed files")
 
+        # MODEL and --text refused for what they are: a local path that does not exist is never sent to the hub as a
+        # name (OWNER/NAME where OWNER is a directory here, or more than one slash); a --text that is a directory, a
+        # FIFO (must not hang) or a device is named as such, not "no such file".
+        os.makedirs(os.path.join(caller, "models"))
+        os.mkfifo(os.path.join(caller, "text-fifo"))
+        inputs_refused = [
+            (["models/tiny", "--text", "notes.txt"], "models/tiny: no such directory"),
+            (["a/b/c", "--text", "notes.txt"], "a/b/c: no such directory"),
+            (["model", "--text", "models"], "a directory, not a text file"),
+            (["model", "--text", "text-fifo"], "not a regular file"),
+            (["model", "--text", "/dev/zero"], "not a regular file"),
+            (["model", "--text", "missing.txt"], "missing.txt: no such file"),
+        ]
+        for args, expected in inputs_refused:
+            if os.path.exists(record):
+                os.remove(record)
+            done = run(checkout, caller, *args, "--out-dir", "out")
+            lines = done.stderr.strip().splitlines()
+            if done.returncode != 2 or len(lines) != 1 or expected not in lines[0] or os.path.exists(record):
+                fail(f"{' '.join(args)}: expected exit 2 and one line naming {expected!r}, got {done.returncode}: "
+                     f"{done.stderr!r}")
+        refused.extend((None, caller, expected) for _, expected in inputs_refused)
+
         # Accepted: a new directory, relative to the caller; an earlier capture with only a capture's files. The
         # capture (the stub) starts in the caller's directory with the caller's relative paths.
         earlier_capture(os.path.join(caller, "again"))
@@ -162,7 +186,8 @@ def main(argv):
         if len(os.listdir(os.path.join(caller, "again"))) != 5:
             fail("the argument check changed an earlier capture")
         print(f"capture-qkv.sh: {len(refused)} refusals (empty, '.', '/', '~', home, checkout and the directories above "
-              "them, user files beside a capture, FIFO, device, deep and huge manifests) and 2 acceptances: ok")
+              "them, user files beside a capture, FIFO, device, deep and huge manifests; a missing local model, a "
+              "--text that is not a regular file) and 2 acceptances: ok")
         return 0
     finally:
         shutil.rmtree(scratch, ignore_errors=True)

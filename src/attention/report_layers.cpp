@@ -26,8 +26,13 @@ ReportLayer read_layer(const LayerFiles& files, const std::vector<ReportArm>& ar
   const auto k = heads_of(files.k, "K"), v = heads_of(files.v, "V");
   // favorlab's softmax uses 1/√d: a model scale not folded into Q yet is applied to Q here.
   if (manifest && !q.empty())
-    if (const double factor = q_scale_factor(*manifest, files.name, static_cast<int>(q.front().cols())); factor != 1)
+    if (const double factor = q_scale_factor(*manifest, files.name, static_cast<int>(q.front().cols())); factor != 1) {
       for (auto& head : q) head *= factor;
+      for (const auto& head : q)
+        if (!head.allFinite())
+          throw std::invalid_argument(where + manifest->file + "'s scale times sqrt(d) (" + std::to_string(factor) +
+                                      ") makes Q overflow; the scale is not this model's");
+    }
   try {
     AttentionConfig exact;
     exact.mechanism = Mechanism::exact;

@@ -396,6 +396,11 @@ TEST_CASE("attention-report refuses a manifest that contradicts the arrays, befo
   fs::remove(dir / "layer1_q.npy");
   fs::remove(dir / "layer1_k.npy");
   fs::remove(dir / "layer1_v.npy");
+  // An unfolded scale so large that Q overflows: the manifest's scale is named, not the file's values.
+  const auto huge = report(R"("scale_folded_into_q": false, "layers": [{"name": "layer0", "scale": 1e308}])");
+  CHECK(huge.status == 2);
+  CHECK(huge.err.find("scale times sqrt(d)") != std::string::npos);
+  CHECK(!fs::exists(dir / "r.json"));
   // A causal manifest over a layer with fewer queries than keys names the manifest as the cause.
   std::vector<double> q(static_cast<std::size_t>(H * 12 * d), 0.1);
   write_npy(dir / "layer0_q.npy", {H, 12, d}, q, NpyDtype::float64);
