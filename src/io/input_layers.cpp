@@ -7,6 +7,8 @@
 #include <stdexcept>
 #include <system_error>
 
+#include "io/input_file.hpp"
+
 namespace favorlab {
 
 namespace fs = std::filesystem;
@@ -48,7 +50,7 @@ std::string name_from_q_file(const fs::path& q, std::size_t index) {
     name.pop_back();
     if (!name.empty() && is_separator(name.back())) name.pop_back();
   }
-  return name.empty() ? "layer" + std::to_string(index) : name;
+  return name.empty() ? "layer" + std::to_string(index) : printable(name);  // a name is one line in every report
 }
 
 // Repeated names get "#2", "#3", ... in order of appearance, skipping suffixed names some layer already has.
@@ -184,12 +186,13 @@ std::vector<LayerFiles> layers_from_directory(const fs::path& dir, const std::st
     if (!missing.empty())
       fail(option, "layer " + quoted(name) + " is missing " + missing + " (found " + present + " in " +
                        dir.string() + ")");
-    LayerFiles layer{.name = name, .q = dir / files[0][0], .k = dir / files[1][0], .v = dir / files[2][0]};
+    LayerFiles layer{.name = printable(name), .q = dir / files[0][0], .k = dir / files[1][0], .v = dir / files[2][0]};
     require_regular_file(layer.q, option);
     require_regular_file(layer.k, option);
     require_regular_file(layer.v, option);
     layers.push_back(std::move(layer));
   }
+  make_names_unique(layers);  // two names may print alike ("a\nb" and a raw newline)
   return layers;
 }
 

@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <tuple>
 
+#include "io/input_file.hpp"  // printable
 #include "io/json_file.hpp"
 
 namespace favorlab {
@@ -89,14 +90,16 @@ ReadCheck read_check(const Json& j, const std::string& experiment, double alpha,
   Check& c = r.check;
   c.claim = string_field(j, "claim");
   if (c.claim.empty()) bad_file(where_in_file, "no claim");
+  // A claim is a name every form of the ledger prints on one line: favorlab never writes a control character in one.
+  if (printable(c.claim) != c.claim) bad_file(where_in_file, "claim '" + printable(c.claim) + "' holds a control character");
   const std::string status = string_field(j, "status");
   if (status == "holds") c.status = Verdict::holds;
   else if (status == "violated") c.status = Verdict::violated;
   else if (status == "inconclusive") c.status = Verdict::inconclusive;
   else if (status == "measured") c.status = Verdict::measured;
   else bad_file(where_in_file, "status '" + status + "' is not a verdict");
-  c.where = string_field(j, "where");
-  c.detail = string_field(j, "detail");
+  c.where = printable(string_field(j, "where"));  // settings and labels: one line wherever they are shown
+  c.detail = printable(string_field(j, "detail"));
   if (c.status == Verdict::measured) {
     c.value = number_field(j, "value");
     c.target = number_field(j, "target");
@@ -109,10 +112,10 @@ ReadCheck read_check(const Json& j, const std::string& experiment, double alpha,
     const auto reach = j.find("out_of_reach");
     if (reach != j.end() && reach->is_string() && (needed == j.end() || needed->is_null())) {
       c.trials_needed = kOutOfReach;
-      c.out_of_reach = reach->get<std::string>();
+      c.out_of_reach = printable(reach->get<std::string>());
     }
     const auto worst = j.find("worst");
-    if (worst != j.end() && worst->is_object()) c.worst.label = string_field(*worst, "label");
+    if (worst != j.end() && worst->is_object()) c.worst.label = printable(string_field(*worst, "label"));
   }
   const ClaimMethod cm = split_claim_method(c.claim);
   r.claim = cm.claim;
@@ -129,7 +132,7 @@ ReadCheck read_check(const Json& j, const std::string& experiment, double alpha,
         bad_file(where_in_file, "claim '" + c.claim + "' is one " + std::string(row.experiment) +
                                     " makes, not " + experiment + " (the file says experiment " + experiment + ")");
     // A claim this build's table does not know (a result of another version): the file's own attribution.
-    r.source = string_field(j, "source");
+    r.source = printable(string_field(j, "source"));
     const std::optional<ClaimKind> kind = parse_claim_kind(string_field(j, "kind"));
     if (r.source.empty() || !kind)
       bad_file(where_in_file, "claim '" + c.claim + "' has no source (favorlab's claims table has none either)");

@@ -324,3 +324,21 @@ TEST_CASE("input layers: natural_less", "[input-layers]") {
   std::sort(names.begin(), names.end(), [](const std::string& a, const std::string& b) { return natural_less(a, b); });
   CHECK(names == std::vector<std::string>{"l", "l1", "l1a", "l02", "l2", "l10", "l20b3", "l20b10", "m0"});
 }
+
+TEST_CASE("input layers: a name with a control character is one line in every report", "[input-layers]") {
+  const TempDir tmp;
+  touch_layer(tmp.path(), "bad\nname");
+  touch_layer(tmp.path(), "bad\\nname");  // already prints as the escaped form: made unique
+  const auto layers = layers_from_directory(tmp.path(), "--input-dir");
+  REQUIRE(layers.size() == 2);
+  for (const auto& layer : layers) CHECK(layer.name.find('\n') == std::string::npos);
+  CHECK(layers[0].name != layers[1].name);
+  const std::string paths = layers[0].q.string() + layers[1].q.string();
+  CHECK(std::count(paths.begin(), paths.end(), '\n') == 1);  // the paths stay the files' own
+  const TempDir triples;
+  touch_layer(triples.path(), "x\ty");
+  const auto named = layers_from_triples({(triples / "x\ty_q.npy").string(), (triples / "x\ty_k.npy").string(),
+                                          (triples / "x\ty_v.npy").string()},
+                                         "--inputs");
+  CHECK(named.at(0).name == "x\\ty");
+}

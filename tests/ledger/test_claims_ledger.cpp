@@ -292,6 +292,17 @@ TEST_CASE("[ledger] bad or foreign files are refused with one line naming the fi
   write_result(dir, "mse", Json::array({judged(kL2, "iid", "holds", 10, 0, 0, 0.1)}));
   CHECK(fl::read_ledger(dir).claims.at(0).verdict == fl::Verdict::holds);
   fs::remove(dir / "mse.json");
+  // A claim with a raw newline would break every form of the ledger: refused; a setting or label with one is shown
+  // escaped, on one line.
+  Json newline = judged("Something\nelse", "x", "holds", 1, 0, 0, 0.1);
+  newline["source"] = "Somebody 2030";
+  newline["kind"] = "paper";
+  write_result(dir, "a", Json::array({newline}));
+  CHECK_THROWS_WITH(fl::read_ledger(dir), Catch::Contains("holds a control character"));
+  newline["claim"] = "Something else";
+  newline["where"] = "d=4\nd=8";
+  write_result(dir, "a", Json::array({newline}));
+  CHECK_THAT(fl::ledger_text(fl::read_ledger(dir)), Catch::Contains("d=4\\nd=8"));
   // ...which the file's own source and kind settle (a result of another favorlab version).
   Json foreign = judged("Something else entirely", "x", "holds", 1, 0, 0, 0.1);
   foreign["source"] = "Somebody 2030, Lemma 4";
