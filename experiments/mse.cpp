@@ -93,12 +93,22 @@ class MseExperiment final : public EstimatorGridExperiment {
     std::int64_t evaluations = 0;
     double seconds = 0;
     std::map<Family, std::vector<MseFigure>> sampled;  // check 4's MSE figures, for check 5
+    // Progress: the sweeps, then the importance-sampled runs (one part per run, one step per point).
+    const auto importance_run = [&](Family e, int ms) {
+      return importance_trials_ > 0 && (is_importance_estimator(e) || has_gerf_importance(e)) &&
+             (ms == m || (e == Family::positive && ms == 2 * m));
+    };
+    std::size_t importance_runs = 0, importance_done = 0;
+    if (std::find(couplings.begin(), couplings.end(), Coupling::iid) != couplings.end())
+      for (const EstimatorSpec& spec : specs) importance_runs += importance_run(spec.estimator, spec.m) ? 1 : 0;
+    const ProgressFn sweep_progress = importance_runs > 0 ? part_progress(ctx.progress, 0, 2) : ctx.progress;
+    const ProgressFn importance_progress = part_progress(ctx.progress, 1, 2);
     for (std::size_t ci = 0; ci < couplings.size(); ++ci) {
       const Coupling coupling = couplings[ci];
       const bool iid = coupling == Coupling::iid;
       SweepConfig config{d, coupling, specs, points, ctx.seed, static_cast<std::uint64_t>(coupling), ctx.trials,
                          ctx.threads, grid_.parameters};
-      const SweepResult sweep = run_estimator_sweep(config, part_progress(ctx.progress, ci, couplings.size()),
+      const SweepResult sweep = run_estimator_sweep(config, part_progress(sweep_progress, ci, couplings.size()),
                                                     iid ? combined_cells(specs, m, points) : CellPairs{});
       evaluations += sweep.evaluations;
       seconds += sweep.seconds;
@@ -161,10 +171,10 @@ class MseExperiment final : public EstimatorGridExperiment {
         // mc/importance_gerf.hpp): light-tailed where the plain Monte Carlo above is not, so its verdicts are
         // conclusive where plain MC cannot be (iid, at the grid's m, and positive's 2m of check 3; the rows of
         // those points get the is_* fields). Check 5 takes the m-feature runs.
-        if (iid && importance_trials_ > 0 && (is_importance_estimator(e) || has_gerf_importance(e)) &&
-            (ms == m || (e == Family::positive && ms == 2 * m))) {
-          std::vector<MseFigure> figures_is = importance_checks(result, e, ms, points, ctx, s * points.size(),
-                                                                result.rows.size() - points.size(), plain);
+        if (iid && importance_run(e, ms)) {
+          std::vector<MseFigure> figures_is =
+              importance_checks(result, e, ms, points, ctx, s * points.size(), result.rows.size() - points.size(),
+                                plain, part_progress(importance_progress, importance_done++, importance_runs));
           if (ms == m) sampled[e] = std::move(figures_is);
         }
       }
@@ -216,7 +226,7 @@ class MseExperiment final : public EstimatorGridExperiment {
   // by check 6.
   std::vector<MseFigure> importance_checks(Result& result, Family e, int m, const std::vector<Geometry>& points,
                                            const RunContext& ctx, std::size_t stream_base, std::size_t first_row,
-                                           const Judged& plain) const {
+                                           const Judged& plain, const ProgressFn& progress) const {
     const int d = grid_.d;
     const std::string name(estimator_name(e));
     const FamilyInfo& family = family_info(e);
@@ -235,10 +245,12 @@ class MseExperiment final : public EstimatorGridExperiment {
       ImportanceSampledMse is;
       double perp_sd = 1;  // the proposal's sd across x + y (gerf and oprf scale it; 1 elsewhere)
       if (lemma) {
-        is = importance_sampled_mse(e, points[p], d, m, importance_trials_, ctx.seed, stream, ctx.threads);
+        is = importance_sampled_mse(e, points[p], d, m, importance_trials_, ctx.seed, stream, ctx.threads,
+                                    part_progress(progress, p, points.size()));
       } else {
         const GerfImportanceSampledMse g = importance_sampled_gerf_mse(e, points[p], d, m, importance_trials_,
-                                                                       ctx.seed, stream, ctx.threads, grid_.parameters);
+                                                                       ctx.seed, stream, ctx.threads, grid_.parameters,
+                                                                       part_progress(progress, p, points.size()));
         is = g;
         perp_sd = g.gerf_proposal.perp_sd;
       }

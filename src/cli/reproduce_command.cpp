@@ -123,6 +123,34 @@ int run_reproduce(const ReproduceOptions& options) {
   require_backend(parse_backend(options.backend));  // before any work
   resolve_threads(options.common.threads);
   const std::string& out_dir = options.out_dir;
+  // The paper-sized run spends trials where points are still open: looks after each pilot, within one budget shared
+  // by the experiments that take them (each gets the rest divided by those still to run).
+  CommonOptions common = options.common;
+  const bool looks_asked = common.until_conclusive || common.max_looks > 0 || common.budget_seconds > 0;
+  if (!common.quick && !looks_asked) common.until_conclusive = true;
+  if (!common.quick && common.budget_seconds == 0) common.budget_seconds = kDefaultFullBudgetSeconds;
+  // Each experiment's options: fresh objects, every option at its default but --backend; looks only where taken.
+  const auto options_for = [&](Experiment& e, double budget_share) {
+    CLI::App experiment_options;
+    e.add_options(experiment_options);
+    if (experiment_options.get_option_no_throw("--backend") != nullptr)
+      experiment_options.parse({options.backend, "--backend"});
+    CommonOptions o = common;
+    o.out = (std::filesystem::path(out_dir) / (e.name() + ".json")).string();
+    o.check_lines = options.verbose;
+    if (!e.takes_looks()) {
+      o.until_conclusive = false;
+      o.max_looks = 0;
+      o.budget_seconds = 0;
+    } else if (common.budget_seconds > 0) {
+      o.budget_seconds = budget_share;
+    }
+    return o;
+  };
+  // Every experiment's options and memory before anything is printed or created.
+  for (auto& e : make_experiments())
+    if (!(ranks.size > 1 && e->distribution() == Distribution::refused))
+      check_experiment_options(*e, options_for(*e, common.budget_seconds));
   std::error_code ec;
   std::filesystem::create_directories(out_dir, ec);
   if (ec || !std::filesystem::is_directory(out_dir))
@@ -133,12 +161,6 @@ int run_reproduce(const ReproduceOptions& options) {
   // contradict them if the run were interrupted. It goes now and is written again when every experiment has run.
   if (ranks.rank == 0) std::filesystem::remove(std::filesystem::path(out_dir) / "CLAIMS.md", ec);
   if (!options.common.quiet && ranks.rank == 0) std::fputs(verdict_legend(), stderr);
-  // The paper-sized run spends trials where points are still open: looks after each pilot, within one budget shared
-  // by the experiments that take them (each gets the rest divided by those still to run).
-  CommonOptions common = options.common;
-  const bool looks_asked = common.until_conclusive || common.max_looks > 0 || common.budget_seconds > 0;
-  if (!common.quick && !looks_asked) common.until_conclusive = true;
-  if (!common.quick && common.budget_seconds == 0) common.budget_seconds = kDefaultFullBudgetSeconds;
   auto experiments = make_experiments();
   std::size_t looking = 0;
   for (const auto& e : experiments) looking += e->takes_looks() ? 1 : 0;
@@ -150,23 +172,11 @@ int run_reproduce(const ReproduceOptions& options) {
       if (ranks.rank == 0) std::fprintf(stderr, "favorlab: note: %s skipped under MPI (it measures time)\n", e->name().c_str());
       continue;
     }
-    CLI::App experiment_options;
-    e->add_options(experiment_options);
-    if (experiment_options.get_option_no_throw("--backend") != nullptr)
-      experiment_options.parse({options.backend, "--backend"});
-    CommonOptions o = common;
-    o.out = (std::filesystem::path(out_dir) / (e->name() + ".json")).string();
-    o.check_lines = options.verbose;
-    if (!e->takes_looks()) {
-      o.until_conclusive = false;
-      o.max_looks = 0;
-      o.budget_seconds = 0;
-    } else if (common.budget_seconds > 0) {
-      LookPlan whole;
-      whole.budget_seconds = common.budget_seconds;
-      // A share of 0 s still runs the pilot; a budget must be positive, so the smallest positive share stands in.
-      o.budget_seconds = std::max(whole.share(looked, looking, look_seconds).budget_seconds, 1e-3);
-    }
+    LookPlan whole;
+    whole.budget_seconds = common.budget_seconds;
+    // A share of 0 s still runs the pilot; a budget must be positive, so the smallest positive share stands in.
+    const CommonOptions o =
+        options_for(*e, std::max(whole.share(looked, looking, look_seconds).budget_seconds, 1e-3));
     const ExperimentRun run = run_experiment(*e, o);
     if (e->takes_looks()) {
       look_seconds += run.look_seconds;

@@ -50,6 +50,10 @@ void add_look_options(CLI::App& app, CommonOptions& options, bool for_reproduce 
 // Throws std::invalid_argument or OutputError for bad input.
 ExperimentRun run_experiment(Experiment& experiment, const CommonOptions& options);
 
+// The checks run_experiment makes before any work that need no file (threads, trials, looks, the predicted memory
+// against --max-memory): `reproduce` makes them for every experiment before it prints or creates anything.
+void check_experiment_options(Experiment& experiment, const CommonOptions& options);
+
 // 0 → all processors; refuses a negative count or more than kMaxThreadsPerProcessor × the processors (OpenMP
 // would start them all, each with its own stack, for nothing: a team that large only slows the run), and a count the
 // process cannot start (runtime/thread_start.hpp).

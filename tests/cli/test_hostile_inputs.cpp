@@ -179,6 +179,8 @@ TEST_CASE("hostile command lines: exit 2, one line naming the problem, no file l
       {"bad size", "mse --max-memory lots --out o.json", "--max-memory: must be a size"},
       // Validated before reproduce prints its legend or creates the directory.
       {"bad size", "reproduce --quick --max-memory lots --out-dir rr", "--max-memory: must be a size"},
+      // Every experiment's memory prediction too: no legend, no directory, before the first experiment.
+      {"memory", "reproduce --quick --max-memory 2K --out-dir rr", "--max-memory allows 2.00 KiB"},
       {"not decimal", "mse --m 0x --out o.json", "not an integer"},
       {"control characters", "mse --d '1\n2' --out o.json", "'1\\n2' is not an integer"},
       {"duplicate list values", "mse --cos 0.5,0.5 --out o.json", "--cos: 0.5 is given twice"},
@@ -401,29 +403,22 @@ TEST_CASE("the environment: closed descriptors, thread failure, umask, long name
     CHECK(nlohmann::json::parse(read_text(dir / "o.json"))["experiment"] == "unbiased");
     fs::remove(dir / "o.json");
   }
-  // Standard output that cannot take what a command prints (/dev/full): one line and status 2, never a silent 0; a
-  // result file is still written where --out names one (stdout carries only the progress summary there).
+  // Standard output that cannot take what a command prints (/dev/full), or closed at start (>&-, where /dev/null fills
+  // the descriptor): one line and status 2, never a silent 0. A result file is still written where --out names one
+  // (stdout carries only the progress summary there).
   const std::vector<std::string> printing{
       "list", "families --json", "claims '" + std::string(FAVORLAB_SOURCE_DIR) + "/results'",
       "unbiased --quick --trials 64 --estimators trig --x-norm 0.5 --y-norm 0.5 --cos 0.5 --quiet --out -"};
-  for (const std::string& cmd : printing) {
-    INFO(cmd);
-    CHECK(shell(std::string("'") + FAVORLAB_BINARY + "' " + cmd + " >/dev/full 2>err.txt") == 2);
-    const std::string full = read_text(dir / "err.txt");
-    CHECK(full.find("standard output") != std::string::npos);
-    CHECK(line_count(full) == 1);
-    fs::remove(dir / "err.txt");
-  }
-  // Standard output closed at start (>&-): a command whose product goes there refuses before any work, one line and
-  // status 2, instead of writing it to the /dev/null that fills the descriptor.
-  for (const std::string& cmd : printing) {
-    INFO(cmd);
-    CHECK(shell(std::string("'") + FAVORLAB_BINARY + "' " + cmd + " >&- 2>err.txt") == 2);
-    const std::string closed = read_text(dir / "err.txt");
-    CHECK(closed.find("standard output is closed") != std::string::npos);
-    CHECK(line_count(closed) == 1);
-    fs::remove(dir / "err.txt");
-  }
+  for (const auto& [redirect, needle] : {std::pair{">/dev/full", "standard output"},
+                                         std::pair{">&-", "standard output is closed"}})
+    for (const std::string& cmd : printing) {
+      INFO(cmd << " " << redirect);
+      CHECK(shell(std::string("'") + FAVORLAB_BINARY + "' " + cmd + " " + redirect + " 2>err.txt") == 2);
+      const std::string err = read_text(dir / "err.txt");
+      CHECK(err.find(needle) != std::string::npos);
+      CHECK(line_count(err) == 1);
+      fs::remove(dir / "err.txt");
+    }
   // Threads that cannot start (a 100 GiB stack per thread that libgomp would ask for, and exit(1) mid-run on): the
   // same count is started first, so the run is refused with one line and status 2, the old result intact. With
   // --threads 1 nothing is started and the run goes ahead.
