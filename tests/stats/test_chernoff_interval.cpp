@@ -43,9 +43,8 @@ double draw(const std::vector<double>& values, const std::vector<double>& cumula
   return values[std::min<std::size_t>(static_cast<std::size_t>(it - cumulative.begin()), values.size() - 1)];
 }
 
-// Upper end of the Clopper–Pearson interval (confidence 1 − 2e-6) on a rate of k in n: a simulated rate is
-// consistent with α when this is at or above α.
-double rate_upper(std::int64_t k, std::int64_t n) { return clopper_pearson(k, n, 2e-6).upper; }
+// Lower end of the Clopper–Pearson interval (confidence 1 − 2e-6) on a rate of k in n: a simulated rate exceeds α
+// only when this is above α.
 double rate_lower(std::int64_t k, std::int64_t n) { return clopper_pearson(k, n, 2e-6).lower; }
 
 }  // namespace
