@@ -88,22 +88,33 @@ int resolve_threads(int requested) {
   return threads;
 }
 
-void check_experiment_options(Experiment& experiment, const CommonOptions& o) {
+namespace {
+
+// The run's threads, trials per point and looks, each checked.
+struct RunSize {
+  int threads;
+  std::int64_t trials;
+  LookPlan looks;
+};
+RunSize resolve_run_size(const Experiment& experiment, const CommonOptions& o) {
   const int threads = resolve_threads(o.threads);
   if (o.trials < 0 || o.trials == 1 || o.trials > kMaxTrials)
     throw std::invalid_argument("--trials must be between 2 and 1e15, got " + std::to_string(o.trials));
   const std::int64_t trials = o.trials > 0 ? o.trials : experiment.default_trials(o.quick);
-  const RunContext ctx{o.seed, trials, threads, o.quick, {}, resolve_looks(o, experiment, trials)};
+  return {threads, trials, resolve_looks(o, experiment, trials)};
+}
+
+}  // namespace
+
+void check_experiment_options(Experiment& experiment, const CommonOptions& o) {
+  const RunSize size = resolve_run_size(experiment, o);
+  const RunContext ctx{o.seed, size.trials, size.threads, o.quick, {}, size.looks};
   const MemoryEstimate memory = experiment.memory_estimate(ctx);
   check_memory_budget(experiment.name(), memory.bytes, memory.lower, o.max_memory);
 }
 
 ExperimentRun run_experiment(Experiment& experiment, const CommonOptions& o) {
-  const int threads = resolve_threads(o.threads);
-  if (o.trials < 0 || o.trials == 1 || o.trials > kMaxTrials)
-    throw std::invalid_argument("--trials must be between 2 and 1e15, got " + std::to_string(o.trials));
-  const std::int64_t trials = o.trials > 0 ? o.trials : experiment.default_trials(o.quick);
-  const LookPlan looks = resolve_looks(o, experiment, trials);
+  const auto [threads, trials, looks] = resolve_run_size(experiment, o);
 
   const bool default_out = o.out.empty();
   const std::filesystem::path out = default_out ? std::filesystem::path("results") / (experiment.name() + ".json")
