@@ -74,6 +74,13 @@ for launch in "-np 2 $favorlab unbiased --quick --threads 1 --quiet --out /proc/
   [ ! -e "$dir/asym.json" ] || { echo "a refused MPI job wrote its result" >&2; exit 1; }
 done
 
+# A bad option every rank sees: one line (rank 0's), status 2.
+status=0
+"${mpi[@]}" -np 2 "$favorlab" unbiased --quick --trials 1 --out "$dir/parse.json" > /dev/null 2> "$dir/parse.err" || status=$?
+if [ "$status" -ne 2 ] || [ "$(grep -c '^favorlab: error: ' "$dir/parse.err")" -ne 1 ]; then
+  echo "a bad option under mpirun -np 2: status $status, not one error line:" >&2; cat "$dir/parse.err" >&2; exit 1
+fi
+
 # An experiment of rank 0 alone: written once, with the same rows; with looks too, whose budget test is then rank
 # 0's alone (a collective there would wait for ranks that are not running it).
 "$favorlab" attention-matrix --L 8 --d 4 --m 8 --quiet --out "$dir/am-1.json"

@@ -8,6 +8,8 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <string>
+#include <vector>
 
 #include "cli/cli_app.hpp"
 #include "io/atomic_file.hpp"  // OutputError
@@ -86,21 +88,31 @@ int parse_and_run(int argc, char** argv, const fl::RankInfo& ranks, bool& failed
   fl::CliApp cli;  // every subcommand and option (cli/cli_app.hpp)
   CLI::App& app = cli.app;
 
+  std::string parse_error;
   if (argc > 1 && argv[1][0] != '-' && !cli.has_subcommand(argv[1])) {
-    std::fprintf(stderr, "favorlab: error: unknown experiment '%s' (see favorlab list)\n", fl::printable(argv[1]).c_str());
-    failed = true;
-    return 2;
+    parse_error = "unknown experiment '" + fl::printable(argv[1]) + "' (see favorlab list)";
+  } else {
+    try {
+      app.parse(argc, argv);
+    } catch (const CLI::CallForHelp& e) {
+      return app.exit(e);
+    } catch (const CLI::CallForAllHelp& e) {
+      return app.exit(e);
+    } catch (const CLI::CallForVersion& e) {
+      return app.exit(e);
+    } catch (const CLI::ParseError& e) {
+      parse_error = fl::printable(e.what()) + " (see favorlab --help)";
+    }
   }
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForVersion& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "favorlab: error: %s (see favorlab --help)\n", fl::printable(e.what()).c_str());
+  // Under MPI the ranks compare their command lines' fate: one line from rank 0, however many ranks refuse it (an
+  // MPMD launch may give one rank alone a bad option).
+  if (ranks.size > 1) {
+    const std::vector<std::string> all = fl::all_gather_bytes(parse_error);
+    for (std::size_t r = 0; r < all.size() && parse_error.empty(); ++r)
+      if (!all[r].empty()) parse_error = "rank " + std::to_string(r) + ": " + all[r];
+  }
+  if (!parse_error.empty()) {
+    if (ranks.rank == 0) std::fprintf(stderr, "favorlab: error: %s\n", parse_error.c_str());
     failed = true;
     return 2;
   }
