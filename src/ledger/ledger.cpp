@@ -430,7 +430,7 @@ std::int64_t LedgerClaim::inconclusive() const {
   return n;
 }
 double LedgerClaim::false_verdict_bound() const {
-  double sum = 0;
+  double sum = rests_on_alpha;  // NaN where a claim it rests on has an unknown α
   for (const auto& m : methods) {
     if (m.alpha_unknown) return kNaN;
     sum += m.alpha_sum;
@@ -438,7 +438,7 @@ double LedgerClaim::false_verdict_bound() const {
   return sum;
 }
 int LedgerClaim::sampled_checks() const {
-  int n = 0;
+  int n = rests_on_checks;
   for (const auto& m : methods) n += m.sampled_checks;
   return n;
 }
@@ -522,8 +522,21 @@ Ledger read_ledger(const fs::path& dir) {
                                                                : std::string(verdict_name(other->verdict)) + " here";
       if (other == ledger.claims.end() || other->verdict != Verdict::holds)
         c.rests_on_unconfirmed += (c.rests_on_unconfirmed.empty() ? "" : ", ") + ("`" + name + "` is " + state);
+      else {
+        // A wrong sampler reaches the exact values only through these claims, so their weakest power is the line's;
+        // a false verdict of one of them can make this claim hold falsely, so their α counts here too.
+        const double power = other->methods[other->deciding].power;
+        c.rests_on_power = std::isfinite(c.rests_on_power) ? std::max(c.rests_on_power, power) : power;
+        c.rests_on_alpha += other->false_verdict_bound();
+        c.rests_on_checks += other->sampled_checks();
+      }
     }
-    if (!c.rests_on_unconfirmed.empty()) decide(c);
+    if (!c.rests_on_unconfirmed.empty()) {  // the closed-forms lines are set aside: decided again without them
+      c.rests_on_power = kNaN;
+      c.rests_on_alpha = 0;
+      c.rests_on_checks = 0;
+      decide(c);
+    }
   }
   for (LedgerClaim& c : ledger.claims) {
     if (c.corrected_claim.empty()) continue;

@@ -72,6 +72,12 @@ struct LedgerClaim {
   // every one holds (the lines then decide like any other).
   std::vector<std::string> rests_on;
   std::string rests_on_unconfirmed;
+  // Where every one of them holds: the weakest of their deciding powers, which is what a closed-forms line deciding
+  // this claim can see of a sampler that departs from the formulas (NaN otherwise).
+  double rests_on_power = std::numeric_limits<double>::quiet_NaN();
+  // And their false-verdict bounds and sampled checks, added to this claim's own (0 where none holds it up).
+  double rests_on_alpha = 0;
+  int rests_on_checks = 0;
 
   std::int64_t held() const;
   std::int64_t violated() const;

@@ -32,6 +32,9 @@ std::string percent(double fraction) {
 // is exact to rounding says so instead of a percentage.
 std::string power_text(const LedgerClaim& c, const LedgerMethod& m) {
   if (c.identity()) return "identity (rounding)";
+  // A closed-forms line that decides: it sees the sampler only through the sampled claims it rests on.
+  if (m.closed_forms() && std::isfinite(c.rests_on_power))
+    return percent(c.rests_on_power) + " (through the sampled claims its exact values rest on)";
   if (m.power_from_rounding) return "rounding only (every judged point exact to rounding)";
   return percent(m.power);
 }
@@ -208,6 +211,7 @@ Json claim_json(const LedgerClaim& c) {
     // The claims its closed-forms lines take for granted; unconfirmed: why those lines were set aside (null: not).
     j["rests_on"] = c.rests_on;
     j["rests_on_unconfirmed"] = c.rests_on_unconfirmed.empty() ? Json(nullptr) : Json(c.rests_on_unconfirmed);
+    j["rests_on_power"] = number_or_null(c.rests_on_power);
   }
   if (!c.corrected_claim.empty()) {
     j["corrected_claim"] = c.corrected_claim;

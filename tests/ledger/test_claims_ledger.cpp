@@ -704,6 +704,13 @@ TEST_CASE("[ledger] a closed-forms line decides a claim only where the formulas 
   CHECK(held.methods[held.deciding].method == "exact values");
   CHECK(held.methods[held.deciding].closed_forms());
   CHECK_THAT(fl::ledger_text(ledger), Catch::Contains("which hold here"));
+  // Its power is what the exact values can see of a wrong sampler: the closed forms' sampled power (0.01 each here),
+  // not the rounding allowance of the arithmetic.
+  CHECK(held.rests_on_power == 0.01);
+  // ...and a false verdict of either closed form could make it hold falsely: their α (1e-3 each) add to its own.
+  CHECK(held.false_verdict_bound() == Approx(3e-3));
+  CHECK(held.sampled_checks() == 3);
+  CHECK_THAT(fl::ledger_text(ledger), Catch::Contains("power 1 % (through the sampled claims"));
 
   // Closed forms absent from the results: nothing confirms them, and the exact values alone decide nothing.
   write_result(dir, "mse", Json::array({mse_checks("holds", 0)[3]}));
