@@ -31,6 +31,12 @@ int optional_count(const Json& object, const char* key, const std::filesystem::p
   return static_cast<int>(v.get<std::int64_t>());
 }
 
+// The layer of that name the manifest lists; nullptr when it lists none of that name.
+const ManifestLayer* listed_layer(const std::vector<ManifestLayer>& layers, const std::string& name) {
+  const auto it = std::find_if(layers.begin(), layers.end(), [&name](const ManifestLayer& e) { return e.name == name; });
+  return it == layers.end() ? nullptr : &*it;
+}
+
 [[noreturn]] void disagree(const CaptureManifest& m, const std::string& layer, const std::string& what, int stated,
                            int found) {
   throw std::invalid_argument("--input-dir: " + m.file + " says layer " + layer + " has " + what + " " +
@@ -47,8 +53,7 @@ void check_manifest_layer_names(const CaptureManifest& manifest, const std::vect
       throw std::invalid_argument("--input-dir: " + manifest.file + " lists layer " + listed.name +
                                   ", but the directory has no Q, K, V files of that name");
   for (const std::string& name : names)
-    if (std::none_of(manifest.layers.begin(), manifest.layers.end(),
-                     [&name](const ManifestLayer& e) { return e.name == name; }))
+    if (listed_layer(manifest.layers, name) == nullptr)
       throw std::invalid_argument("--input-dir: layer " + name + " is not among the layers " + manifest.file +
                                   " lists");
 }
@@ -57,9 +62,7 @@ void check_manifest_layer(const CaptureManifest& manifest, const std::string& la
   const auto same = [&](const char* what, int stated, int found) {
     if (stated > 0 && stated != found) disagree(manifest, layer, what, stated, found);
   };
-  const auto listed = std::find_if(manifest.layers.begin(), manifest.layers.end(),
-                                   [&layer](const ManifestLayer& e) { return e.name == layer; });
-  if (listed != manifest.layers.end()) {
+  if (const ManifestLayer* listed = listed_layer(manifest.layers, layer)) {
     same("heads", listed->heads, heads);
     same("queries (Lq)", listed->Lq, Lq);
     same("keys (L)", listed->L, L);
@@ -104,8 +107,7 @@ std::optional<CaptureManifest> read_capture_manifest(const std::filesystem::path
         fail(file, "every entry of \"layers\" must be an object with a \"name\"");
       ManifestLayer entry{layer["name"].get<std::string>()};
       const std::string what = "layer " + entry.name;
-      if (std::any_of(m.layers.begin(), m.layers.end(), [&](const ManifestLayer& e) { return e.name == entry.name; }))
-        fail(file, what + " is listed twice");
+      if (listed_layer(m.layers, entry.name) != nullptr) fail(file, what + " is listed twice");
       entry.heads = optional_count(layer, "heads", file, what);
       entry.Lq = optional_count(layer, "Lq", file, what);
       entry.L = optional_count(layer, "L", file, what);
