@@ -2,7 +2,6 @@
 // the OpenMP region and reaches the caller instead of calling std::terminate.
 #include <catch2/catch.hpp>
 
-#include <atomic>
 #include <new>
 #include <stdexcept>
 #include <vector>
@@ -18,14 +17,11 @@ TEST_CASE("parallel_for runs every index once and rethrows a body's exception af
     CHECK(std::all_of(seen.begin(), seen.end(), [](int n) { return n == 1; }));
 
     // Without the guard this aborts the test binary (an exception escaping an OpenMP region is std::terminate).
-    std::atomic<int> ran{0};
     CHECK_THROWS_AS(parallel_for(1000, threads,
-                                 [&](int i) {
-                                   ++ran;
+                                 [](int i) {
                                    if (i == 37) throw std::bad_alloc();
                                  }),
                     std::bad_alloc);
-    CHECK(ran.load() >= 1);
     CHECK_THROWS_WITH(parallel_for(8, threads, [](int i) {
                         if (i % 2 == 1) throw std::invalid_argument("odd");
                       }),
