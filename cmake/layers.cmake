@@ -2,7 +2,10 @@
 # headers of its own layer and of the layers it reaches through DEPS, nothing else; favorlab_check_layers() enforces
 # that at configure time, and the test layers_point_down re-checks it on every test run (an include added to an
 # existing file does not re-run the configure step). Order, bottom up:
-#   rng, io → runtime, stats → results → kernels → features → mc, perm → attention → perf → experiments → cli
+#   rng, io → runtime, stats → results → kernels → features → mc, perm → attention → evaluation, perf → experiments
+#   → cli
+# The attention engine (attention: exact, FAVOR, PermuteFormer, the backends) needs features, perm, runtime, io and
+# rng only; what measures it (evaluation: errors, sweeps, reports, the capture manifest) adds mc, stats and results.
 # with the claims ledger (ledger: the source of every claim, read by the command line) on stats and io alone.
 if(CMAKE_SCRIPT_MODE_FILE)
   cmake_minimum_required(VERSION 3.25)  # script mode starts with old policies (IN_LIST needs CMP0057)
@@ -18,10 +21,11 @@ set(FAVORLAB_LAYERS
   "features src/features kernels rng"
   "mc src/mc features kernels rng stats runtime"
   "perm src/perm rng"
-  "attention src/attention mc perm features results stats runtime io rng"
-  "perf src/perf attention mc"
+  "attention src/attention features perm runtime io rng"
+  "evaluation src/evaluation attention mc results stats"
+  "perf src/perf attention mc results"
   "ledger src/ledger stats io"
-  "experiments experiments perf"
+  "experiments experiments perf evaluation"
   "cli src/cli experiments ledger")
 
 # Sets <layer>_DIR, <layer>_DEPS and <layer>_REACH (the layer itself and everything below it) in the caller's scope.

@@ -16,10 +16,10 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "attention/attention_baselines.hpp"
-#include "attention/favor_arm_comparisons.hpp"
-#include "attention/favor_error_summary.hpp"
-#include "attention/favor_error_sweep.hpp"
+#include "evaluation/attention_baselines.hpp"
+#include "evaluation/favor_arm_comparisons.hpp"
+#include "evaluation/favor_error_summary.hpp"
+#include "evaluation/favor_error_sweep.hpp"
 #include "experiments/backend_option.hpp"
 #include "experiments/experiment.hpp"
 #include "experiments/look_report.hpp"

@@ -16,9 +16,9 @@
 #include <stdexcept>
 
 #include "attention/attend.hpp"
-#include "attention/attention_error.hpp"
 #include "attention/attention_projection.hpp"
-#include "attention/favor_error_sweep.hpp"
+#include "evaluation/attention_error.hpp"
+#include "evaluation/favor_error_sweep.hpp"
 #include "experiments/experiment.hpp"
 #include "experiments/softmax_estimator_options.hpp"
 #include "io/format_number.hpp"

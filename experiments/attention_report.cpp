@@ -16,13 +16,13 @@
 #include <stdexcept>
 
 #include "attention/attend.hpp"
-#include "attention/attention_recommendation.hpp"
-#include "attention/attention_report.hpp"
-#include "attention/attention_report_summary.hpp"
-#include "attention/capture_manifest.hpp"
-#include "attention/report_layers.hpp"
-#include "attention/report_slopes.hpp"
-#include "attention/synthetic_heads.hpp"
+#include "evaluation/attention_recommendation.hpp"
+#include "evaluation/attention_report.hpp"
+#include "evaluation/attention_report_summary.hpp"
+#include "evaluation/capture_manifest.hpp"
+#include "evaluation/report_layers.hpp"
+#include "evaluation/report_slopes.hpp"
+#include "evaluation/synthetic_heads.hpp"
 #include "experiments/experiment.hpp"
 #include "experiments/look_report.hpp"
 #include "experiments/softmax_estimator_options.hpp"
@@ -61,7 +61,7 @@ class AttentionReportExperiment final : public Experiment {
   }
 
   // One layer at a time (read and copied into heads; a synthetic layer may form an L×L cosine matrix), one head at a
-  // time (attention/attention_report.hpp): float32 and bfloat16-rounded copies, the exact outputs, for L ≤
+  // time (evaluation/attention_report.hpp): float32 and bfloat16-rounded copies, the exact outputs, for L ≤
   // --matrix-max-L the Lq×L matrix A with one-hot V = I_L and its SVD; per concurrent (arm, m, draw) task W (m×d, d×d
   // blocks) and a FAVOR forward, and with the matrix Â from a forward whose states are columns × (L+1). Every head's
   // per-draw errors and a row per (head, arm, m) stay to the end.

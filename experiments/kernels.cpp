@@ -3,7 +3,7 @@
 // (trig, positive, hyperbolic, regularized; orthogonal W), on Gaussian Q, K, V (entries N(0, s²)) at several scales s.
 // Per kernel and scale, over --trials draws of W (one draw where there is no projection):
 //   the denominators D̂ = Q'((K')ᵀ1) — computed by the library (attend with V = a column of ones and renormalize off),
-//   never re-implemented, and tallied by attention/kernel_denominators.hpp — their smallest value, the fraction ≤ 0,
+//   never re-implemented, and tallied by evaluation/kernel_denominators.hpp — their smallest value, the fraction ≤ 0,
 //   and for softmax estimators the smallest D̂_i/D_i against the exact row sums; NaN/Inf counts in D̂ and in the
 //   renormalized outputs; and the deviation from exact softmax attention: output MSE against exact, mean and
 //   standard error over the draws with finite output.
@@ -18,8 +18,8 @@
 #include <stdexcept>
 
 #include "attention/attend.hpp"
-#include "attention/kernel_denominators.hpp"
 #include "attention/random_inputs.hpp"
+#include "evaluation/kernel_denominators.hpp"
 #include "experiments/backend_option.hpp"
 #include "experiments/experiment.hpp"
 #include "io/format_number.hpp"

@@ -3,7 +3,7 @@
 // components of the Transformer is one of the primary reasons that pretrained Transformer weights cannot be
 // immediately used"; 4.3: "small errors can easily propagate throughout multiple Transformer layers"). The paper
 // makes no quantitative claim; this experiment measures the growth.
-// A stack of n random-weight pre-LayerNorm layers (attention/transformer_layer.hpp: H heads, MLP 4·width with GELU,
+// A stack of n random-weight pre-LayerNorm layers (evaluation/transformer_layer.hpp: H heads, MLP 4·width with GELU,
 // residuals; weights N(0, 1/fan_in), fixed for the run) runs on one Gaussian input with exact attention and with FAVOR
 // (default: positive features, orthogonal W, m = 256, a fresh W per layer and draw). Per depth n = 1..--layers, over
 // --trials draws of the projections: the relative error ‖Y_favor − Y_exact‖_F/‖Y_exact‖_F after n layers, and the
@@ -19,7 +19,7 @@
 
 #include "attention/attention_projection.hpp"
 #include "attention/random_inputs.hpp"
-#include "attention/transformer_layer.hpp"
+#include "evaluation/transformer_layer.hpp"
 #include "experiments/backend_option.hpp"
 #include "experiments/experiment.hpp"
 #include "mc/indexed_trials.hpp"
@@ -65,7 +65,7 @@ class LayersExperiment final : public Experiment {
   std::int64_t default_trials(bool quick) const override { return quick ? 10 : 20; }
 
   // The layers' weights (12 width² each) and the exact output after every layer (L × width each); a layer
-  // (attention/transformer_layer.cpp) holds about 18 L × width matrices (Q, K, V and their heads, the MLP's 4·width
+  // (evaluation/transformer_layer.cpp) holds about 18 L × width matrices (Q, K, V and their heads, the MLP's 4·width
   // hidden layer, residuals) beside its attention; per concurrent draw the running output, W (m × head size) and one
   // FAVOR layer at a time.
   MemoryEstimate memory_estimate(const RunContext& ctx) const override {

@@ -1,9 +1,9 @@
 // `favorlab permute-properties` — PermuteFormer's position encoding on FAVOR features
 // (docs/theory.md#permuteformer-properties):
 //   sim(i, j) = q̃_iᵀ k̃_j = r^{i−j} φ(q_i)ᵀ P_π^{j−i} φ(k_j),  q̃_i = r^i P_π^i φ(q_i),  k̃_j = r^{−j} P_π^j φ(k_j).
-// Similarities are formed as the mechanism forms them, from absolute positions (attention/permute_similarity.hpp),
+// Similarities are formed as the mechanism forms them, from absolute positions (evaluation/permute_similarity.hpp),
 // in double, for `--trials` random draws of (π, π_x, π_y, a query content q, a key content k) per feature map; the
-// sampled points and their tolerances are attention/permute_properties.hpp's.
+// sampled points and their tolerances are evaluation/permute_properties.hpp's.
 // Property 1 needs the *content* shift-copied too: sim(i+t, j+t) is compared with sim(i, j) for the same φ(q), φ(k)
 // placed at the shifted positions (with different content at the shifted positions nothing is invariant).
 // Checks (tolerances are floating-point bounds, never fitted; γ_n = n·u/(1 − n·u), u = 2^−53, m' features):
@@ -34,18 +34,18 @@
 
 #include "attention/attend.hpp"
 #include "attention/attention_projection.hpp"
-#include "attention/cyclic_permutation.hpp"
 #include "attention/permute_attention.hpp"
-#include "attention/permute_properties.hpp"
 #include "attention/permute_reference.hpp"
-#include "attention/permute_similarity.hpp"
 #include "attention/random_inputs.hpp"
+#include "evaluation/permute_properties.hpp"
+#include "evaluation/permute_similarity.hpp"
 #include "experiments/experiment.hpp"
 #include "io/format_number.hpp"
 #include "io/npy.hpp"
 #include "io/npy_heads.hpp"
 #include "perf/interleaved_timing.hpp"
 #include "perf/memory_estimate.hpp"
+#include "perm/cyclic_permutation.hpp"
 #include "stats/counted_check.hpp"
 #include "stats/sample_quantile.hpp"
 
@@ -243,7 +243,7 @@ class PermutePropertiesExperiment final : public Experiment {
     return c;
   }
 
-  // Properties 1–3, the period and the 2-D wrap, in double, for one feature map (attention/permute_properties.hpp).
+  // Properties 1–3, the period and the 2-D wrap, in double, for one feature map (evaluation/permute_properties.hpp).
   void properties(const RunContext& ctx, const Sizes& s, Family kind, Result& result) const {
     const std::string fname(feature_kind_name(kind));
     const AttentionConfig config = config_for(kind, false);

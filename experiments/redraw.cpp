@@ -27,8 +27,8 @@
 #include <stdexcept>
 
 #include "attention/backend.hpp"
-#include "attention/favor_error_sweep.hpp"
-#include "attention/redraw_sweep.hpp"
+#include "evaluation/favor_error_sweep.hpp"
+#include "evaluation/redraw_sweep.hpp"
 #include "experiments/backend_option.hpp"
 #include "experiments/experiment.hpp"
 #include "experiments/softmax_estimator_options.hpp"

@@ -21,9 +21,9 @@
 #include <stdexcept>
 #include <string>
 
-#include "attention/attention_max_error.hpp"
 #include "attention/attention_projection.hpp"
 #include "attention/random_inputs.hpp"
+#include "evaluation/attention_max_error.hpp"
 #include "experiments/experiment.hpp"
 #include "io/format_number.hpp"
 #include "io/join_list.hpp"

@@ -1,4 +1,4 @@
-// libFuzzer target for the capture manifest attention-report reads (attention/capture_manifest.hpp): scripts/fuzz.sh
+// libFuzzer target for the capture manifest attention-report reads (evaluation/capture_manifest.hpp): scripts/fuzz.sh
 // builds and runs it. An input is the bytes of DIR/manifest.json.
 //
 // Expected outcomes, as `attention-report --input-dir DIR` handles them: a manifest whose scale factors are finite and
@@ -16,7 +16,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "attention/capture_manifest.hpp"
+#include "evaluation/capture_manifest.hpp"
 #include "io/json_file.hpp"
 
 namespace fl = favorlab;

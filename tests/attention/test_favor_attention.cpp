@@ -9,8 +9,8 @@
 #include "attention/attend.hpp"
 #include "attention/attention_features.hpp"
 #include "attention/attention_projection.hpp"
-#include "attention/attention_error.hpp"
 #include "attention/random_inputs.hpp"
+#include "evaluation/attention_error.hpp"
 #include "kernels/gerf_moments.hpp"
 
 using namespace favorlab;

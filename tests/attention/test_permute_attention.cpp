@@ -8,14 +8,14 @@
 #include <limits>
 
 #include "attention/attention_projection.hpp"
-#include "attention/cyclic_permutation.hpp"
 #include "attention/permute_attention.hpp"
-#include "attention/permuted_features.hpp"
 #include "attention/permute_reference.hpp"
-#include "attention/permute_similarity.hpp"
+#include "attention/permuted_features.hpp"
 #include "attention/random_inputs.hpp"
 #include "cli_runner.hpp"
+#include "evaluation/permute_similarity.hpp"
 #include "features/shifted_exp.hpp"
+#include "perm/cyclic_permutation.hpp"
 
 using namespace favorlab;
 

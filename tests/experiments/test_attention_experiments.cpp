@@ -10,11 +10,11 @@
 #include <numeric>
 
 #include "attention/attend.hpp"
-#include "attention/attention_error.hpp"
 #include "attention/attention_projection.hpp"
 #include "attention/backend.hpp"
-#include "attention/favor_error_sweep.hpp"
 #include "cli_runner.hpp"
+#include "evaluation/attention_error.hpp"
+#include "evaluation/favor_error_sweep.hpp"
 #include "io/npy.hpp"
 #include "io/npy_heads.hpp"
 #include "rng/philox_stream.hpp"

@@ -1,5 +1,5 @@
 // Feature redrawing (`favorlab redraw`) below the experiment: the sweep of projection draws
-// (attention/redraw_sweep.hpp) against attend with the same draws, and its statistics (stats/redraw_summary.hpp)
+// (evaluation/redraw_sweep.hpp) against attend with the same draws, and its statistics (stats/redraw_summary.hpp)
 // against hand computations; the bias-variance law's prediction against a known bias and variance (two-sided,
 // alpha = 1e-3).
 #include <catch2/catch.hpp>
@@ -8,10 +8,10 @@
 #include <limits>
 
 #include "attention/attend.hpp"
-#include "attention/attention_error.hpp"
 #include "attention/attention_projection.hpp"
 #include "attention/favor_denominators.hpp"
-#include "attention/redraw_sweep.hpp"
+#include "evaluation/attention_error.hpp"
+#include "evaluation/redraw_sweep.hpp"
 #include "rng/philox_stream.hpp"
 #include "stats/clopper_pearson.hpp"
 #include "stats/edgeworth.hpp"
