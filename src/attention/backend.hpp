@@ -30,8 +30,8 @@ struct CudaAvailability {
 CudaAvailability cuda_available();
 
 // Causal FAVOR's rows per chunk where the user gives none: the CPU's 48 (AttentionConfig's default, measured there)
-// or the GPU's 512. On an H200 (L = 65536, 8 heads, d = 64, m = 256) chunk 512 took 21.1 ms against 129.9 ms at 48:
-// each chunk costs a few kernel launches, so the GPU wants fewer, larger chunks (results/gpu/speed-cuda-chunk*.json).
+// or the GPU's 512: each chunk costs a few kernel launches, so the GPU wants fewer, larger chunks
+// (docs/performance.md#tried-and-dropped).
 int default_chunk(Backend backend);
 
 // Nothing for cpu; for cuda, throws std::invalid_argument("--backend cuda: " + reason) where cuda_available() is

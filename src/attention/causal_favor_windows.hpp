@@ -30,10 +30,8 @@ namespace favorlab {
 // Rows per window (whole feature blocks): the blocks and chunks of one window run in parallel (phases 1 and 3
 // below). A constant, never the thread count, so the arithmetic — and every bit of the output — is the same on any
 // number of threads. Why 512: a window holds its query features and one m × (dv+1) state per chunk, ~1 MB at
-// m = 256, dv = 64 in float, about the 1 MiB L2 of the development machine; 2048 rows spill it. Measured (when a
-// window held two states per 64-row chunk) at L = 4096, d = 64, m = 256, float, best of 7: 8 heads at one thread
-// 192–205 ms (2048 rows), 148–150 (1024), 143–152 (512), 146–197 (256); one head on two threads 13.6–14.1 ms (2048),
-// 11.4–13.2 (512).
+// m = 256, dv = 64 in float, about the 1 MiB L2 of the development machine; 2048 rows spill it
+// (docs/performance.md#tried-and-dropped).
 inline constexpr Eigen::Index kCausalWindowRows = 512;
 
 // Rows per feature block: the queries' and keys' features are formed for whole chunks, this many rows (at least one
@@ -219,12 +217,9 @@ Matrix<T> causal_favor_windows(Eigen::Index length, const Matrix<T>& v, const At
   // The first window's feature blocks, then for each window: its chain (phase 2), then one parallel pass that
   // finishes its chunks (phase 3) and forms the next window's blocks (phase 1), which need nothing of this window —
   // the larger tasks first. One pass instead of two halves the points where every thread waits for the slowest, and a
-  // window's two blocks are no longer a pass of their own, two tasks for two threads with nothing to balance them.
-  // Measured, one head on two threads, old and new interleaved (medians of 11): 0.73–0.80× the time at L = 16384
-  // (four runs), 0.74–0.88× at L = 4096 (two); perf of 30 forwards at L = 16384: 12 537 → 9 913 samples, OpenMP's
-  // barrier waits 1 898 → 608. On one thread the pass would form the next blocks while this window's still hold
-  // their memory (1.04–1.10× the time, measured), so there the phases run in order. Which thread runs a task never
-  // changes its arithmetic.
+  // window's two blocks are not a pass of their own, two tasks for two threads with nothing to balance them.
+  // On one thread the pass would form the next blocks while this window's still hold their memory, so there the
+  // phases run in order (docs/performance.md#tried-and-dropped). Which thread runs a task never changes its arithmetic.
   blocks.resize(std::size_t(blocks_of(0)));
   parallel_for(Eigen::Index(blocks.size()), threads, [&](Eigen::Index b) { form_block(blocks, 0, b); });
   for (Eigen::Index w0 = 0; w0 < length; w0 += window_rows) {

@@ -13,9 +13,8 @@ namespace favorlab {
 namespace {
 
 // Query rows per task and keys per tile. The logits tile (kQueryBlock × kKeyTile, 128 KiB in float) and the
-// accumulator stay in the core's 1 MiB L2 while a block streams over its keys. A sweep of 64–256 rows × 128–1024 keys
-// (2 heads, L = 4096, one thread, on the shared 2-core machine) gave 0.19–0.30 s for every pair, within its noise:
-// 128 × 256 is a middle choice, not a measured optimum.
+// accumulator stay in the core's 1 MiB L2 while a block streams over its keys. 128 × 256 is a middle choice, not a
+// measured optimum: no size swept was clearly faster (docs/performance.md#tried-and-dropped).
 constexpr Eigen::Index kQueryBlock = 128;
 constexpr Eigen::Index kKeyTile = 256;
 
@@ -53,9 +52,8 @@ Matrix<T> exact_attention(const Matrix<T>& q, const Matrix<T>& k, const Matrix<T
     const Eigen::Index keys = causal ? first + rows : k.rows();  // a causal block never reads later keys
     const Matrix<T> scaled_q = q.middleRows(first, rows) * scale;
     // Row-major logits: each query's row of a tile is contiguous, so its maximum, its exponentials and their sum are
-    // one pass over 1 KiB in L1 per row. Against a column-major tile, whose row maxima and row sums were two strided
-    // passes over the whole tile in L2: 0.84–0.92× the time (both kernels in one benchmark, run alternately; L = 2048
-    // and 4096, float, one thread).
+    // one pass over 1 KiB in L1 per row, not strided passes over the whole tile in L2
+    // (docs/performance.md#tried-and-dropped).
     RowTile<T> tile_buffer(rows, std::min(kKeyTile, keys));
     Matrix<T> acc = Matrix<T>::Zero(rows, dv);  // Σ_j exp(s_ij − top_i) v_j over the keys so far
     // Running row maxima (−∞ before a row's first key) and Σ_j exp(s_ij − top_i); factor_i rescales a row's sums

@@ -9,10 +9,8 @@
 // original feature column column_order()[j] (fixed points first, then the cycles of π, then, in 2-D, those of π_y).
 // The relabelling is one fixed permutation S of the feature columns, the same for queries and keys, so every product
 // (S P^i φ)ᵀ(S P^j φ) = (P^i φ)ᵀ(P^j φ) — and with it attention — is unchanged; only sums over the m features run in
-// another order. Stepping to the next token advances one offset per cycle (about ln m of them), not m lookups.
-// Against the former per-token index maps (one composition with π per token, then a scalar gather), best of 7, 8 heads
-// at L = 4096, one thread: PermuteFormer/FAVOR 1.17 → 1.01–1.03 bidirectional, 1.03 → 0.91–0.92 causal; perf: the
-// permutation's own work 6.2 % → 1.8 % of all samples. Memory O(m) whatever L is.
+// another order. Stepping to the next token advances one offset per cycle (about ln m of them), not m lookups, and
+// nothing is composed or gathered per token (docs/performance.md#tried-and-dropped). Memory O(m) whatever L is.
 #include <Eigen/Core>
 
 #include <cstdint>

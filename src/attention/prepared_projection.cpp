@@ -12,9 +12,8 @@ namespace {
 
 // The statistics of features/gerf_projection.hpp from the raw inputs in their own precision T (one GEMM-speed pass;
 // the means only steer A, and every A gives an unbiased estimator, so float accumulation is harmless), then scaled
-// by d^{-1/2} (the feature maps see X d^{-1/4}) in double. Forming them from double copies of Q and K measured 1.31x
-// the time of positive-feature FAVOR for sderf at L = 1024, d = 64, m = 256 (`speed --shapes small`, one thread, on
-// the 2-core development machine); in float with symmetric rank updates, 1.20x in the same run set-up.
+// by d^{-1/2} (the feature maps see X d^{-1/4}) in double; no double copy of Q and K is made
+// (docs/performance.md#tried-and-dropped).
 template <class T>
 double scaled_pair_mean_squared_norm(const Matrix<T>& q, const Matrix<T>& k, double scale_sq) {
   const double q_sq = static_cast<double>(q.squaredNorm()) / static_cast<double>(q.rows());

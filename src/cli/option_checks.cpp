@@ -170,7 +170,8 @@ void check_list_duplicates(const CLI::App& app) {
     if (option->count() < 2 || option->get_items_expected_max() < 2) continue;
     const std::string name = option_name(*option);
     if (name == "--inputs") {
-      // Counted before any path is examined (20 000 triples took seconds to check before the count refused them).
+      // Counted before any path is examined: an oversized list is refused at once, not after checking every path
+      // (docs/performance.md#tried-and-dropped).
       if (option->results().size() > 3 * kMaxInputLayers)
         throw std::invalid_argument("--inputs: " + std::to_string(option->results().size()) + " paths, more than the " +
                                     std::to_string(3 * kMaxInputLayers) + " (" + std::to_string(kMaxInputLayers) +

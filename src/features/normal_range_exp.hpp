@@ -9,10 +9,9 @@
 // Method: n = nearest integer to x·log₂e, r = x − n·ln 2 (|r| ≤ ln 2 / 2, the product subtracted in two parts so that
 // n·ln2_hi is exact), e^r from a polynomial, and e^x = e^r · 2ⁿ with 2ⁿ built directly from its exponent bits. Why
 // not Eigen's exp: inside this range 2ⁿ is always a normal number, so the general ldexp Eigen applies (it splits n to
-// survive overflow and subnormal results, and then takes a max with x) is not needed. On 131 072 floats in
-// [−87, 0.5] (one thread, AVX2): 0.43 ns per entry against Eigen's 0.85 ns, both within 1.23 ulp of long-double exp
-// (measured); in double 0.83 ulp against Eigen's 1.6. Without FMA (a portable SSE2 build) double takes 1.2× Eigen's
-// time (the polynomial's multiplies and adds are separate there) and errs by up to 1.12 ulp; float is still 2× faster.
+// survive overflow and subnormal results, and then takes a max with x) is not needed (timings against Eigen's:
+// docs/performance.md#tried-and-dropped). Measured within 1.23 ulp of long-double exp in float and 0.83 ulp in
+// double; without FMA (a portable SSE2 build, the polynomial's multiplies and adds separate) double errs by 1.12 ulp.
 // n comes from adding the shifter 1.5·2^(p−1) (p the significand bits): the sum's rounding is the
 // round-to-nearest of x·log₂e, and its low bits are n as an integer, so no float-to-int conversion is needed (AVX2
 // has none for 64-bit lanes).
@@ -60,9 +59,9 @@ namespace normal_range_exp_detail {
 // a·b + c with one rounding wherever the instruction set has FMA. Why not xsimd::fma alone: xsimd 8.1 (Debian 12) has
 // FMA kernels for SSE and AVX but none for AVX-512, where its generic a·b + c is fused only if the compiler contracts
 // it. GCC does in the release build, but not under ASan or UBSan: there the double exp erred by up to 1.12 ulp
-// instead of 0.83, and tests/features/test_normal_range_exp.cpp failed in the asan preset (AVX-512 machine). Double only: in
-// float the explicit form took 1.12–1.15× the time of the contracted one (the same bits; 512 × 256 columns), and
-// float's bound (1.5 ulp) holds fused or not. The release build's bits are unchanged in both.
+// instead of 0.83, and tests/features/test_normal_range_exp.cpp failed in the asan preset (AVX-512 machine).
+// Double only: float's bound (1.5 ulp) holds fused or not, and in float the explicit form is slower than the
+// contracted one (docs/performance.md#tried-and-dropped). The release build's bits are unchanged in both.
 template <class T, class A>
 [[gnu::always_inline]] inline xsimd::batch<T, A> fused_fma(const xsimd::batch<T, A>& a, const xsimd::batch<T, A>& b,
                                                            const xsimd::batch<T, A>& c) {
@@ -86,9 +85,8 @@ template <class T, class A>
 
 }  // namespace normal_range_exp_detail
 
-// Always inlined: GCC kept it out of line, a call per batch with the batch and the result passed through memory.
-// Inlined, exp_into over double columns (208 × 32 and 512 × 256, AVX-512, one thread) took 0.84–0.86× the time, the
-// Monte Carlo mse sweep about 0.95×; float unchanged (1.01–1.02×, within noise); the same bits.
+// Always inlined: GCC would keep it out of line, a call per batch with the batch and the result passed through
+// memory (docs/performance.md#tried-and-dropped). The bits are the same either way.
 template <class T, class A>
 [[gnu::always_inline]] inline xsimd::batch<T, A> normal_range_exp(const xsimd::batch<T, A>& x) {
   using C = NormalRangeExp<T>;

@@ -1,8 +1,8 @@
 #pragma once
 // sin_out_ij = sin(x_ij) · f_i and cos_out_ij = cos(x_ij) · f_i for column-major x, one vectorized pass per column
 // (xsimd's sincos: one range reduction for both). Why xsimd: Eigen 3.4 vectorizes sin/cos for float only — for
-// double it calls std::sin and std::cos one entry at a time, which took most of a trig Monte Carlo trial (perf of
-// the mse sweep with the trig estimator alone: libm's cos 34 % and sin 32 % of all samples); xsimd is header-only,
+// double it calls std::sin and std::cos one entry at a time, the bulk of a trig Monte Carlo trial
+// (docs/performance.md#tried-and-dropped); xsimd is header-only,
 // in Debian (libxsimd-dev) and picks the instruction set from the same compiler flags as Eigen (FAVORLAB_ARCH), so it
 // adds no library and no dispatch. Its range reduction covers every finite argument (Cody–Waite up to moderate |x|,
 // then the exact remainder of π/2), ±∞ and NaN give NaN, and tests/features/test_scaled_sin_cos.cpp bounds its error against

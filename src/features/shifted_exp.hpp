@@ -1,18 +1,15 @@
 #pragma once
 // x_ij ← exp(sign · x_ij − shift_i) · factor, in place, one pass over x, with a SIMD exp (exp_into below).
 // Why column by column: Eigen evaluates exp of a broadcast expression such as (x.colwise() − shift).exp() one scalar
-// std::exp at a time (glibc expf/exp showed up as a quarter of the FAVOR profile); a column minus a plain column is
-// a packet expression, and the subtraction, exp and scaling share one pass instead of three. sign is +1 or −1 (the
-// hyperbolic map's second half); negation is exact, so the numbers are those of the separate passes.
+// std::exp at a time (docs/performance.md#tried-and-dropped); a column minus a plain column is a packet expression,
+// and the subtraction, exp and scaling share one pass instead of three. sign is +1 or −1 (the hyperbolic map's second
+// half); negation is exact, so the numbers are those of the separate passes.
 // The exp: normal_range_exp (features/normal_range_exp.hpp) over the range where e^x is a normal number, std::exp
-// outside it. History: Eigen's SIMD exp, used before, does not underflow — below log(smallest normal) it returns
-// about the smallest normal, e.g. 5.6e-309 for exp(−800) — so features that all underflow (plain, unstabilized
-// features of a huge input) came out as equal tiny numbers and FAVOR returned the mean of V instead of 0/0; the
-// range check keeps those entries on std::exp, which gives the subnormal or 0. How: the exponents are evaluated 128
-// at a time into a small buffer, every entry goes through the vector exp, and only entries outside its range are
-// recomputed. Measured on 512 × 256 float columns (one thread, interleaved): 0.59–0.66× the time of the same pass
-// with Eigen's exp (0.62–0.64× in double). Callers that need exact zeros for −∞ (masked attention entries) get
-// them: exp(−∞) is std::exp's 0.
+// outside it. The range check keeps the entries whose e^x underflows on std::exp, which gives the subnormal or 0:
+// features that all underflow (plain, unstabilized features of a huge input) then give FAVOR's 0/0, not the mean of
+// V that equal tiny numbers would. How: the exponents are evaluated 128 at a time into a small buffer, every entry
+// goes through the vector exp, and only entries outside its range are recomputed. Callers that need exact zeros for
+// −∞ (masked attention entries) get them: exp(−∞) is std::exp's 0.
 #include <Eigen/Core>
 #include <xsimd/xsimd.hpp>
 

@@ -98,10 +98,9 @@ SweepResult sweep(const SweepConfig& c, const ProgressFn& progress, const CellPa
     y.row(static_cast<Eigen::Index>(p)) = geometry_y(c.points[p], c.d).transpose();
   }
 
-  // Buffers per thread and spec, reused by every trial the thread runs: a trial then allocates no feature matrix.
-  // Measured (perf, the speed row's configuration): with a fresh allocation per matrix the kernel took 29 % of the mse
-  // sweep's samples, mostly growing and trimming the heap (brk, page faults); with these buffers 0.7 %. Their contents
-  // never carry from one trial to the next.
+  // Buffers per thread and spec, reused by every trial the thread runs: a trial then allocates no feature matrix, so
+  // the heap is not grown and trimmed per trial (docs/performance.md#tried-and-dropped). Their contents never carry
+  // from one trial to the next.
   struct SpecBuffers {
     Eigen::MatrixXd w;
     KernelWorkspace kernel;

@@ -220,8 +220,8 @@ LogParts integrate_log(const LogAbs& ell, const Sign& sign, double lo, double hi
   }
   // The integrand is exp(ℓ − max ℓ) with ℓ itself a sum of terms of size ~|max ℓ|, so its values carry a relative
   // rounding noise of about ε·|max ℓ| (measured: with |max ℓ| ≈ 250 the Kronrod–Gauss differences never fell below
-  // 1e-13 of the whole, and asking for 1e-14 drove every piece to full depth: 0.4–1.1 s for the five integrals of one
-  // moments call, against 1–2 ms now). Asking for less than that noise buys nothing.
+  // 1e-13 of the whole). Asking for less than that noise buys nothing but pieces split to full depth
+  // (docs/performance.md#tried-and-dropped).
   const double tolerance =
       std::max(kRelativeTolerance, 16 * std::numeric_limits<double>::epsilon() * (1 + std::abs(peak)));
   double pos = 0, neg = 0;

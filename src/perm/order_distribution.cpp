@@ -22,7 +22,7 @@ std::uint64_t lcm_u64(std::uint64_t a, std::uint64_t b) {
 double to_double(const BigRational& r) { return r.convert_to<double>(); }
 
 // The DP's counts are below n! ≤ 256! < 2^1700: a fixed-width unsigned integer keeps them on the stack, with none of
-// cpp_int's heap allocations in the inner loop (several times faster at n = 128).
+// cpp_int's heap allocations in the inner loop (docs/performance.md#tried-and-dropped).
 using Count = boost::multiprecision::number<boost::multiprecision::cpp_int_backend<
     1728, 1728, boost::multiprecision::unsigned_magnitude, boost::multiprecision::unchecked, void>>;
 

@@ -8,8 +8,8 @@
 namespace favorlab {
 
 // Box–Muller on xsimd batches of pairs. Why: the Monte Carlo drivers draw their projections and importance samples
-// from here, and libm's scalar log and sincos took 23 % of all samples of `favorlab mse --quick` (perf: __ieee754_log
-// 11.7 %, __sincos 11.4 %). A lane's value depends on its own two uniforms only: the log has no batch-wide branch for
+// from here, and libm's scalar log and sincos are a large share of their time (docs/performance.md#tried-and-dropped).
+// A lane's value depends on its own two uniforms only: the log has no batch-wide branch for
 // normal arguments (u ≥ 2⁻⁵⁴), a partial batch is padded with u = 1/2, and xsimd's sincos, which picks its range
 // reduction from the whole batch (all θ ≤ π/4, all ≤ π/2, or else Cody–Waite for θ < 20π), reduces every θ in
 // (0, 2π) to the same value on each path — save θ within an ulp of π/4, where θ·2/π may round to ½. So a normal has
