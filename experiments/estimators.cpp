@@ -103,7 +103,8 @@ class EstimatorsRun {
     sample_by_importance();
   }
 
-  Result result() {
+  // `result` with the run's rows, checks, looks and measurements added.
+  Result result(Result result) {
     std::vector<ClaimCheck> scratch;  // judges of the looks; the checks below judge each point at its last look
     for (std::size_t k = 0; k < checks(); ++k) scratch.push_back(check_of(k));
     const LookRecord looks = sweeps_.take_looks(
@@ -118,7 +119,6 @@ class EstimatorsRun {
           return scratch[cell / np_].judge(judged_evidence(cell, look));
         },
         ctx_.progress);
-    Result result;
     const std::size_t per_d = couplings_.size() * specs_per_sweep_;  // checks per d, in the order of the rows
     for (std::size_t di = 0; di < grids_.size(); ++di) {
       for (std::size_t k = di * per_d; k < (di + 1) * per_d; ++k) add_check(k, looks, result);
@@ -398,12 +398,13 @@ class EstimatorsExperiment final : public EstimatorGridExperiment {
     const std::int64_t importance_trials =
         importance_trials_ != kDefaultImportanceTrials ? importance_trials_ : ctx.quick ? 4000 : 200000;
     // Progress: the pilots, then the importance-sampled runs; each look then reports its own draws.
-    Result result = EstimatorsRun(grid_, std::move(estimators), std::move(couplings), importance_trials, ctx).result();
+    Result result;
     result.experiment = name();
     result.params = grid_.params();
     result.params["importance_trials"] = importance_trials;
     result.params["row_schema"] = row_schema();
-    return result;
+    return EstimatorsRun(grid_, std::move(estimators), std::move(couplings), importance_trials, ctx)
+        .result(std::move(result));
   }
 
  private:

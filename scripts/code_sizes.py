@@ -47,7 +47,7 @@ KNOWN = {
     "src/stats/claim_check.cpp:ClaimCheck::judge": 102,
     "experiments/attention_error.cpp": 351,
     "experiments/attention_report.cpp": 365,
-    "experiments/estimators.cpp": 431,
+    "experiments/estimators.cpp": 432,
     "experiments/kernels.cpp": 314,
     "experiments/mse.cpp": 424,
     "experiments/orthogonal.cpp": 786,

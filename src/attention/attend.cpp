@@ -1,5 +1,6 @@
 #include "attention/attend.hpp"
 
+#include <cmath>
 #include <stdexcept>
 #include <string>
 
@@ -17,6 +18,15 @@ namespace {
 
 std::string shape(const Eigen::Index rows, const Eigen::Index cols) {
   return "(" + std::to_string(rows) + ", " + std::to_string(cols) + ")";
+}
+
+// Where a head's first non-finite entry is, row-major: only on the way to an error, after the fast check failed.
+template <class T>
+std::string first_nonfinite(const Matrix<T>& x) {
+  for (Eigen::Index i = 0; i < x.rows(); ++i)
+    for (Eigen::Index j = 0; j < x.cols(); ++j)
+      if (!std::isfinite(x(i, j))) return " (first at row " + std::to_string(i) + ", column " + std::to_string(j) + ")";
+  return "";
 }
 
 // wt: W in precision T; w: W as drawn (double), from which the families with a prepared projection build their own.
@@ -53,9 +63,9 @@ void check_attention_inputs(const Heads<T>& q, const Heads<T>& k, const Heads<T>
     if (config.causal && q[h].rows() != k[h].rows())
       throw std::invalid_argument("causal attention needs as many queries as keys" + head + " (got " +
                                   std::to_string(q[h].rows()) + " and " + std::to_string(k[h].rows()) + ")");
-    if (!all_finite(q[h])) throw std::invalid_argument("Q contains NaN or Inf" + head);
-    if (!all_finite(k[h])) throw std::invalid_argument("K contains NaN or Inf" + head);
-    if (!all_finite(v[h])) throw std::invalid_argument("V contains NaN or Inf" + head);
+    if (!all_finite(q[h])) throw std::invalid_argument("Q contains NaN or Inf" + head + first_nonfinite(q[h]));
+    if (!all_finite(k[h])) throw std::invalid_argument("K contains NaN or Inf" + head + first_nonfinite(k[h]));
+    if (!all_finite(v[h])) throw std::invalid_argument("V contains NaN or Inf" + head + first_nonfinite(v[h]));
   }
   const int d = static_cast<int>(q.front().cols());
   validate_attention_config(config, d);
@@ -63,14 +73,37 @@ void check_attention_inputs(const Heads<T>& q, const Heads<T>& k, const Heads<T>
 }
 
 template <class T>
+AttentionInputs<T>::AttentionInputs(const Heads<T>& q_, const Heads<T>& k_, const Heads<T>& v_,
+                                    const Eigen::MatrixXd& w_, const AttentionConfig& config_)
+    : q(q_), k(k_), v(v_), w(w_), config(config_) {
+  check_attention_inputs(q, k, v, w, config);
+}
+
+template <class T>
+Heads<T> attend(const AttentionInputs<T>& in, int threads) {
+  const Matrix<T> wt = in.w.template cast<T>();
+  Heads<T> out(in.q.size());
+  for_each_head(static_cast<int>(in.q.size()), threads, [&](int h, int inner_threads) {
+    const std::size_t s = static_cast<std::size_t>(h);
+    out[s] = attend_one_head(in.q[s], in.k[s], in.v[s], wt, in.w, in.config, inner_threads);
+  });
+  return out;
+}
+
+template <class T>
 Heads<T> attend(const Heads<T>& q, const Heads<T>& k, const Heads<T>& v, const Eigen::MatrixXd& w,
                 const AttentionConfig& config, int threads) {
-  check_attention_inputs(q, k, v, w, config);
-  const Matrix<T> wt = w.cast<T>();
-  Heads<T> out(q.size());
-  for_each_head(static_cast<int>(q.size()), threads, [&](int h, int inner_threads) {
-    const std::size_t s = static_cast<std::size_t>(h);
-    out[s] = attend_one_head(q[s], k[s], v[s], wt, w, config, inner_threads);
+  return attend(AttentionInputs<T>(q, k, v, w, config), threads);
+}
+
+template <class T>
+Matrix<T> attention_matrix(const AttentionInputs<T>& in, std::size_t head, int threads) {
+  // V = I_L is finite and as long as K: the checked inputs stay valid with it.
+  const Matrix<T> one_hot = Matrix<T>::Identity(in.k.at(head).rows(), in.k[head].rows());
+  Matrix<T> out;
+  for_each_head(1, threads, [&](int, int inner_threads) {
+    out = attend_one_head(in.q[head], in.k[head], one_hot, Matrix<T>(in.w.template cast<T>()), in.w, in.config,
+                          inner_threads);
   });
   return out;
 }
@@ -86,6 +119,12 @@ template void check_attention_inputs(const Heads<float>&, const Heads<float>&, c
                                      const Eigen::MatrixXd&, const AttentionConfig&);
 template void check_attention_inputs(const Heads<double>&, const Heads<double>&, const Heads<double>&,
                                      const Eigen::MatrixXd&, const AttentionConfig&);
+template struct AttentionInputs<float>;
+template struct AttentionInputs<double>;
+template Heads<float> attend(const AttentionInputs<float>&, int);
+template Heads<double> attend(const AttentionInputs<double>&, int);
+template Matrix<float> attention_matrix(const AttentionInputs<float>&, std::size_t, int);
+template Matrix<double> attention_matrix(const AttentionInputs<double>&, std::size_t, int);
 template Heads<float> attend(const Heads<float>&, const Heads<float>&, const Heads<float>&, const Eigen::MatrixXd&,
                              const AttentionConfig&, int);
 template Heads<double> attend(const Heads<double>&, const Heads<double>&, const Heads<double>&,

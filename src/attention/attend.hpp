@@ -22,14 +22,33 @@ template <class T>
 void check_attention_inputs(const Heads<T>& q, const Heads<T>& k, const Heads<T>& v, const Eigen::MatrixXd& w,
                             const AttentionConfig& config);
 
+// Q, K, V, W and a configuration that check_attention_inputs accepted: the engine runs on them without checking or
+// scanning them again, so a caller that checks at its own boundary (the command line, to name its files) pays for
+// one check. Holds references: the heads and W must outlive it.
+template <class T>
+struct AttentionInputs {
+  AttentionInputs(const Heads<T>& q, const Heads<T>& k, const Heads<T>& v, const Eigen::MatrixXd& w,
+                  const AttentionConfig& config);  // throws as check_attention_inputs
+  const Heads<T>& q;
+  const Heads<T>& k;
+  const Heads<T>& v;
+  const Eigen::MatrixXd& w;
+  const AttentionConfig config;
+};
+
 template <class T>
 Heads<T> attend(const Heads<T>& q, const Heads<T>& k, const Heads<T>& v, const Eigen::MatrixXd& w,
                 const AttentionConfig& config, int threads = 1);
+template <class T>
+Heads<T> attend(const AttentionInputs<T>& in, int threads = 1);
 
 // The attention matrix of the mechanism (section C.4): the output for one-hot values V = I_L, so row i is the
 // weights query i gives to the keys. One head; Lq×L.
 template <class T>
 Matrix<T> attention_matrix(const Matrix<T>& q, const Matrix<T>& k, const Eigen::MatrixXd& w,
                            const AttentionConfig& config, int threads = 1);
+// The same for head `head` of checked inputs (their V unused).
+template <class T>
+Matrix<T> attention_matrix(const AttentionInputs<T>& in, std::size_t head, int threads = 1);
 
 }  // namespace favorlab

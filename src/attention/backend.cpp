@@ -56,6 +56,17 @@ Heads<float> attend_on_backend(Backend backend, const Heads<float>& q, const Hea
 #endif
 }
 
+Heads<float> attend_on_backend(Backend backend, const AttentionInputs<float>& in, int threads, HalfInputs half) {
+  if (backend == Backend::cpu) return attend(in, threads);
+  require_backend(backend);
+#ifdef FAVORLAB_HAVE_CUDA
+  return attend_cuda(in, half);
+#else
+  (void)half;
+  throw std::logic_error("unreachable: CUDA reported available in a build without CUDA");
+#endif
+}
+
 Heads<double> attend_double_on_backend(Backend backend, const Heads<double>& q, const Heads<double>& k,
                                        const Heads<double>& v, const Eigen::MatrixXd& w,
                                        const AttentionConfig& config, int threads) {

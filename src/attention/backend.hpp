@@ -45,6 +45,11 @@ void require_backend(Backend backend);
 Heads<float> attend_on_backend(Backend backend, const Heads<float>& q, const Heads<float>& k, const Heads<float>& v,
                                const Eigen::MatrixXd& w, const AttentionConfig& config, int threads = 1,
                                HalfInputs half = HalfInputs::off);
+// The same on inputs checked once at the caller's boundary and already rounded to `half` where it is not off (the
+// command line rounds them itself, so that its output and attention matrix see the same values): nothing is checked,
+// scanned or rounded again.
+Heads<float> attend_on_backend(Backend backend, const AttentionInputs<float>& in, int threads = 1,
+                               HalfInputs half = HalfInputs::off);
 
 // Attention for the experiments, whose inputs, references and error measures are in double: attend<double> on the
 // CPU; on the GPU attend_cuda in float32 (the inputs rounded to float, the output widened back: the CUDA backend's

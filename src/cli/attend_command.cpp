@@ -93,19 +93,24 @@ void run_typed(const AttendOptions& o, const NpyArray& qa, const NpyArray& ka, c
   const bool head_axis = qa.shape.size() == 3;
 
   const auto start = std::chrono::steady_clock::now();
-  try {
-    check_attention_inputs(q, k, v, w, config);
-  } catch (const std::invalid_argument& e) {
-    throw std::invalid_argument(o.q + ", " + o.k + ", " + o.v + ": " + e.what());
-  }
+  // The engine's one check of the heads as they will be used (float32 or a 16-bit format can overflow where the
+  // file's values did not), named by the files; nothing below checks them again.
+  const auto checked = [&] {
+    try {
+      return AttentionInputs<T>(q, k, v, w, config);
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument(o.q + ", " + o.k + ", " + o.v + ": " + e.what());
+    }
+  };
+  const AttentionInputs<T> in = checked();
   Heads<T> out;
   if constexpr (std::is_same_v<T, float>)
-    out = attend_on_backend(parse_backend(o.backend), q, k, v, w, config, threads, half);
+    out = attend_on_backend(parse_backend(o.backend), in, threads, half);
   else
-    out = attend<T>(q, k, v, w, config, threads);
+    out = attend(in, threads);
   Heads<T> matrices;
   if (!o.matrix.empty())
-    for (std::size_t h = 0; h < q.size(); ++h) matrices.push_back(attention_matrix<T>(q[h], k[h], w, config, threads));
+    for (std::size_t h = 0; h < q.size(); ++h) matrices.push_back(attention_matrix(in, h, threads));
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
   const std::int64_t bad = nonfinite_count(out) + nonfinite_count(matrices);

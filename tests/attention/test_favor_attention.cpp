@@ -369,6 +369,27 @@ TEST_CASE("all_finite: NaN and infinities in any position, and no overflow from 
   CHECK(all_finite(Eigen::VectorXd::Constant(5, -std::numeric_limits<double>::denorm_min())));
 }
 
+TEST_CASE("checked inputs: the same numbers as attend() and the matrix, refused as attend() refuses", "[attention]") {
+  const Heads<double> q{gaussian(12, 4, 1.0, 40), gaussian(12, 4, 1.0, 41)}, k{gaussian(12, 4, 1.0, 42),
+                                                                             gaussian(12, 4, 1.0, 43)},
+      v{gaussian(12, 3, 1.0, 44), gaussian(12, 3, 1.0, 45)};
+  for (bool causal : {false, true}) {
+    const AttentionConfig c = favor(Family::positive, causal, 8);
+    const auto w = draw_attention_projection(c, 4, 3, 0);
+    const AttentionInputs<double> in(q, k, v, w, c);
+    const Heads<double> want = attend(q, k, v, w, c, 2), got = attend(in, 2);
+    for (std::size_t h = 0; h < q.size(); ++h) {
+      CHECK(got[h] == want[h]);  // the same arithmetic: bit for bit
+      CHECK(attention_matrix(in, h, 2) == attention_matrix<double>(q[h], k[h], w, c, 2));
+    }
+  }
+  Heads<double> bad = v;
+  bad[1](2, 0) = std::nan("");
+  const AttentionConfig c = favor(Family::positive, false, 8);
+  CHECK_THROWS_WITH(AttentionInputs<double>(q, k, bad, draw_attention_projection(c, 4, 3, 0), c),
+                    Catch::Contains("V contains NaN or Inf in head 1 (first at row 2, column 0)"));
+}
+
 TEST_CASE("attention rejects bad input with a message naming the problem", "[attention]") {
   const auto q = gaussian(10, 4, 1.0, 35), k = gaussian(10, 4, 1.0, 36), v = gaussian(10, 2, 1.0, 37);
   AttentionConfig c = favor(Family::positive, false, 8);
@@ -377,7 +398,7 @@ TEST_CASE("attention rejects bad input with a message naming the problem", "[att
   CHECK_THROWS_WITH(run(q, k, gaussian(9, 2, 1.0, 1), w, c), Catch::Contains("same length L"));
   Eigen::MatrixXd bad = k;
   bad(3, 1) = std::nan("");
-  CHECK_THROWS_WITH(run(q, bad, v, w, c), Catch::Contains("K contains NaN"));
+  CHECK_THROWS_WITH(run(q, bad, v, w, c), Catch::Contains("K contains NaN or Inf (first at row 3, column 1)"));
   bad(3, 1) = -std::numeric_limits<double>::infinity();
   CHECK_THROWS_WITH(run(q, k, bad, w, c), Catch::Contains("V contains NaN or Inf"));
   bad(3, 1) = std::numeric_limits<double>::infinity();

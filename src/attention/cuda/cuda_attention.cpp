@@ -139,9 +139,11 @@ DeviceProjection device_projection(const Heads<float>& q, const Heads<float>& k,
 }
 
 // Validation shared by attend_cuda and time_cuda.
+// inputs_checked: the caller holds AttentionInputs for exactly these arguments.
 cuda_detail::Shape checked_shape(const Heads<float>& q, const Heads<float>& k, const Heads<float>& v,
-                                 const Eigen::MatrixXd& w, const AttentionConfig& config, const char* caller) {
-  check_attention_inputs(q, k, v, w, config);
+                                 const Eigen::MatrixXd& w, const AttentionConfig& config, const char* caller,
+                                 bool inputs_checked = false) {
+  if (!inputs_checked) check_attention_inputs(q, k, v, w, config);
   check_cuda_shapes(q, k, v);
   std::string reason;
   if (!cuda_detail::cuda_device_present(reason)) throw std::runtime_error(std::string(caller) + ": " + reason);
@@ -156,8 +158,9 @@ namespace {
 
 // attend_cuda on inputs already rounded to `half` (or float32 ones for off).
 Heads<float> attend_cuda_rounded(const Heads<float>& q, const Heads<float>& k, const Heads<float>& v,
-                                 const Eigen::MatrixXd& w, const AttentionConfig& config, HalfInputs half) {
-  const cuda_detail::Shape shape = checked_shape(q, k, v, w, config, "attend_cuda");
+                                 const Eigen::MatrixXd& w, const AttentionConfig& config, HalfInputs half,
+                                 bool inputs_checked = false) {
+  const cuda_detail::Shape shape = checked_shape(q, k, v, w, config, "attend_cuda", inputs_checked);
   const PackedInputs in(q, k, v, half);
   std::vector<float> out(static_cast<std::size_t>(shape.heads) * static_cast<std::size_t>(shape.lq) *
                          static_cast<std::size_t>(shape.dv));
@@ -194,6 +197,10 @@ Heads<T> attend_cuda(const Heads<T>& q, const Heads<T>& k, const Heads<T>& v, co
 
 template Heads<float> attend_cuda(const Heads<float>&, const Heads<float>&, const Heads<float>&,
                                   const Eigen::MatrixXd&, const AttentionConfig&, HalfInputs);
+
+Heads<float> attend_cuda(const AttentionInputs<float>& in, HalfInputs half) {
+  return attend_cuda_rounded(in.q, in.k, in.v, in.w, in.config, half, true);
+}
 
 namespace {
 

@@ -31,6 +31,10 @@ template <class T>
 Heads<T> attend_cuda(const Heads<T>& q, const Heads<T>& k, const Heads<T>& v, const Eigen::MatrixXd& w,
                      const AttentionConfig& config, HalfInputs half = HalfInputs::off);
 
+// attend_cuda on inputs checked at the caller's boundary and already rounded to `half` where it is not off: they are
+// neither checked nor rounded again (only the batching's equal shapes and the device are).
+Heads<float> attend_cuda(const AttentionInputs<float>& in, HalfInputs half);
+
 // time_on_cuda's work (backend.hpp) after its availability check: validates like attend_cuda, uploads once, then
 // times the device-resident forward. `half` only with CudaWork::attention (time_on_cuda refuses the others).
 CudaTiming time_cuda(CudaWork work, const Heads<float>& q, const Heads<float>& k, const Heads<float>& v,
