@@ -115,6 +115,58 @@ class AttentionErrorExperiment final : public Experiment {
     const std::vector<Family> features = parse_softmax_features(features_, name());
     std::vector<Coupling> couplings;
     for (const auto& c : couplings_) couplings.push_back(parse_dense_coupling(c, "--couplings", name()));
+    const std::vector<bool> causal_modes = checked_modes(features);
+
+    const bool from_files = !q_path_.empty() || !k_path_.empty() || !v_path_.empty();
+    const std::vector<AttentionInput> inputs = load_inputs(L, from_files, ctx);
+    Result result;
+    result.experiment = name();
+    result.params = params(L, ms, inputs, from_files, backend);
+    BackendOption::record(result, backend);
+
+    const std::vector<FavorArm> arms = favor_arm_grid(causal_modes, couplings, features, ms);
+    PilotErrors pilot = measure(arms, inputs, causal_modes, backend, ctx);
+    const Shape shape{static_cast<int>(inputs.front().k.rows()), static_cast<int>(inputs.front().q.cols()),
+                      static_cast<int>(inputs.size()), from_files, ctx.looks.sequential()};
+    // The rows describe the pilot's inputs (Fig. 4's 15); the looks add inputs to the paired verdicts only.
+    std::vector<Json> rows;
+    for (std::size_t a = 0; a < arms.size(); ++a)
+      rows.push_back(arm_row(arms[a], summarize_output_error(pilot.mse[a], pilot.baselines[arms[a].causal ? 1 : 0]),
+                             pilot.mse[a], shape));
+
+    std::vector<std::string> prefixes;
+    const std::vector<ArmComparison> comparisons = arm_comparisons(arms, features, couplings, shape, ms, prefixes);
+    ArmLookSetup setup{&pilot.configs, {L, d_, d_, scale_, 1.0}, ctx.seed, ctx.threads, backend, alpha_, ctx.looks,
+                       pilot.seconds, ctx.progress};
+    const PairedLookOutcome outcome = compare_arms(comparisons, pilot.mse, setup);
+    add_checks(result, rows, comparisons, prefixes, outcome, ctx.looks.sequential());
+    report_looks(ctx.looks, outcome.record, result);
+    for (auto& row : rows) result.rows.push_back(std::move(row));
+    return result;
+  }
+
+ private:
+  // What the rows and checks say about the inputs: their length, dimension and number, and where they came from.
+  struct Shape {
+    int L = 0, d = 0, inputs = 0;
+    bool from_files = false, looks = false;
+    std::string where(const std::vector<int>& ms) const {
+      return "L=" + std::to_string(L) + ", d=" + std::to_string(d) + ", " + std::to_string(inputs) + " inputs" +
+             (looks ? " (doubling by looks)" : "") + ", m in {" + join_list(ms) + "}";
+    }
+  };
+
+  // The pilot's measures: each arm's configuration and per-input output MSE, the pilot's wall-clock seconds, and per
+  // mode (0 bidirectional, 1 causal) the baselines of the exact outputs.
+  struct PilotErrors {
+    std::vector<AttentionConfig> configs;
+    std::vector<std::vector<double>> mse;
+    double seconds = 0;
+    std::vector<OutputBaseline> baselines[2];
+  };
+
+  // --modes as causal flags; refuses an unknown mode, and --modes causal with a data-dependent feature map.
+  std::vector<bool> checked_modes(const std::vector<Family>& features) const {
     std::vector<bool> causal_modes;
     for (const auto& mode : modes_) {
       if (mode != "bidirectional" && mode != "causal")
@@ -129,10 +181,13 @@ class AttentionErrorExperiment final : public Experiment {
           throw std::invalid_argument("--features " + std::string(feature_kind_name(f)) +
                                       " cannot run --modes causal: its projection is prepared from all keys, which "
                                       "causal attention may not see; drop one of them");
+    return causal_modes;
+  }
 
+  // The pilot's inputs.
+  std::vector<AttentionInput> load_inputs(int L, bool from_files, const RunContext& ctx) const {
     // Inputs: the Gaussian default (--trials of them), or the heads of the --q/--k/--v files (each head one input,
     // with projection draw = head index; --trials, --L, --d and --scale then do not apply).
-    const bool from_files = !q_path_.empty() || !k_path_.empty() || !v_path_.empty();
     if (from_files && (q_path_.empty() || k_path_.empty() || v_path_.empty()))
       throw std::invalid_argument("--q, --k and --v must be given together");
     if (from_files && ctx.looks.sequential())
@@ -144,32 +199,29 @@ class AttentionErrorExperiment final : public Experiment {
     else
       for (std::int64_t i = 0; i < ctx.trials; ++i)
         inputs.push_back(gaussian_attention_input(L, d_, d_, scale_, 1.0, ctx.seed, static_cast<std::uint64_t>(i)));
-    Result result;
-    result.experiment = name();
-    result.params = params(L, ms, inputs, from_files, backend);
-    BackendOption::record(result, backend);
+    return inputs;
+  }
 
-    const std::vector<FavorArm> arms = favor_arm_grid(causal_modes, couplings, features, ms);
-    std::vector<AttentionConfig> configs;
-    for (const FavorArm& arm : arms) configs.push_back(arm.config());
+  // Every arm's output MSE on every input (timed, for the looks' cost model) and the exact outputs' baselines.
+  PilotErrors measure(const std::vector<FavorArm>& arms, const std::vector<AttentionInput>& inputs,
+                      const std::vector<bool>& causal_modes, Backend backend, const RunContext& ctx) const {
+    PilotErrors pilot;
+    for (const FavorArm& arm : arms) pilot.configs.push_back(arm.config());
     const auto pilot_start = std::chrono::steady_clock::now();
-    auto mse = favor_output_mse(inputs, configs, ctx.seed, ctx.threads, ctx.progress, backend);
-    const double pilot_seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - pilot_start).count();
+    pilot.mse = favor_output_mse(inputs, pilot.configs, ctx.seed, ctx.threads, ctx.progress, backend);
+    pilot.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - pilot_start).count();
     // The scale of each input's exact output and the error of uniform attention on it, per mode (double, CPU).
-    std::vector<OutputBaseline> baselines[2];
     for (bool causal : {false, true})
       if (std::find(causal_modes.begin(), causal_modes.end(), causal) != causal_modes.end())
-        baselines[causal ? 1 : 0] = exact_output_baselines(inputs, causal, ctx.threads);
-    const Shape shape{static_cast<int>(inputs.front().k.rows()), static_cast<int>(inputs.front().q.cols()),
-                      static_cast<int>(inputs.size()), from_files, ctx.looks.sequential()};
-    // The rows describe the pilot's inputs (Fig. 4's 15); the looks add inputs to the paired verdicts only.
-    std::vector<Json> rows;
-    for (std::size_t a = 0; a < arms.size(); ++a)
-      rows.push_back(arm_row(arms[a], summarize_output_error(mse[a], baselines[arms[a].causal ? 1 : 0]), mse[a], shape));
+        pilot.baselines[causal ? 1 : 0] = exact_output_baselines(inputs, causal, ctx.threads);
+    return pilot;
+  }
 
+  // The paired comparisons of the checks, in order; prefixes gets each one's row-key prefix.
+  std::vector<ArmComparison> arm_comparisons(const std::vector<FavorArm>& arms, const std::vector<Family>& features,
+                                             const std::vector<Coupling>& couplings, const Shape& shape,
+                                             const std::vector<int>& ms, std::vector<std::string>& prefixes) const {
     std::vector<ArmComparison> comparisons;
-    std::vector<std::string> prefixes;
     // Check 1: orthogonal below iid, per (mode, features).
     if (find_coupling(couplings, Coupling::iid) && find_coupling(couplings, Coupling::orthogonal))
       for (const auto& mode : modes_)
@@ -191,36 +243,25 @@ class AttentionErrorExperiment final : public Experiment {
                                            {mode == "causal", c, Family::trig, 0}));
           prefixes.push_back("vs_trig");
         }
-    ArmLookSetup setup{&configs, {L, d_, d_, scale_, 1.0}, ctx.seed, ctx.threads, backend, alpha_, ctx.looks,
-                       pilot_seconds, ctx.progress};
-    const PairedLookOutcome outcome = compare_arms(comparisons, mse, setup);
+    return comparisons;
+  }
+
+  // Each comparison's verdicts into its low arm's rows (with the look and inputs when sequential), and its check.
+  static void add_checks(Result& result, std::vector<Json>& rows, const std::vector<ArmComparison>& comparisons,
+                         const std::vector<std::string>& prefixes, const PairedLookOutcome& outcome, bool sequential) {
     std::size_t point = 0;
     for (std::size_t c = 0; c < comparisons.size(); ++c) {
       for (std::size_t j = 0; j < comparisons[c].low.size(); ++j, ++point) {
         Json& row = rows[comparisons[c].low[j]];
         annotate(row, prefixes[c], outcome.verdicts[point]);
-        if (ctx.looks.sequential()) {
+        if (sequential) {
           row[prefixes[c] + "_look"] = outcome.look[point];
           row[prefixes[c] + "_inputs"] = outcome.pairs[point];
         }
       }
       result.checks.push_back(outcome.checks[c]);
     }
-    report_looks(ctx.looks, outcome.record, result);
-    for (auto& row : rows) result.rows.push_back(std::move(row));
-    return result;
   }
-
- private:
-  // What the rows and checks say about the inputs: their length, dimension and number, and where they came from.
-  struct Shape {
-    int L = 0, d = 0, inputs = 0;
-    bool from_files = false, looks = false;
-    std::string where(const std::vector<int>& ms) const {
-      return "L=" + std::to_string(L) + ", d=" + std::to_string(d) + ", " + std::to_string(inputs) + " inputs" +
-             (looks ? " (doubling by looks)" : "") + ", m in {" + join_list(ms) + "}";
-    }
-  };
 
   Json params(int L, const std::vector<int>& ms, const std::vector<AttentionInput>& inputs, bool from_files,
               Backend backend) const {

@@ -65,6 +65,19 @@ Json matrix_json(const Eigen::MatrixXd& a) {
   return rows;
 }
 
+// What the checks collect over the matrices: the row sums of every matrix, the entries' signs in the non-trig FAVOR
+// matrices and the negative entries of the trig ones.
+struct MatrixTally {
+  double worst_row_sum = 0;
+  std::string worst_row_label = "exact";
+  std::size_t row_sum_bad = 0, matrices = 1;
+  std::size_t signed_bad = 0, signed_checked = 0;
+  double most_negative_positive = INFINITY;
+  std::int64_t trig_negative = 0;
+  double trig_min = INFINITY;
+  std::size_t trig_matrices = 0;
+};
+
 class AttentionMatrixExperiment final : public Experiment {
  public:
   std::string name() const override { return "attention-matrix"; }
@@ -121,21 +134,27 @@ class AttentionMatrixExperiment final : public Experiment {
                          {"input_kind", "gaussian"}, {"input_index", 0},
                          {"qk_scale", scale_}, {"projection_draw", 0},
                          {"row_sum_tolerance", tolerance_}};
+    const MatrixTally tally = add_rows(result, features, couplings, ctx);
+    add_checks(result, tally);
+    return result;
+  }
+
+ private:
+  // The exact matrix of input 0 and the FAVOR matrix of each feature map × coupling (projection draw 0), a row each;
+  // returns what the checks need from them.
+  MatrixTally add_rows(Result& result, const std::vector<Family>& features, const std::vector<Coupling>& couplings,
+                       const RunContext& ctx) const {
     const AttentionInput in = gaussian_attention_input(L_, d_, 1, scale_, 1.0, ctx.seed, 0);
     AttentionConfig exact_config;
     exact_config.mechanism = Mechanism::exact;
     exact_config.causal = causal_;
-    const Eigen::MatrixXd exact = attention_matrix<double>(in.q, in.k, Eigen::MatrixXd(0, d_), exact_config, ctx.threads);
+    const Eigen::MatrixXd exact =
+        attention_matrix<double>(in.q, in.k, Eigen::MatrixXd(0, d_), exact_config, ctx.threads);
     const MatrixSummary es = summarize(exact, exact);
 
-    double worst_row_sum = es.row_sum_deviation;
-    std::string worst_row_label = "exact";
-    std::size_t row_sum_bad = es.row_sum_deviation > tolerance_ ? 1 : 0, matrices = 1;
-    std::size_t signed_bad = 0, signed_checked = 0;
-    double most_negative_positive = INFINITY;
-    std::int64_t trig_negative = 0;
-    double trig_min = INFINITY;
-    std::size_t trig_matrices = 0;
+    MatrixTally t;
+    t.worst_row_sum = es.row_sum_deviation;
+    t.row_sum_bad = es.row_sum_deviation > tolerance_ ? 1 : 0;
     result.rows.push_back(row("exact", "none", exact, es));
     const std::size_t total = features.size() * couplings.size();
     std::size_t done = 0;
@@ -151,65 +170,67 @@ class AttentionMatrixExperiment final : public Experiment {
         const MatrixSummary s = summarize(a, exact);
         const std::string label = std::string(feature_kind_name(f)) + "/" + std::string(coupling_name(c));
         result.rows.push_back(row(std::string(feature_kind_name(f)), std::string(coupling_name(c)), a, s));
-        ++matrices;
-        if (!(s.row_sum_deviation <= tolerance_)) ++row_sum_bad;
-        if (!(s.row_sum_deviation <= worst_row_sum)) {
-          worst_row_sum = s.row_sum_deviation;
-          worst_row_label = label;
+        ++t.matrices;
+        if (!(s.row_sum_deviation <= tolerance_)) ++t.row_sum_bad;
+        if (!(s.row_sum_deviation <= t.worst_row_sum)) {
+          t.worst_row_sum = s.row_sum_deviation;
+          t.worst_row_label = label;
         }
         if (f == Family::trig) {
-          ++trig_matrices;
-          trig_negative += s.negative;
-          trig_min = std::min(trig_min, s.min_entry);
+          ++t.trig_matrices;
+          t.trig_negative += s.negative;
+          t.trig_min = std::min(t.trig_min, s.min_entry);
         } else {
-          ++signed_checked;
-          if (s.negative > 0 || !a.allFinite()) ++signed_bad;
-          most_negative_positive = std::min(most_negative_positive, s.min_entry);
+          ++t.signed_checked;
+          if (s.negative > 0 || !a.allFinite()) ++t.signed_bad;
+          t.most_negative_positive = std::min(t.most_negative_positive, s.min_entry);
         }
         if (ctx.progress) ctx.progress(static_cast<std::int64_t>(++done), static_cast<std::int64_t>(total));
       }
+    return t;
+  }
 
+  // Checks 1–3: row sums, no negative entry without trig features, trig's negative entries.
+  void add_checks(Result& result, const MatrixTally& t) const {
     const std::string where = "L=" + std::to_string(L_) + ", d=" + std::to_string(d_) + ", m=" + std::to_string(m_) +
                               (causal_ ? ", causal" : ", bidirectional") + ", one input, projection draw 0";
     // Row sums and the sign of positive-feature entries hold by construction (renormalization; exp > 0): measured,
     // and violated only by a counterexample. "Trig can go negative" is an existence claim: one negative entry
     // confirms it.
     Check rows = measured_check("Rows of the exact and renormalized FAVOR attention matrices sum to 1", where,
-                                worst_row_sum, tolerance_,
-                                std::to_string(matrices - row_sum_bad) + " of " + std::to_string(matrices) +
+                                t.worst_row_sum, tolerance_,
+                                std::to_string(t.matrices - t.row_sum_bad) + " of " + std::to_string(t.matrices) +
                                     " matrices within " + format_number(tolerance_) + "; largest |row sum - 1| " +
-                                    format_number(worst_row_sum) + " (" + worst_row_label +
+                                    format_number(t.worst_row_sum) + " (" + t.worst_row_label +
                                     "); true by construction, so measured (value: largest |row sum - 1|, target: "
                                     "the rounding tolerance)");
-    if (row_sum_bad > 0) rows.status = Verdict::violated;
+    if (t.row_sum_bad > 0) rows.status = Verdict::violated;
     result.checks.push_back(rows);
-    if (signed_checked > 0) {
+    if (t.signed_checked > 0) {
       Check sign = measured_check("Positive-feature attention matrices have no negative entries", where,
-                                  most_negative_positive, 0,
-                                  std::to_string(signed_checked - signed_bad) + " of " + std::to_string(signed_checked) +
+                                  t.most_negative_positive, 0,
+                                  std::to_string(t.signed_checked - t.signed_bad) + " of " +
+                                      std::to_string(t.signed_checked) +
                                       " non-trig matrices without a negative entry; smallest entry " +
-                                      format_number(most_negative_positive) +
+                                      format_number(t.most_negative_positive) +
                                       "; true by construction (exp > 0), so measured (value: smallest entry)");
-      if (signed_bad > 0) sign.status = Verdict::violated;
+      if (t.signed_bad > 0) sign.status = Verdict::violated;
       result.checks.push_back(sign);
     }
-    if (trig_matrices > 0) {
+    if (t.trig_matrices > 0) {
       Check trig;
       trig.claim = "Trig-feature attention matrices can have negative entries";
       trig.where = where;
-      set_point_counts(trig, trig_negative > 0 ? 1 : 0, 0, trig_negative > 0 ? 0 : 1);
-      trig.statistic = trig_min;
-      trig.detail = std::to_string(trig_negative) + " negative entries in " + std::to_string(trig_matrices) +
+      set_point_counts(trig, t.trig_negative > 0 ? 1 : 0, 0, t.trig_negative > 0 ? 0 : 1);
+      trig.statistic = t.trig_min;
+      trig.detail = std::to_string(t.trig_negative) + " negative entries in " + std::to_string(t.trig_matrices) +
                     " trig matrices (" + std::to_string(L_ * L_) + " entries each); smallest entry " +
-                    format_number(trig_min) +
-                    (trig_negative > 0 ? " (an example confirms 'can')"
-                                       : "; none seen in this draw, which neither confirms nor refutes 'can'");
+                    format_number(t.trig_min) +
+                    (t.trig_negative > 0 ? " (an example confirms 'can')"
+                                         : "; none seen in this draw, which neither confirms nor refutes 'can'");
       result.checks.push_back(trig);
     }
-    return result;
   }
-
- private:
   Json row(const std::string& features, const std::string& coupling, const Eigen::MatrixXd& a,
            const MatrixSummary& s) const {
     return Json{{"features", features},

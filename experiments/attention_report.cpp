@@ -36,6 +36,13 @@ namespace favorlab {
 
 namespace {
 
+// What measure() returns: the layers' shapes and the progress total, every head's report, and the slope verdicts.
+struct ReportMeasures {
+  CheckedReportLayers checked;
+  std::vector<ReportedHead> heads;
+  SlopeVerdicts slopes;
+};
+
 class AttentionReportExperiment final : public Experiment {
  public:
   std::string name() const override { return "attention-report"; }
@@ -183,27 +190,9 @@ class AttentionReportExperiment final : public Experiment {
         input_dir_.empty() ? std::nullopt : read_capture_manifest(input_dir_);
     std::vector<std::string> modes = modes_;
     if (manifest && modes_option_->count() == 0) modes = {manifest->causal ? "causal" : "bidirectional"};
-    ReportSettings settings;
-    settings.ms = ms;
-    settings.draws = static_cast<int>(ctx.trials);
-    settings.matrix_max_L = matrix_max_L_;
-    settings.seed = ctx.seed;
-    settings.threads = ctx.threads;
     const auto features = chosen_features();
-    std::vector<Coupling> couplings;
-    for (const auto& c : couplings_) couplings.push_back(parse_dense_coupling(c, "--couplings", name()));
-    std::vector<bool> causal_modes;
-    for (const auto& mode : modes) {
-      if (mode != "bidirectional" && mode != "causal")
-        throw std::invalid_argument("--modes: unknown mode " + mode + " (bidirectional, causal)");
-      causal_modes.push_back(mode == "causal");
-    }
-    settings.arms = report_arms(features, couplings, causal_modes);
-    const int heatmap_m = heatmap_m_ > 0 ? heatmap_m_
-                          : std::find(ms.begin(), ms.end(), 256) != ms.end() ? 256
-                                                                              : ms[ms.size() / 2];
-    if (std::find(ms.begin(), ms.end(), heatmap_m) == ms.end())
-      throw std::invalid_argument("--heatmap-m " + std::to_string(heatmap_m) + " is not among --m-values");
+    const ReportSettings settings = report_settings(ms, features, modes, ctx);
+    const int heatmap_m = resolved_heatmap_m(ms);
 
     // Layers: validated in full (every file read and checked) before any work, then read again one at a time.
     const bool from_files = !inputs_.empty() || !input_dir_.empty();
@@ -216,79 +205,141 @@ class AttentionReportExperiment final : public Experiment {
                     : ReportLayers(!inputs_.empty() ? layers_from_triples(inputs_, "--inputs")
                                                     : layers_from_directory(input_dir_, "--input-dir"),
                                    manifest);
-    const auto start = std::chrono::steady_clock::now();
-    const CheckedReportLayers checked = check_report_layers(layers, settings);
-    const std::vector<ReportLayerShape>& shapes = checked.shapes;
-    std::int64_t done = 0;
-    const std::vector<ReportedHead> heads = report_layers(layers, settings, [&] {
-      if (ctx.progress) ctx.progress(++done, checked.tasks);
-    });
-    // "Error falls as m grows": its open heads take the looks (more draws), the other checks keep the pilot's.
-    const SlopeVerdicts slopes =
-        judge_slopes(heads, shapes.size(), settings, alpha_, ctx.looks,
-                     std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
-                     report_head_loader(layers, heads, settings.arms), ctx.progress);
+    const ReportMeasures measures = measure(layers, settings, ctx);
+    const std::vector<ReportLayerShape>& shapes = measures.checked.shapes;
+    const std::vector<ReportedHead>& heads = measures.heads;
 
     Result result;
     result.experiment = name();
-    Json layer_names = Json::array(), heads_per_layer = Json::array(), layer_shapes = Json::array(),
-         sources = Json::array();
-    bool heads_differ = false;
-    for (const auto& shape : shapes) {
-      layer_names.push_back(shape.name);
-      heads_per_layer.push_back(shape.heads);
-      layer_shapes.push_back(Json{{"heads", shape.heads}, {"L", shape.L}, {"d", shape.d}, {"dv", shape.dv}});
-      sources.push_back(shape.source);
-      heads_differ = heads_differ || shape.heads != shapes.front().heads;
-    }
-    std::vector<std::string> feature_names;
-    for (Family f : features) feature_names.emplace_back(feature_kind_name(f));
-    result.params = Json{{"input_kind", from_files ? "npy" : "synthetic"},
-                         {"layers", layer_names},
-                         {"heads_per_layer", heads_per_layer},
-                         {"heads_differ_between_layers", heads_differ},
-                         {"layer_shapes", layer_shapes},
-                         {"layer_sources", sources},
-                         {"L", heads.front().report.L},
-                         {"d", heads.front().report.d},
-                         {"dv", heads.front().report.dv},
-                         {"m_values", ms},
-                         {"features", feature_names},
-                         {"couplings", couplings_},
-                         {"modes", modes},
-                         {"draws", settings.draws},
-                         {"projection_draw", "head index << 20 + draw"},
-                         {"matrix_max_L", matrix_max_L_},
-                         {"floor_factor", floor_factor_},
-                         {"alpha", alpha_},
-                         {"heatmap_m", heatmap_m},
-                         {"heatmap_features", feature_names.front()},
-                         {"heatmap_coupling", couplings_.front()},
-                         {"renormalize", true},
-                         {"stabilizer", true}};
+    result.params = report_params(shapes, heads, features, modes, settings, heatmap_m, from_files);
     if (!from_files) {
       result.params["synthetic_L"] = L_synth;
       result.params["synthetic_heads"] = H_synth;
     }
     if (manifest) result.params["model"] = manifest->summary;
-    summarize_report(heads, shapes.size(), settings, {alpha_, floor_factor_}, slopes, result.rows, result.checks);
-    report_looks(ctx.looks, slopes.record, result);
+    summarize_report(heads, shapes.size(), settings, {alpha_, floor_factor_}, measures.slopes, result.rows,
+                     result.checks);
+    report_looks(ctx.looks, measures.slopes.record, result);
+    add_closing(result, heads, shapes, settings, manifest, heatmap_m);
+    return result;
+  }
+
+ private:
+  // The report's settings: this run's m values, draws, seed and threads, and its arms (every mode × coupling ×
+  // feature family).
+  ReportSettings report_settings(const std::vector<int>& ms, const std::vector<Family>& features,
+                                 const std::vector<std::string>& modes, const RunContext& ctx) const {
+    ReportSettings settings;
+    settings.ms = ms;
+    settings.draws = static_cast<int>(ctx.trials);
+    settings.matrix_max_L = matrix_max_L_;
+    settings.seed = ctx.seed;
+    settings.threads = ctx.threads;
+    std::vector<Coupling> couplings;
+    for (const auto& c : couplings_) couplings.push_back(parse_dense_coupling(c, "--couplings", name()));
+    std::vector<bool> causal_modes;
+    for (const auto& mode : modes) {
+      if (mode != "bidirectional" && mode != "causal")
+        throw std::invalid_argument("--modes: unknown mode " + mode + " (bidirectional, causal)");
+      causal_modes.push_back(mode == "causal");
+    }
+    settings.arms = report_arms(features, couplings, causal_modes);
+    return settings;
+  }
+
+  // The m of the heat map and the table's floor column: --heatmap-m, else 256 if measured, else the middle m.
+  int resolved_heatmap_m(const std::vector<int>& ms) const {
+    const int heatmap_m = heatmap_m_ > 0 ? heatmap_m_
+                          : std::find(ms.begin(), ms.end(), 256) != ms.end() ? 256
+                                                                              : ms[ms.size() / 2];
+    if (std::find(ms.begin(), ms.end(), heatmap_m) == ms.end())
+      throw std::invalid_argument("--heatmap-m " + std::to_string(heatmap_m) + " is not among --m-values");
+    return heatmap_m;
+  }
+
+  // Every layer checked, then every head's report (progress per task), then the verdicts of "error falls as m grows".
+  ReportMeasures measure(const ReportLayers& layers, const ReportSettings& settings, const RunContext& ctx) const {
+    ReportMeasures measures;
+    const auto start = std::chrono::steady_clock::now();
+    measures.checked = check_report_layers(layers, settings);
+    const CheckedReportLayers& checked = measures.checked;
+    std::int64_t done = 0;
+    measures.heads = report_layers(layers, settings, [&] {
+      if (ctx.progress) ctx.progress(++done, checked.tasks);
+    });
+    const std::vector<ReportedHead>& heads = measures.heads;
+    // "Error falls as m grows": its open heads take the looks (more draws), the other checks keep the pilot's.
+    measures.slopes =
+        judge_slopes(heads, checked.shapes.size(), settings, alpha_, ctx.looks,
+                     std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
+                     report_head_loader(layers, heads, settings.arms), ctx.progress);
+    return measures;
+  }
+
+  // Whether the layers' head counts differ.
+  static bool heads_differ(const std::vector<ReportLayerShape>& shapes) {
+    bool differ = false;
+    for (const auto& shape : shapes) differ = differ || shape.heads != shapes.front().heads;
+    return differ;
+  }
+
+  // The result's params: the layers as read, the arms, the m values and the report's settings.
+  Json report_params(const std::vector<ReportLayerShape>& shapes, const std::vector<ReportedHead>& heads,
+                     const std::vector<Family>& features, const std::vector<std::string>& modes,
+                     const ReportSettings& settings, int heatmap_m, bool from_files) const {
+    Json layer_names = Json::array(), heads_per_layer = Json::array(), layer_shapes = Json::array(),
+         sources = Json::array();
+    for (const auto& shape : shapes) {
+      layer_names.push_back(shape.name);
+      heads_per_layer.push_back(shape.heads);
+      layer_shapes.push_back(Json{{"heads", shape.heads}, {"L", shape.L}, {"d", shape.d}, {"dv", shape.dv}});
+      sources.push_back(shape.source);
+    }
+    std::vector<std::string> feature_names;
+    for (Family f : features) feature_names.emplace_back(feature_kind_name(f));
+    return Json{{"input_kind", from_files ? "npy" : "synthetic"},
+                {"layers", layer_names},
+                {"heads_per_layer", heads_per_layer},
+                {"heads_differ_between_layers", heads_differ(shapes)},
+                {"layer_shapes", layer_shapes},
+                {"layer_sources", sources},
+                {"L", heads.front().report.L},
+                {"d", heads.front().report.d},
+                {"dv", heads.front().report.dv},
+                {"m_values", settings.ms},
+                {"features", feature_names},
+                {"couplings", couplings_},
+                {"modes", modes},
+                {"draws", settings.draws},
+                {"projection_draw", "head index << 20 + draw"},
+                {"matrix_max_L", matrix_max_L_},
+                {"floor_factor", floor_factor_},
+                {"alpha", alpha_},
+                {"heatmap_m", heatmap_m},
+                {"heatmap_features", feature_names.front()},
+                {"heatmap_coupling", couplings_.front()},
+                {"renormalize", true},
+                {"stabilizer", true}};
+  }
+
+  // The closing recommendation for --target (into params), the peak memory, and the terminal text: the model, the
+  // table, a note when the layers' head counts differ, the recommendation's paragraph.
+  void add_closing(Result& result, const std::vector<ReportedHead>& heads, const std::vector<ReportLayerShape>& shapes,
+                   const ReportSettings& settings, const std::optional<CaptureManifest>& manifest,
+                   int heatmap_m) const {
     const Recommendation recommendation = recommend(heads, settings, target_);
     result.params["recommendation"] = recommendation_json(recommendation, settings);
     const std::int64_t peak = resident_high_water_bytes();
     result.measurements["peak_memory_bytes"] = peak;
     if (manifest) result.text = model_line(*manifest);
     result.text += report_table(result.rows, result.checks, settings, heatmap_m, peak);
-    if (heads_differ) {
+    if (heads_differ(shapes)) {
       std::string counts;
       for (const auto& shape : shapes) counts += (counts.empty() ? "" : ", ") + std::to_string(shape.heads);
       result.text += "Note: the layers differ in head count (" + counts + ").\n";
     }
     result.text += "\n" + wrap_paragraph(recommendation.paragraph) + "\n";
-    return result;
   }
-
- private:
   void validate_options(const std::vector<int>& ms, std::int64_t trials) const {
     if (d_ < 1 || d_ > 4096) throw std::invalid_argument("--d must lie in [1, 4096], got " + std::to_string(d_));
     if (matrix_max_L_ < 0) throw std::invalid_argument("--matrix-max-L must be at least 0");

@@ -115,8 +115,6 @@ class LayersExperiment final : public Experiment {
     const int head_size = width_ / heads_;
     validate_attention_config(favor, head_size);
     const Backend backend = backend_.checked();
-    AttentionConfig exact;
-    exact.mechanism = Mechanism::exact;
 
     Result result;
     result.experiment = name();
@@ -127,6 +125,18 @@ class LayersExperiment final : public Experiment {
                          {"attention_precision", std::string(backend_precision(backend))}};
     BackendOption::record(result, backend);
 
+    const DepthErrors errors = measure(ctx, favor, backend, head_size);
+    const double slope = add_rows(result, errors);
+    add_growth_check(result, errors, slope, ctx.trials);
+    return result;
+  }
+
+ private:
+  // Every draw's relative error after each layer (FAVOR through all layers so far) and of each layer alone (FAVOR in
+  // that layer only, on the exact input), against the exact stack.
+  DepthErrors measure(const RunContext& ctx, const AttentionConfig& favor, Backend backend, int head_size) const {
+    AttentionConfig exact;
+    exact.mechanism = Mechanism::exact;
     const Eigen::MatrixXd x = gaussian_input(length_, width_, 1.0, ctx.seed, kInputStream, 0);
     std::vector<TransformerLayerWeights> weights;
     std::vector<Eigen::MatrixXd> exact_out{x};
@@ -175,6 +185,12 @@ class LayersExperiment final : public Experiment {
       errors.first.push_back(r.error.front()), errors.last.push_back(r.error.back());
     }
 
+    return errors;
+  }
+
+  // One row per depth; returns the slope of ln(mean error) against depth (least squares).
+  double add_rows(Result& result, const DepthErrors& errors) const {
+    const auto layers = static_cast<std::size_t>(layers_);
     double sx = 0, sy = 0, sxx = 0, sxy = 0;
     for (std::size_t n = 0; n < layers; ++n) {
       const RunningMoments& e = errors.error[n];
@@ -200,9 +216,15 @@ class LayersExperiment final : public Experiment {
     result.measurements["growth_factor_per_layer"] = std::exp(slope);
     const double first = errors.error.front().mean(), last = errors.error.back().mean();
     result.measurements["error_ratio_last_to_first"] = first > 0 ? last / first : 0.0;
+    return slope;
+  }
 
+  // Fig. 14's qualitative claim: the error after the last layer exceeds that after the first on most draws.
+  void add_growth_check(Result& result, const DepthErrors& errors, double slope, std::int64_t trials) const {
+    const auto layers = static_cast<std::size_t>(layers_);
+    const double first = errors.error.front().mean(), last = errors.error.back().mean();
     std::ostringstream where;
-    where << "error after " << layers_ << " layers vs after 1, paired over " << ctx.trials << " draws of W; "
+    where << "error after " << layers_ << " layers vs after 1, paired over " << trials << " draws of W; "
           << features_ << " features, " << coupling_ << " W, m=" << m_ << ", width " << width_ << ", " << heads_
           << " heads, L=" << length_ << "; exact sign test, one-sided, at alpha " << alpha_;
     PairedClaimCheck growth_check("Fig. 14 (qualitative): the output error grows with the number of layers on most "
@@ -222,10 +244,8 @@ class LayersExperiment final : public Experiment {
     Check growth = growth_check.result();
     growth.detail = detail.str() + "; " + growth.detail;
     result.checks.push_back(growth);
-    return result;
   }
 
- private:
   int resolved_length(bool quick) const {
     return length_option_ != nullptr && length_option_->count() > 0 ? length_ : (quick ? 256 : 512);
   }

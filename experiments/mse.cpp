@@ -118,55 +118,7 @@ class MseExperiment final : public EstimatorGridExperiment {
       for (std::size_t s = 0; s < specs.size(); ++s) {
         const Family e = specs[s].estimator;
         const int ms = specs[s].m;
-        const FamilyInfo& family = family_info(e);
-        const bool has_theory = iid && family.iid_mse != nullptr;
-        std::optional<ClaimCheck> check;
-        Judged plain;  // check 1's verdicts, for check 6
-        if (has_theory)
-          check.emplace(std::string(family.mse_source) + ": MSE(" + std::string(estimator_name(e)) + ") closed form",
-                        "iid projections, d=" + std::to_string(d) + ", m=" + std::to_string(ms) + ", " +
-                            std::to_string(points.size()) + " points",
-                        grid_.alpha, points.size());
-        for (std::size_t p = 0; p < points.size(); ++p) {
-          const SweepCell& cell = sweep.cell(s, p);
-          const double truth = sweep.truth[s * points.size() + p];
-          const ErrorMoments em = error_moments(e, points[p], d, ms, grid_.parameters);
-          MseFigure& f = figures[s][p];
-          f = {cell.error.mean_square(), cell.error.mean_square_stderr(), em.squared_error_skewness,
-               cell.error.count(), cell.nonfinite};
-          Json row = estimator_row(e, coupling, d, ms, points[p]);
-          row["truth"] = truth;
-          row["mean"] = truth + cell.error.mean();
-          row["stderr"] = cell.error.standard_error();
-          row["mse"] = f.mse;
-          row["mse_stderr"] = f.stderr_;
-          // A-priori skewness of one draw of the error and of its square (iid values; `favorlab compare` gates on them).
-          row["mean_skewness"] = number_or_null(em.error_skewness);
-          row["mse_skewness"] = number_or_null(f.skewness);
-          // The closed-form variance of one draw of e and of e², exact for iid projections only (null for coupled
-          // rows): what `favorlab compare` holds a heavy-tailed figure to, by Chebyshev's inequality.
-          row["mean_draw_variance"] = iid ? number_or_null(em.variance) : Json(nullptr);
-          row["mse_draw_variance"] = iid ? number_or_null(em.squared_error_variance) : Json(nullptr);
-          add_compare_fields(row, grid_.parameters);  // coupled rows: exact variance or bounds; bounded estimators: ranges
-          row["trials"] = f.trials;
-          row["nonfinite"] = f.nonfinite;
-          if (check) {
-            const double theory = family.iid_mse(points[p], d, ms, grid_.parameters);
-            const double allowance = std::pow(kRoundingAllowance * truth, 2);
-            const PointVerdict v =
-                check->judge({f.mse, theory, f.stderr_, allowance, f.skewness, f.trials, f.nonfinite,
-                              point_label(points[p])});
-            plain.emplace_back(point_label(points[p]), v);
-            row["mse_theory"] = theory;
-            row["z"] = v.z;
-            row["status"] = v.status;
-            row["trials_needed"] = trials_json(v.trials_needed);
-          } else {
-            row["mse_theory"] = nullptr;
-          }
-          result.rows.push_back(row);
-        }
-        if (check) result.checks.push_back(check->result());
+        const Judged plain = add_spec_rows(result, sweep, specs[s], s, coupling, points, figures[s]);
         // The closed forms again by importance sampling (mc/importance_mse.hpp; gerf, oprf, sderf:
         // mc/importance_gerf.hpp): light-tailed where the plain Monte Carlo above is not, so its verdicts are
         // conclusive where plain MC cannot be (iid, at the grid's m, and positive's 2m of check 3; the rows of
@@ -178,41 +130,7 @@ class MseExperiment final : public EstimatorGridExperiment {
           if (ms == m) sampled[e] = std::move(figures_is);
         }
       }
-      if (!iid) continue;
-      Judged ratio_plain, ratio_sampled, hyp_plain, hyp_sampled;  // checks 2, 3 and 5's verdicts, for check 6
-      const auto t = find_spec(specs, Family::trig, m), pos = find_spec(specs, Family::positive, m);
-      if (t && pos)
-        result.checks.push_back(ratio_check(points, sweep, *t, *pos, figures[*t], figures[*pos], false, ratio_plain));
-      if (const auto h = find_spec(specs, Family::hyperbolic, m), pos2 = find_spec(specs, Family::positive, 2 * m);
-          h && pos2)
-        result.checks.push_back(
-            hyperbolic_check(points, sweep, *h, *pos2, figures[*h], figures[*pos2], false, hyp_plain));
-      // Check 5: the same claims on the importance-sampled MSEs (positive at 2m is the m-feature run's MSE halved).
-      if (t && sampled.count(Family::positive))
-        result.checks.push_back(
-            ratio_check(points, sweep, *t, *t, figures[*t], sampled[Family::positive], true, ratio_sampled));
-      if (sampled.count(Family::hyperbolic) && sampled.count(Family::positive)) {
-        std::vector<MseFigure> pos2 = sampled[Family::positive];
-        for (MseFigure& f : pos2) f.mse /= 2, f.stderr_ /= 2;
-        result.checks.push_back(
-            hyperbolic_check(points, sweep, 0, 0, sampled[Family::hyperbolic], pos2, true, hyp_sampled));
-      }
-      // Check 6 for checks 2 and 3.
-      if (const auto c = either_line(kRatioClaim, ratio_where(), ratio_plain, ratio_sampled)) result.checks.push_back(*c);
-      if (const auto c = either_line(kHyperbolicClaim, hyperbolic_where(points.size()), hyp_plain, hyp_sampled))
-        result.checks.push_back(*c);
-      // Check 3 on the closed forms: MSE_pos(2m) − MSE_hyp(m) = (1 − e^{−‖z‖²}) SM²/(2m), a margin that is a fraction
-      // (1 − e^{−‖z‖²})/(e^{‖z‖²} − 1) of either MSE — below any Monte Carlo's resolution where ‖z‖ is large.
-      if (find_spec(specs, Family::hyperbolic, m) && find_spec(specs, Family::positive, m)) {
-        ExactInequality exact("Lemma 2: hyperbolic with m beats positive with 2m, exact values",
-                              "iid, m=" + std::to_string(m) + " vs 2m=" + std::to_string(2 * m) + ", " +
-                                  std::to_string(points.size()) + " points, Lemma 2's closed forms");
-        for (const Geometry& g : points)
-          exact.judge(family_info(Family::hyperbolic).iid_mse(g, d, m, grid_.parameters),
-                      family_info(Family::positive).iid_mse(g, d, 2 * m, grid_.parameters), std::exp(2 * g.dot()),
-                      point_label(g), std::sqrt(g.z_sq()));
-        result.checks.push_back(exact.result());
-      }
+      if (iid) add_comparisons(result, points, sweep, specs, figures, sampled);
     }
     result.measurements["estimator_evaluations"] = evaluations;
     result.measurements["evaluations_per_second"] = seconds > 0 ? static_cast<double>(evaluations) / seconds : 0.0;
@@ -220,6 +138,104 @@ class MseExperiment final : public EstimatorGridExperiment {
   }
 
  private:
+  // Spec s of one sweep: its rows, with check 1 where the family has a closed form for these rows (iid); sets the
+  // spec's MSE figures. Returns check 1's verdicts (empty without it), which check 6 combines.
+  Judged add_spec_rows(Result& result, const SweepResult& sweep, const EstimatorSpec& spec, std::size_t s,
+                       Coupling coupling, const std::vector<Geometry>& points, std::vector<MseFigure>& figures) const {
+    const int d = grid_.d, ms = spec.m;
+    const Family e = spec.estimator;
+    const FamilyInfo& family = family_info(e);
+    const bool iid = coupling == Coupling::iid;
+    std::optional<ClaimCheck> check;
+    Judged plain;
+    if (iid && family.iid_mse != nullptr)
+      check.emplace(std::string(family.mse_source) + ": MSE(" + std::string(estimator_name(e)) + ") closed form",
+                    "iid projections, d=" + std::to_string(d) + ", m=" + std::to_string(ms) + ", " +
+                        std::to_string(points.size()) + " points",
+                    grid_.alpha, points.size());
+    for (std::size_t p = 0; p < points.size(); ++p) {
+      const SweepCell& cell = sweep.cell(s, p);
+      const double truth = sweep.truth[s * points.size() + p];
+      const ErrorMoments em = error_moments(e, points[p], d, ms, grid_.parameters);
+      MseFigure& f = figures[p];
+      f = {cell.error.mean_square(), cell.error.mean_square_stderr(), em.squared_error_skewness, cell.error.count(),
+           cell.nonfinite};
+      Json row = estimator_row(e, coupling, d, ms, points[p]);
+      row["truth"] = truth;
+      row["mean"] = truth + cell.error.mean();
+      row["stderr"] = cell.error.standard_error();
+      row["mse"] = f.mse;
+      row["mse_stderr"] = f.stderr_;
+      // A-priori skewness of one draw of the error and of its square (iid values; `favorlab compare` gates on them).
+      row["mean_skewness"] = number_or_null(em.error_skewness);
+      row["mse_skewness"] = number_or_null(f.skewness);
+      // The closed-form variance of one draw of e and of e², exact for iid projections only (null for coupled
+      // rows): what `favorlab compare` holds a heavy-tailed figure to, by Chebyshev's inequality.
+      row["mean_draw_variance"] = iid ? number_or_null(em.variance) : Json(nullptr);
+      row["mse_draw_variance"] = iid ? number_or_null(em.squared_error_variance) : Json(nullptr);
+      add_compare_fields(row, grid_.parameters);  // coupled rows: exact variance or bounds; bounded estimators: ranges
+      row["trials"] = f.trials;
+      row["nonfinite"] = f.nonfinite;
+      if (check) {
+        const double theory = family.iid_mse(points[p], d, ms, grid_.parameters);
+        const double allowance = std::pow(kRoundingAllowance * truth, 2);
+        const PointVerdict v = check->judge(
+            {f.mse, theory, f.stderr_, allowance, f.skewness, f.trials, f.nonfinite, point_label(points[p])});
+        plain.emplace_back(point_label(points[p]), v);
+        row["mse_theory"] = theory;
+        row["z"] = v.z;
+        row["status"] = v.status;
+        row["trials_needed"] = trials_json(v.trials_needed);
+      } else {
+        row["mse_theory"] = nullptr;
+      }
+      result.rows.push_back(row);
+    }
+    if (check) result.checks.push_back(check->result());
+    return plain;
+  }
+
+  // Checks 2, 3, 5 and 6 of the iid sweep, and check 3 on the closed forms. `sampled`: check 4's m-feature figures.
+  void add_comparisons(Result& result, const std::vector<Geometry>& points, const SweepResult& sweep,
+                       const std::vector<EstimatorSpec>& specs, const std::vector<std::vector<MseFigure>>& figures,
+                       std::map<Family, std::vector<MseFigure>>& sampled) const {
+    const int m = grid_.m, d = grid_.d;
+    Judged ratio_plain, ratio_sampled, hyp_plain, hyp_sampled;  // checks 2, 3 and 5's verdicts, for check 6
+    const auto t = find_spec(specs, Family::trig, m), pos = find_spec(specs, Family::positive, m);
+    if (t && pos)
+      result.checks.push_back(ratio_check(points, sweep, *t, *pos, figures[*t], figures[*pos], false, ratio_plain));
+    if (const auto h = find_spec(specs, Family::hyperbolic, m), pos2 = find_spec(specs, Family::positive, 2 * m);
+        h && pos2)
+      result.checks.push_back(
+          hyperbolic_check(points, sweep, *h, *pos2, figures[*h], figures[*pos2], false, hyp_plain));
+    // Check 5: the same claims on the importance-sampled MSEs (positive at 2m is the m-feature run's MSE halved).
+    if (t && sampled.count(Family::positive))
+      result.checks.push_back(
+          ratio_check(points, sweep, *t, *t, figures[*t], sampled[Family::positive], true, ratio_sampled));
+    if (sampled.count(Family::hyperbolic) && sampled.count(Family::positive)) {
+      std::vector<MseFigure> pos2 = sampled[Family::positive];
+      for (MseFigure& f : pos2) f.mse /= 2, f.stderr_ /= 2;
+      result.checks.push_back(
+          hyperbolic_check(points, sweep, 0, 0, sampled[Family::hyperbolic], pos2, true, hyp_sampled));
+    }
+    // Check 6 for checks 2 and 3.
+    if (const auto c = either_line(kRatioClaim, ratio_where(), ratio_plain, ratio_sampled)) result.checks.push_back(*c);
+    if (const auto c = either_line(kHyperbolicClaim, hyperbolic_where(points.size()), hyp_plain, hyp_sampled))
+      result.checks.push_back(*c);
+    // Check 3 on the closed forms: MSE_pos(2m) − MSE_hyp(m) = (1 − e^{−‖z‖²}) SM²/(2m), a margin that is a fraction
+    // (1 − e^{−‖z‖²})/(e^{‖z‖²} − 1) of either MSE — below any Monte Carlo's resolution where ‖z‖ is large.
+    if (find_spec(specs, Family::hyperbolic, m) && find_spec(specs, Family::positive, m)) {
+      ExactInequality exact("Lemma 2: hyperbolic with m beats positive with 2m, exact values",
+                            "iid, m=" + std::to_string(m) + " vs 2m=" + std::to_string(2 * m) + ", " +
+                                std::to_string(points.size()) + " points, Lemma 2's closed forms");
+      for (const Geometry& g : points)
+        exact.judge(family_info(Family::hyperbolic).iid_mse(g, d, m, grid_.parameters),
+                    family_info(Family::positive).iid_mse(g, d, 2 * m, grid_.parameters), std::exp(2 * g.dot()),
+                    point_label(g), std::sqrt(g.z_sq()));
+      result.checks.push_back(exact.result());
+    }
+  }
+
   // Lemma 2 at every point by importance sampling; annotates rows[first_row + p] (with the run's weighted mean).
   // Returns the importance-sampled MSE figures per point (a-priori skewness) for check 5.
   // `plain`: check 1's verdicts of e at m (empty where it has none), combined with the importance-sampled closed form

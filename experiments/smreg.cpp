@@ -119,6 +119,31 @@ struct Tally {
   Worst discrepancy, largest_log_ratio;
   std::size_t compared = 0, strictly_below = 0, unavailable = 0, unavailable_asymptote = 0;
   std::string unavailable_where;
+
+  // One point: the log ratio from the Bessel form and from the series, and the gap 1 − ratio; required: a point the
+  // checks must compare (not one of --asymptote-d only).
+  void compare(double log_exact, double log_series, double gap, const std::string& at, bool required) {
+    ++compared;
+    strictly_below += gap > 0;
+    // The Bessel form runs in 80-bit long double; for very large d, I_{d/2−1}(t) underflows it (log → −inf).
+    if (!std::isfinite(log_exact)) {
+      (required ? unavailable : unavailable_asymptote) += 1;
+      if (required) unavailable_where = at;
+      largest_log_ratio.see(log_series, at);
+      return;
+    }
+    discrepancy.see(std::abs(log_exact - log_series), at);
+    largest_log_ratio.see(std::max(log_exact, log_series), at);
+  }
+};
+
+// What the plain Monte Carlo line leaves: its verdict and label per (d, |z|), the points it left open for the
+// importance-sampled line, and the sweeps' estimator evaluations.
+struct PlainLine {
+  std::vector<OpenPoint> open;  // the points the plain line leaves open, for the importance-sampled line
+  std::vector<PointVerdict> plain;
+  std::vector<std::string> labels;
+  std::int64_t evaluations = 0;
 };
 
 
@@ -174,29 +199,33 @@ class SmregExperiment final : public Experiment {
     result.params["row_schema"] = row_schema();
 
     Tally tally;
-    auto compare = [&tally](double log_exact, double log_series, double gap, const std::string& at, bool required) {
-      ++tally.compared;
-      tally.strictly_below += gap > 0;
-      // The Bessel form runs in 80-bit long double; for very large d, I_{d/2−1}(t) underflows it (log → −inf).
-      if (!std::isfinite(log_exact)) {
-        (required ? tally.unavailable : tally.unavailable_asymptote) += 1;
-        if (required) tally.unavailable_where = at;
-        tally.largest_log_ratio.see(log_series, at);
-        return;
-      }
-      tally.discrepancy.see(std::abs(log_exact - log_series), at);
-      tally.largest_log_ratio.see(std::max(log_exact, log_series), at);
-    };
-
     const std::size_t points = o_.z_norms.size();
     ClaimCheck mc(kSetupClaim,
-                  "Monte Carlo against the Bessel form, iid rows of norm sqrt(d), m=" + std::to_string(o_.m) + ", " + std::to_string(o_.dims.size() * points) +
-                      " points (d x |z|), x = y = z/2",
+                  "Monte Carlo against the Bessel form, iid rows of norm sqrt(d), m=" + std::to_string(o_.m) + ", " +
+                      std::to_string(o_.dims.size() * points) + " points (d x |z|), x = y = z/2",
                   o_.alpha, o_.dims.size() * points);
-    std::vector<OpenPoint> open;  // the points the plain line leaves open, for the importance-sampled line
-    std::vector<PointVerdict> plain;
-    std::vector<std::string> labels;
-    std::int64_t evaluations = 0;
+    const PlainLine line = add_ratio_rows(result, tally, mc, ctx);
+
+    std::vector<Check> bound_checks, corrected_checks;
+    for (double c : o_.bounds) bound_checks.push_back(bound_rows(c, result.rows, tally, corrected_checks));
+
+    result.checks.push_back(series_check(tally));
+    result.checks.push_back(mc.result());
+    if (o_.importance_trials_for(ctx.trials) > 0 && !line.open.empty())
+      importance_lines(result, line.open, line.plain, line.labels, o_.importance_trials_for(ctx.trials), ctx);
+    result.checks.push_back(upper_check(tally));
+    for (Check& c : bound_checks) result.checks.push_back(std::move(c));
+    for (Check& c : corrected_checks) result.checks.push_back(std::move(c));
+    result.measurements["estimator_evaluations"] = line.evaluations;
+    return result;
+  }
+
+ private:
+  // The ratio rows, per d one estimator sweep over every |z| (in order): each point's series against the Bessel form
+  // (into tally) and its Monte Carlo mean judged by the plain line (mc).
+  PlainLine add_ratio_rows(Result& result, Tally& tally, ClaimCheck& mc, const RunContext& ctx) const {
+    const std::size_t points = o_.z_norms.size();
+    PlainLine line;
     for (std::size_t di = 0; di < o_.dims.size(); ++di) {
       const int d = o_.dims[di];
       std::vector<Geometry> geometries;
@@ -205,13 +234,13 @@ class SmregExperiment final : public Experiment {
       const SweepConfig config{d, Coupling::iid, {{Family::smreg, o_.m}}, geometries, ctx.seed,
                                static_cast<std::uint64_t>(d), ctx.trials, ctx.threads, FeatureParameters{}};
       const SweepResult sweep = run_estimator_sweep(config, part_progress(ctx.progress, di, o_.dims.size()));
-      evaluations += sweep.evaluations;
+      line.evaluations += sweep.evaluations;
       for (std::size_t p = 0; p < points; ++p) {
         const double z = o_.z_norms[p];
         const Geometry& g = geometries[p];
         const double log_exact = log_smreg_ratio_exact(z, d), log_series = log_smreg_ratio_series(z, d);
         const double gap = smreg_ratio_gap(z, d);
-        compare(log_exact, log_series, gap, point_at(d, z), true);
+        tally.compare(log_exact, log_series, gap, point_at(d, z), true);
 
         const SweepCell& cell = sweep.cell(0, p);
         const double truth = sweep.truth[p], sm = std::exp(g.dot());
@@ -246,30 +275,17 @@ class SmregExperiment final : public Experiment {
         row["mc_ratio_draw_variance"] = number_or_null(em.variance / (sm * sm));
         row["status"] = v.status;
         row["trials_needed"] = trials_json(v.trials_needed);
-        plain.push_back(v);
-        labels.push_back(point_at(d, z));
+        line.plain.push_back(v);
+        line.labels.push_back(point_at(d, z));
         // The tilted sampler needs a sphere of dimension ≥ 2: at d = 1 the plain line alone judges.
         if (v.status == Verdict::inconclusive && d >= 2)
-          open.push_back({result.rows.size(), di * points + p, d, g, truth, point_at(d, z)});
+          line.open.push_back({result.rows.size(), di * points + p, d, g, truth, point_at(d, z)});
         result.rows.push_back(row);
       }
     }
-
-    std::vector<Check> bound_checks, corrected_checks;
-    for (double c : o_.bounds) bound_checks.push_back(bound_rows(c, result.rows, compare, corrected_checks));
-
-    result.checks.push_back(series_check(tally));
-    result.checks.push_back(mc.result());
-    if (o_.importance_trials_for(ctx.trials) > 0 && !open.empty())
-      importance_lines(result, open, plain, labels, o_.importance_trials_for(ctx.trials), ctx);
-    result.checks.push_back(upper_check(tally));
-    for (Check& c : bound_checks) result.checks.push_back(std::move(c));
-    for (Check& c : corrected_checks) result.checks.push_back(std::move(c));
-    result.measurements["estimator_evaluations"] = evaluations;
-    return result;
+    return line;
   }
 
- private:
   // The "..., importance-sampled" line at the points the plain line left open (half the draws plain, half with one
   // row tilted; the untilted rows from the experiment's own sampler), and "..., plain or importance-sampled", which
   // combines the two point by point over every (d, |z|). Annotates the open points' rows.
@@ -329,8 +345,7 @@ class SmregExperiment final : public Experiment {
                 {"verdict", "status"}};
   }
 
-  template <class Compare>
-  Check bound_rows(double c, Json& rows, Compare& compare, std::vector<Check>& corrected) const {
+  Check bound_rows(double c, Json& rows, Tally& tally, std::vector<Check>& corrected) const {
     const double w = theorem1_max_w(c), z = theorem1_max_z_norm(c), limit = theorem1_gap_limit(c);
     std::vector<int> dims = o_.dims;
     dims.insert(dims.end(), o_.asymptote_dims.begin(), o_.asymptote_dims.end());
@@ -347,7 +362,7 @@ class SmregExperiment final : public Experiment {
       const double log_exact = log_smreg_ratio_exact(z, d), log_series = log_smreg_ratio_series(z, d);
       const double gap = smreg_ratio_gap(z, d);
       const bool extra = std::find(o_.dims.begin(), o_.dims.end(), d) == o_.dims.end();
-      compare(log_exact, log_series, gap, "bound C=" + format_number(c) + ", " + point_at(d, z), !extra);
+      tally.compare(log_exact, log_series, gap, "bound C=" + format_number(c) + ", " + point_at(d, z), !extra);
       const double d_gap = d * gap;
       if (d_gap > 2 && first_above == 0) first_above = d;
       (d_gap <= limit * (1 + kRatioTolerance) ? corrected_held : corrected_violated) += 1;
@@ -375,26 +390,7 @@ class SmregExperiment final : public Experiment {
                           {"claimed_constant", 2.0},
                           {"bound_claimed", 1 - 2.0 / d}});
     }
-    Check check;
-    check.claim = "Theorem 1: inf SMREG/SM >= 1 - 2/d + o(1/d) when ||A||_inf <= C";
-    check.where = "C=" + format_number(c) + " (entries SM(x,x), SM(y,y), SM(x,y) <= C, so |z| <= 2 sqrt(ln C) = " + format_number(z) +
-                  "); infimum at that |z|";
-    // lim d(1 − inf ratio) = (2 ln C)² exactly (theorem1_bound.hpp), approached from below; the claim is that limit ≤ 2.
-    // Exact arithmetic, no sampling: decided within the rounding tolerance.
-    const bool refuted = limit > 2 * (1 + kRatioTolerance);
-    set_point_counts(check, refuted ? 0 : 1, refuted ? 1 : 0, 0);
-    check.power = std::max(0.0, (2 * (1 + kRatioTolerance) - limit) / 2);  // the claimed 2, lowered by more, fails
-    check.statistic = limit - 2;
-    std::ostringstream s;
-    s << "d(1 - inf ratio): " << seq.str() << "; limit d -> inf is (2 ln C)^2 = " << format_number(limit)
-      << " against the claimed 2 (statistic = limit - 2); d(1 - inf ratio) <= (2 ln C)^2 at every d";
-    if (limit > 2)
-      s << "; the claim fails for C > exp(1/sqrt 2) = " << format_number(theorem1_critical_c()) << ": "
-        << (first_above ? "the computed sequence exceeds 2 from d=" + std::to_string(first_above)
-                        : "the computed sequence has not yet passed 2 (largest d: " + format_number(last_gap) + ")");
-    else
-      s << "; stays below 2 at every d";
-    check.detail = s.str();
+    Check check = bound_check(c, z, limit, seq.str(), first_above, last_gap);
 
     // Exact arithmetic again: held where the computed gap stays below the constant within the rounding tolerance.
     // A constant smaller than (2 ln C)² by more than 1 − tightest would fail at the tightest d: that is the power.
@@ -409,6 +405,32 @@ class SmregExperiment final : public Experiment {
             "); from ln f(k, d) >= -k(k-1)/d, so 1 - SMREG/SM <= E[N(N-1)]/d = w^2/d with w = 2 ln C",
         std::max(0.0, 1 - tightest) + kRatioTolerance);
     corrected.push_back(std::move(fixed));
+    return check;
+  }
+
+  // Theorem 1's check at C: lim d(1 − inf ratio) = (2 ln C)² against the claimed 2. seq: the computed d(1 − inf ratio)
+  // per d; first_above: the first d where it exceeds 2 (0: none); last_gap: its value at the largest d.
+  static Check bound_check(double c, double z, double limit, const std::string& seq, int first_above, double last_gap) {
+    Check check;
+    check.claim = "Theorem 1: inf SMREG/SM >= 1 - 2/d + o(1/d) when ||A||_inf <= C";
+    check.where = "C=" + format_number(c) + " (entries SM(x,x), SM(y,y), SM(x,y) <= C, so |z| <= 2 sqrt(ln C) = " +
+                  format_number(z) + "); infimum at that |z|";
+    // lim d(1 − inf ratio) = (2 ln C)² exactly (theorem1_bound.hpp), approached from below; the claim is that
+    // limit ≤ 2. Exact arithmetic, no sampling: decided within the rounding tolerance.
+    const bool refuted = limit > 2 * (1 + kRatioTolerance);
+    set_point_counts(check, refuted ? 0 : 1, refuted ? 1 : 0, 0);
+    check.power = std::max(0.0, (2 * (1 + kRatioTolerance) - limit) / 2);  // the claimed 2, lowered by more, fails
+    check.statistic = limit - 2;
+    std::ostringstream s;
+    s << "d(1 - inf ratio): " << seq << "; limit d -> inf is (2 ln C)^2 = " << format_number(limit)
+      << " against the claimed 2 (statistic = limit - 2); d(1 - inf ratio) <= (2 ln C)^2 at every d";
+    if (limit > 2)
+      s << "; the claim fails for C > exp(1/sqrt 2) = " << format_number(theorem1_critical_c()) << ": "
+        << (first_above ? "the computed sequence exceeds 2 from d=" + std::to_string(first_above)
+                        : "the computed sequence has not yet passed 2 (largest d: " + format_number(last_gap) + ")");
+    else
+      s << "; stays below 2 at every d";
+    check.detail = s.str();
     return check;
   }
 

@@ -47,6 +47,17 @@ namespace {
 using Figures = std::vector<std::vector<std::vector<CellFigures>>>;
 using Moments = std::vector<std::vector<ErrorMoments>>;
 
+// What measure() returns: the figures and moments above, the controls' looks, the cells per control sweep (ne · np),
+// and the estimator evaluations and seconds of every sweep.
+struct Measures {
+  Figures figures;
+  Moments moments;
+  LookRecord looks;
+  std::size_t per_sweep = 0;
+  std::int64_t evaluations = 0;
+  double seconds = 0;
+};
+
 constexpr Coupling kCouplings[] = {Coupling::iid, Coupling::orthogonal, Coupling::hadamard, Coupling::givens};
 constexpr std::size_t kOrthogonal = 1;
 constexpr std::size_t kControls = 2;  // kCouplings[0, kControls): the rows Lemma 1 holds for (iid, orthogonal)
@@ -121,8 +132,32 @@ class StructuredExperiment final : public Experiment {
                          {"batch", batch},      {"repeats", repeats_},   {"alpha", alpha_}};
     result.params["row_schema"] = row_schema();
 
+    const Measures measures = measure(points, estimators, ctx);
+    add_checks(result, points, estimators, measures, ctx);
+
+    if (!speed_dims().empty()) {
+      speed(ctx, batch, result);
+      if (ctx.progress) ctx.progress(1, 1);
+    }
+    report_looks(ctx.looks, measures.looks, result);
+    result.measurements["estimator_evaluations"] = measures.evaluations;
+    const double seconds = measures.seconds;
+    result.measurements["evaluations_per_second"] =
+        seconds > 0 ? static_cast<double>(measures.evaluations) / seconds : 0.0;
+    return result;
+  }
+
+ private:
+  static bool is_structured(Coupling c) { return c == Coupling::hadamard || c == Coupling::givens; }
+
+  // Every sweep: per d the controls (with their looks) and the structured couplings (once), and the a-priori error
+  // moments of every cell.
+  Measures measure(const std::vector<Geometry>& points, const std::vector<Family>& estimators,
+                   const RunContext& ctx) const {
     const std::size_t nc = std::size(kCouplings), nd = dims_.size(), ne = estimators.size(), np = points.size();
-    Moments moments(nd);
+    Measures measures;
+    Moments& moments = measures.moments;
+    moments.resize(nd);
     std::vector<std::vector<EstimatorSpec>> specs(nd);
     for (std::size_t di = 0; di < nd; ++di) {
       const int d = dims_[di];
@@ -146,7 +181,8 @@ class StructuredExperiment final : public Experiment {
     for (std::size_t di = 0; di < nd; ++di)
       for (std::size_t c = 0; c < kControls; ++c) control_configs.push_back(config(di, c));
     SweepSet controls(control_configs, part_progress(ctx.progress, 0, parts));
-    Figures figures(nd, std::vector<std::vector<CellFigures>>(nc));
+    Figures& figures = measures.figures;
+    figures.assign(nd, std::vector<std::vector<CellFigures>>(nc));
     SweepTally tally;
     for (std::size_t di = 0; di < nd; ++di)
       for (std::size_t c = kControls; c < nc; ++c) {
@@ -158,13 +194,11 @@ class StructuredExperiment final : public Experiment {
       }
 
     const std::size_t per_sweep = controls.cells_per_sweep();  // ne · np
-    const auto cell_of = [&](std::size_t di, std::size_t c, std::size_t e, std::size_t p) {
-      return (di * kControls + c) * per_sweep + e * np + p;
-    };
+    measures.per_sweep = per_sweep;
     std::vector<ClaimCheck> scratch;  // judges of the looks, [c · ne + e]
     for (std::size_t c = 0; c < kControls; ++c)
       for (std::size_t e = 0; e < ne; ++e) scratch.push_back(bias_claim(c, estimators[e], np));
-    const LookRecord looks = controls.take_looks(
+    measures.looks = controls.take_looks(
         ctx.looks,
         [&](std::size_t cell, int look) {
           const std::size_t sweep = cell / per_sweep, local = cell % per_sweep, e = local / np, p = local % np;
@@ -176,33 +210,31 @@ class StructuredExperiment final : public Experiment {
         ctx.progress);
     for (std::size_t di = 0; di < nd; ++di)
       for (std::size_t c = 0; c < kControls; ++c) figures[di][c] = sweep_figures(controls.sweep(di * kControls + c));
+    measures.evaluations = tally.evaluations + controls.evaluations();
+    measures.seconds = tally.seconds + controls.seconds();
+    return measures;
+  }
 
+  // Checks 1 and 2 of every coupling × estimator, with check 1's point rows.
+  void add_checks(Result& result, const std::vector<Geometry>& points, const std::vector<Family>& estimators,
+                  const Measures& measures, const RunContext& ctx) const {
+    const std::size_t nc = std::size(kCouplings), nd = dims_.size(), ne = estimators.size(), np = points.size();
+    const std::size_t per_sweep = measures.per_sweep;
+    const auto cell_of = [&](std::size_t di, std::size_t c, std::size_t e, std::size_t p) {
+      return (di * kControls + c) * per_sweep + e * np + p;
+    };
     for (std::size_t c = 0; c < nc; ++c)
       for (std::size_t e = 0; e < ne; ++e) {
         // A control point is judged at the look its cell stopped at; a fixed-size run and the structured couplings
         // (no looks) at the whole α.
         const auto look = [&](std::size_t di, std::size_t p) {
-          return c < kControls && ctx.looks.sequential() ? looks.cell_look[cell_of(di, c, e, p)] : -1;
+          return c < kControls && ctx.looks.sequential() ? measures.looks.cell_look[cell_of(di, c, e, p)] : -1;
         };
-        bias_check(result, c, estimators[e], e, points, figures, moments, look);
+        bias_check(result, c, estimators[e], e, points, measures.figures, measures.moments, look);
         if (is_structured(kCouplings[c]) && nd >= 2)
-          shrink_check(result, c, estimators[e], e, points, figures, moments);
+          shrink_check(result, c, estimators[e], e, points, measures.figures, measures.moments);
       }
-
-    if (!speed_dims().empty()) {
-      speed(ctx, batch, result);
-      if (ctx.progress) ctx.progress(1, 1);
-    }
-    report_looks(ctx.looks, looks, result);
-    result.measurements["estimator_evaluations"] = tally.evaluations + controls.evaluations();
-    const double seconds = tally.seconds + controls.seconds();
-    result.measurements["evaluations_per_second"] =
-        seconds > 0 ? static_cast<double>(tally.evaluations + controls.evaluations()) / seconds : 0.0;
-    return result;
   }
-
- private:
-  static bool is_structured(Coupling c) { return c == Coupling::hadamard || c == Coupling::givens; }
 
   // Check 1 of coupling c and estimator `est`: E[estimate] = SM over every d × geometry.
   ClaimCheck bias_claim(std::size_t c, Family est, std::size_t np) const {

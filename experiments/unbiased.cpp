@@ -64,12 +64,7 @@ class UnbiasedExperiment final : public EstimatorGridExperiment {
   }
 
   Result run(const RunContext& ctx) override {
-    if (importance_trials_ != kDefaultImportanceTrials && (importance_trials_ < 0 || importance_trials_ == 1))
-      throw std::invalid_argument("--importance-trials must be 0 (skip) or at least 2, got " +
-                                  std::to_string(importance_trials_));
-    const std::int64_t is_trials =
-        importance_trials_ != kDefaultImportanceTrials ? importance_trials_
-                                                       : default_importance_mean_trials(ctx.trials);
+    const std::int64_t is_trials = importance_trials(ctx.trials);
     const auto points = grid_.points();
     const auto estimators = grid_.parsed_estimators();
     const auto couplings = grid_.parsed_couplings();
@@ -84,13 +79,9 @@ class UnbiasedExperiment final : public EstimatorGridExperiment {
     // Skewness of one error draw: exact for iid features; for orthogonal rows (same marginals, coupled) the iid value
     // stands in, since the coupling changes the dependence, not the tail of each feature.
     estimator_truths(specs, points, grid_.d);  // refuses overflowing kernel values before the slower theory below
-    std::vector<double> skew(specs.size() * points.size()), variance(specs.size() * points.size());
-    for (std::size_t s = 0; s < specs.size(); ++s)
-      for (std::size_t p = 0; p < points.size(); ++p) {
-        const ErrorMoments em = error_moments(specs[s].estimator, points[p], grid_.d, grid_.m);
-        skew[s * points.size() + p] = em.error_skewness;
-        variance[s * points.size() + p] = em.variance;
-      }
+    std::vector<ErrorMoments> theory;  // per spec · points + point
+    for (const EstimatorSpec& spec : specs)
+      for (const Geometry& x : points) theory.push_back(error_moments(spec.estimator, x, grid_.d, grid_.m));
 
     // Every coupling's pilot, then the importance-sampled runs, then looks over all cells at once (cell = coupling ·
     // per_coupling + spec · points + point), so that a budget stops every coupling at the same look.
@@ -100,17 +91,14 @@ class UnbiasedExperiment final : public EstimatorGridExperiment {
                          ctx.threads, grid_.parameters});
     SweepSet sweeps(configs, part_progress(ctx.progress, 0, 3));
     const std::size_t per_coupling = sweeps.cells_per_sweep(), np = points.size();
-    const auto where = [&](std::size_t ci) {
-      return std::string(coupling_name(couplings[ci])) + " projections, d=" + std::to_string(grid_.d) +
-             ", m=" + std::to_string(grid_.m) + ", " + std::to_string(np) + " points";
-    };
+    const auto where = [&](std::size_t ci) { return where_of(couplings[ci], np); };
     const auto claim_of = [&](std::size_t s) { return unbiasedness_claim(specs[s].estimator); };
     const auto evidence = [&](std::size_t cell, int look) {
       const std::size_t local = cell % per_coupling;
       const SweepCell& c = sweeps.cell(cell);
       const double truth = sweeps.truth(cell);
       PointEvidence ev{truth + c.error.mean(), truth,       c.error.standard_error(), kRoundingAllowance * truth,
-                       skew[local],         c.error.count(), c.nonfinite, point_label(points[local % np])};
+                       theory[local].error_skewness, c.error.count(), c.nonfinite, point_label(points[local % np])};
       ev.look = ctx.looks.sequential() ? look : -1;  // a fixed-size run is judged at the whole α
       return ev;
     };
@@ -127,7 +115,6 @@ class UnbiasedExperiment final : public EstimatorGridExperiment {
           return scratch[cell / np].judge(evidence(cell, look));
         },
         part_progress(ctx.progress, 2, 3));
-
     for (std::size_t ci = 0; ci < couplings.size(); ++ci) {
       for (std::size_t s = 0; s < specs.size(); ++s) {
         const Family e = specs[s].estimator;
@@ -140,29 +127,8 @@ class UnbiasedExperiment final : public EstimatorGridExperiment {
           const PointEvidence ev = evidence(cell, looks.cell_look[cell]);
           const PointVerdict v = check.judge(ev);
           if (either) either->add(v, sampled.verdicts[cell], ev.label);
-          Json row = estimator_row(e, couplings[ci], grid_.d, grid_.m, points[p]);
-          row["truth"] = ev.theory;
-          row["mean"] = ev.empirical;
-          row["stderr"] = ev.standard_error;
-          row["mean_skewness"] = number_or_null(ev.skewness);  // for compare
-          // The closed-form variance of one error draw, exact for iid projections (coupled rows: add_compare_fields):
-          // what compare scales its tests to.
-          row["mean_draw_variance"] = couplings[ci] == Coupling::iid ? number_or_null(variance[local]) : Json(nullptr);
-          add_compare_fields(row, grid_.parameters);  // coupled rows: exact variance or bound; bounded estimators: ranges
-          row["z"] = v.z;
-          row["trials"] = ev.trials;
-          row["nonfinite"] = ev.nonfinite;
-          if (ctx.looks.sequential()) row["look"] = looks.cell_look[cell];
-          row["status"] = v.status;
-          row["trials_needed"] = trials_json(v.trials_needed);
-          if (const auto& r = sampled.runs[cell]) {
-            row["is_mean"] = r->estimate_mean;
-            row["is_stderr"] = r->estimate_stderr;
-            row["is_trials"] = r->trials;
-            row["is_mean_skewness"] = r->estimate_gate_skewness();
-            row["is_mean_status"] = sampled.verdicts[cell].status;
-          }
-          result.rows.push_back(row);
+          result.rows.push_back(point_row(ev, v, e, couplings[ci], points[p], theory[local].variance, sampled, cell,
+                                          ctx.looks.sequential() ? looks.cell_look[cell] : -1));
         }
         result.checks.push_back(check.result());
         if (sampled.checks[ci * specs.size() + s]) {
@@ -174,13 +140,31 @@ class UnbiasedExperiment final : public EstimatorGridExperiment {
     for (std::size_t s = 0; s < specs.size(); ++s)
       if (is_importance_estimator(specs[s].estimator)) identity_check(result, specs[s].estimator, points, ctx);
     report_looks(ctx.looks, looks, result);
-    result.measurements["estimator_evaluations"] = sweeps.evaluations();
-    result.measurements["evaluations_per_second"] =
-        sweeps.seconds() > 0 ? static_cast<double>(sweeps.evaluations()) / sweeps.seconds() : 0.0;
+    add_measurements(result, sweeps);
     return result;
   }
 
  private:
+  // --importance-trials as given (0 or at least 2), else as many as the plain trials allow.
+  std::int64_t importance_trials(std::int64_t trials) const {
+    if (importance_trials_ == kDefaultImportanceTrials) return default_importance_mean_trials(trials);
+    if (importance_trials_ < 0 || importance_trials_ == 1)
+      throw std::invalid_argument("--importance-trials must be 0 (skip) or at least 2, got " +
+                                  std::to_string(importance_trials_));
+    return importance_trials_;
+  }
+
+  static void add_measurements(Result& result, const SweepSet& sweeps) {
+    result.measurements["estimator_evaluations"] = sweeps.evaluations();
+    result.measurements["evaluations_per_second"] =
+        sweeps.seconds() > 0 ? static_cast<double>(sweeps.evaluations()) / sweeps.seconds() : 0.0;
+  }
+
+  std::string where_of(Coupling coupling, std::size_t points) const {
+    return std::string(coupling_name(coupling)) + " projections, d=" + std::to_string(grid_.d) +
+           ", m=" + std::to_string(grid_.m) + ", " + std::to_string(points) + " points";
+  }
+
   // The importance-sampled line per (coupling, estimator): a run at each cell the plain pilot left open, its
   // verdict, and the check (none for trig, or where no cell was open or --importance-trials is 0).
   struct Sampled {
@@ -189,6 +173,35 @@ class UnbiasedExperiment final : public EstimatorGridExperiment {
     std::vector<std::optional<Check>> checks;                      // per (coupling, estimator)
     bool settled(std::size_t cell) const { return runs[cell] && verdicts[cell].status != Verdict::inconclusive; }
   };
+
+  // One point's row: its plain evidence and verdict, and the importance-sampled run where one ran (look: -1 for a
+  // fixed-size run). variance: the closed-form variance of one error draw.
+  Json point_row(const PointEvidence& ev, const PointVerdict& v, Family e, Coupling coupling, const Geometry& x,
+                 double variance, const Sampled& sampled, std::size_t cell, int look) const {
+    Json row = estimator_row(e, coupling, grid_.d, grid_.m, x);
+    row["truth"] = ev.theory;
+    row["mean"] = ev.empirical;
+    row["stderr"] = ev.standard_error;
+    row["mean_skewness"] = number_or_null(ev.skewness);  // for compare
+    // The closed-form variance of one error draw, exact for iid projections (coupled rows: add_compare_fields):
+    // what compare scales its tests to.
+    row["mean_draw_variance"] = coupling == Coupling::iid ? number_or_null(variance) : Json(nullptr);
+    add_compare_fields(row, grid_.parameters);  // coupled rows: exact variance or bound; bounded estimators: ranges
+    row["z"] = v.z;
+    row["trials"] = ev.trials;
+    row["nonfinite"] = ev.nonfinite;
+    if (look >= 0) row["look"] = look;
+    row["status"] = v.status;
+    row["trials_needed"] = trials_json(v.trials_needed);
+    if (const auto& r = sampled.runs[cell]) {
+      row["is_mean"] = r->estimate_mean;
+      row["is_stderr"] = r->estimate_stderr;
+      row["is_trials"] = r->trials;
+      row["is_mean_skewness"] = r->estimate_gate_skewness();
+      row["is_mean_status"] = sampled.verdicts[cell].status;
+    }
+    return row;
+  }
 
   template <class Evidence>
   Sampled importance_lines(const SweepSet& sweeps, std::vector<ClaimCheck>& pilot, const Evidence& evidence,

@@ -133,39 +133,64 @@ class UniformExperiment final : public Experiment {
           },
           part_progress(ctx.progress, di, ds.size()))};
 
-      std::vector<SufficientSize> brackets;
-      for (std::size_t li = 0; li < ls.size(); ++li) {
-        std::vector<std::int64_t> successes, unjudged;
-        for (std::size_t mi = 0; mi < ms.size(); ++mi) {
-          const auto [err, nerr] = max_error_samples(errors.draws, li * ms.size() + mi);  // sorted
-          const auto [ok, nonfinite] = threshold_counts(err, epsilon_);
-          successes.push_back(ok);
-          unjudged.push_back(nonfinite);  // a NaN/Inf error is neither a success nor a failure
-          const ProportionInterval ci = clopper_pearson(ok, ctx.trials, point_alpha);
-          Json row{{"kind", "point"}, {"L", ls[li]}, {"d", d}, {"m", ms[mi]}};
-          row["epsilon"] = epsilon_;
-          row["radius"] = radius_;
-          row["trials"] = ctx.trials;
-          row["successes"] = ok;
-          row["p_hat"] = static_cast<double>(ok) / static_cast<double>(ctx.trials);
-          row["p_lower"] = ci.lower;
-          row["p_upper"] = ci.upper;
-          row["error_median"] = sample_quantile(err, 0.5);
-          row["error_q90"] = sample_quantile(err, 0.9);
-          row["error_max"] = err.back();
-          row["normalized_error_median"] = sample_quantile(nerr, 0.5);
-          row["normalized_error_q90"] = sample_quantile(nerr, 0.9);
-          row["nonfinite"] = nonfinite;
-          result.rows.push_back(row);
-        }
-        SufficientSize s = sufficient_size(ms, successes, ctx.trials, target_, point_alpha, unjudged);
-        s.label = "L=" + std::to_string(ls[li]) + ", d=" + std::to_string(d);
-        brackets.push_back(s);
-        by_l[li].push_back(s);
-      }
+      std::vector<SufficientSize> brackets = add_point_rows(result, errors, ls, ms, d, ctx.trials, point_alpha);
+      for (std::size_t li = 0; li < ls.size(); ++li) by_l[li].push_back(brackets[li]);
       by_d.push_back(brackets);
     }
 
+    add_needed_rows(result, ls, ds, by_l);
+
+    const std::string where = "trig features, orthogonal W, eps=" + format_number(epsilon_) + ", R=" + format_number(radius_) +
+                              ", P >= " + format_number(target_) + ", L in {" + join_list(ls) + "}, d in {" + join_list(ds) +
+                              "}, m grid {" + join_list(ms) + "}, " + std::to_string(ctx.trials) +
+                              " draws, Clopper-Pearson at family alpha " + format_number(alpha_) + " (Bonferroni over " +
+                              std::to_string(points) + " points); a bracket can close only with at least " +
+                              std::to_string(clopper_pearson_trials_to_reach(target_, point_alpha)) +
+                              " draws";
+    add_checks(result, where, ls, ds, by_d, by_l);
+    return result;
+  }
+
+ private:
+  // The point rows of one d (every L and m) from its draws' max errors; returns the needed-m bracket per L.
+  std::vector<SufficientSize> add_point_rows(Result& result, const DrawErrors& errors, const std::vector<int>& ls,
+                                             const std::vector<int>& ms, int d, std::int64_t trials,
+                                             double point_alpha) const {
+    std::vector<SufficientSize> brackets;
+    for (std::size_t li = 0; li < ls.size(); ++li) {
+      std::vector<std::int64_t> successes, unjudged;
+      for (std::size_t mi = 0; mi < ms.size(); ++mi) {
+        const auto [err, nerr] = max_error_samples(errors.draws, li * ms.size() + mi);  // sorted
+        const auto [ok, nonfinite] = threshold_counts(err, epsilon_);
+        successes.push_back(ok);
+        unjudged.push_back(nonfinite);  // a NaN/Inf error is neither a success nor a failure
+        const ProportionInterval ci = clopper_pearson(ok, trials, point_alpha);
+        Json row{{"kind", "point"}, {"L", ls[li]}, {"d", d}, {"m", ms[mi]}};
+        row["epsilon"] = epsilon_;
+        row["radius"] = radius_;
+        row["trials"] = trials;
+        row["successes"] = ok;
+        row["p_hat"] = static_cast<double>(ok) / static_cast<double>(trials);
+        row["p_lower"] = ci.lower;
+        row["p_upper"] = ci.upper;
+        row["error_median"] = sample_quantile(err, 0.5);
+        row["error_q90"] = sample_quantile(err, 0.9);
+        row["error_max"] = err.back();
+        row["normalized_error_median"] = sample_quantile(nerr, 0.5);
+        row["normalized_error_q90"] = sample_quantile(nerr, 0.9);
+        row["nonfinite"] = nonfinite;
+        result.rows.push_back(row);
+      }
+      SufficientSize s = sufficient_size(ms, successes, trials, target_, point_alpha, unjudged);
+      s.label = "L=" + std::to_string(ls[li]) + ", d=" + std::to_string(d);
+      brackets.push_back(s);
+    }
+    return brackets;
+  }
+
+  // by_l[L][d]: the needed-m brackets.
+  void add_needed_rows(Result& result, const std::vector<int>& ls, const std::vector<int>& ds,
+                       const std::vector<std::vector<SufficientSize>>& by_l) const {
     // Summary rows: the needed m per (L, d), and its ratio to d·ln d and to the theorem's full rate.
     for (std::size_t li = 0; li < ls.size(); ++li)
       for (std::size_t di = 0; di < ds.size(); ++di) {
@@ -190,13 +215,12 @@ class UniformExperiment final : public Experiment {
       if (std::isfinite(exponent)) result.measurements["d_exponent_of_m_needed_L" + std::to_string(ls[li])] = exponent;
     }
 
-    const std::string where = "trig features, orthogonal W, eps=" + format_number(epsilon_) + ", R=" + format_number(radius_) +
-                              ", P >= " + format_number(target_) + ", L in {" + join_list(ls) + "}, d in {" + join_list(ds) +
-                              "}, m grid {" + join_list(ms) + "}, " + std::to_string(ctx.trials) +
-                              " draws, Clopper-Pearson at family alpha " + format_number(alpha_) + " (Bonferroni over " +
-                              std::to_string(points) + " points); a bracket can close only with at least " +
-                              std::to_string(clopper_pearson_trials_to_reach(target_, point_alpha)) +
-                              " draws";
+  }
+
+  // Theorem 4's check over L, and F.6's two over d. by_d[d][L], by_l[L][d]: the needed-m brackets.
+  void add_checks(Result& result, const std::string& where, const std::vector<int>& ls, const std::vector<int>& ds,
+                  const std::vector<std::vector<SufficientSize>>& by_d,
+                  const std::vector<std::vector<SufficientSize>>& by_l) const {
     // Nested inputs and one W per draw: the error at a larger L is a maximum over more entries, so the needed m
     // cannot fall with L and the smallest and largest L bound every L between (docs/theory.md#uniform-convergence-theorem-4).
     result.checks.push_back(bounded_growth_check(
@@ -219,10 +243,8 @@ class UniformExperiment final : public Experiment {
           "F.6: the needed m grows like d log d (needed m = C d ln d for one C)",
           where + "; at L=" + std::to_string(ls[li]), by_l[li], rate));
     }
-    return result;
   }
 
- private:
   struct Grid {
     std::vector<int> ls, ds, ms;  // sorted, without repeats
   };

@@ -34,6 +34,20 @@ inline std::filesystem::path scratch_dir(const std::string& name) {
   return dir;
 }
 
+// A scratch directory holding `path` (a folder of the source tree) as committed at HEAD, so that a check of the docs
+// against committed results stays true after scripts/reproduce.sh has regenerated the working tree's. Outside a git
+// checkout (a source tarball) the working tree's copy is what there is: the source tree itself is returned.
+inline std::filesystem::path committed_tree(const std::filesystem::path& source, const std::string& path,
+                                            const std::string& name) {
+  const auto dir = scratch_dir(name);
+  const std::string cmd = "git -C '" + source.string() + "' archive HEAD '" + path + "' 2>/dev/null | tar -x -C '" +
+                          dir.string() + "' 2>/dev/null";
+  const int raw = std::system(cmd.c_str());
+  if (WIFEXITED(raw) && WEXITSTATUS(raw) == 0 && std::filesystem::is_directory(dir / path)) return dir;
+  std::filesystem::remove_all(dir);
+  return source;
+}
+
 inline CliRun run_cli(const std::string& args, const std::filesystem::path& cwd) {
   const auto out = cwd / ".stdout", err = cwd / ".stderr";
   const std::string cmd = "cd '" + cwd.string() + "' && '" FAVORLAB_BINARY "' " + args + " >'" + out.string() +

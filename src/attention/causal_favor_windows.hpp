@@ -135,6 +135,61 @@ BlockPart<T, QueriesOf<Features>> block_part(const Features& features, const Mat
   return block;
 }
 
+// Phase 2, in order: the state entering each chunk of the window's blocks, into incoming (relative to exp of
+// incoming_scale), from `state`: G before the window, relative to exp(carried) (empty: no keys yet). M only grows, so
+// every factor exp(· − M_new) is ≤ 1. Each chunk's state becomes, in place, G after it (the chunk after it reads
+// that), relative to exp(M after it) and decayed to the next chunk's start (the state before it by r^rows). Returns
+// G after the window's last chunk; carried becomes M after it.
+template <class T, class Queries>
+const Matrix<T>* chain_window(std::vector<BlockPart<T, Queries>>& blocks, const Matrix<T>& state, T& carried,
+                              const Column<T>& decay, std::vector<const Matrix<T>*>& incoming,
+                              std::vector<T>& incoming_scale) {
+  incoming.clear();
+  incoming_scale.clear();
+  const Matrix<T>* before = state.size() > 0 ? &state : nullptr;
+  for (auto& block : blocks)
+    for (ChunkPart<T>& p : block.chunks) {
+      incoming.push_back(before);
+      incoming_scale.push_back(carried);
+      const T top = p.running(p.running.size() - 1);
+      const T next = std::max(carried, top);
+      if (before == nullptr)
+        p.state *= std::exp(top - next);
+      else if (decay.size() == 0)
+        p.state = *before * std::exp(carried - next) + p.state * std::exp(top - next);
+      else
+        p.state = *before * (std::exp(carried - next) * decay(p.running.size())) + p.state * std::exp(top - next);
+      carried = next;
+      before = &p.state;
+    }
+  return before;
+}
+
+// Phase 3 of one chunk, chunk `index` of `block` (chunk rows each): its outputs, rows [first, first + rows) of out,
+// from its own part and g, the state entering it relative to exp(scale) (null: no keys before it), read by the
+// chunk's row i with r^i. Row i is taken relative to exp(M_i), M_i = max(scale, r_i): the running maximum over keys
+// 0..i, so output i depends on keys and values 0..i only.
+template <class T, class Queries>
+void finish_chunk(const BlockPart<T, Queries>& block, Eigen::Index index, Eigen::Index chunk, const Matrix<T>* g,
+                  T scale, const Column<T>& decay, bool renormalize, Eigen::Index first, Matrix<T>& out) {
+  const ChunkPart<T>& p = block.chunks[std::size_t(index)];
+  const Eigen::Index dv = out.cols(), offset = index * chunk, rows = p.running.size();
+  const Column<T> top = p.running.max(scale);  // M_i
+  Column<T> factor(rows);  // each exp as a column first: a broadcast exp would be one std::exp per entry
+  exp_into(factor, p.running - top, T(1));
+  Matrix<T> num = (p.local.array().colwise() * factor).matrix();
+  if (g != nullptr) {
+    exp_into(factor, scale - top, T(1));
+    if (decay.size() > 0) factor *= decay.head(rows);
+    num += ((block.queries.values.middleRows(offset, rows) * *g).array().colwise() * factor).matrix();
+  }
+  if (renormalize)
+    out.middleRows(first, rows) = (num.leftCols(dv).array().colwise() / num.col(dv).array()).matrix();
+  else
+    out.middleRows(first, rows) =
+        (num.leftCols(dv).array().colwise() * (block.queries.log_scale.segment(offset, rows) + top).exp()).matrix();
+}
+
 }  // namespace causal_detail
 
 // Causal attention of one head over `length` rows (queries and keys alike) with values v, decay r ∈ (0, 1].
@@ -157,7 +212,6 @@ Matrix<T> causal_favor_windows(Eigen::Index length, const Matrix<T>& v, const At
   std::vector<Block> blocks, ahead;        // the window's feature blocks; the next window's, formed during phase 3
   std::vector<const Matrix<T>*> incoming;  // per chunk of the window: G before it, relative to exp(incoming_scale)
   std::vector<T> incoming_scale;
-  const Matrix<T>* before = nullptr;       // G after the window's last chunk (phase 2)
 
   const auto blocks_of = [&](Eigen::Index w0) {  // the number of feature blocks of the window starting at row w0
     return w0 >= length ? Eigen::Index(0) : (std::min(window_rows, length - w0) + block_rows - 1) / block_rows;
@@ -167,51 +221,10 @@ Matrix<T> causal_favor_windows(Eigen::Index length, const Matrix<T>& v, const At
     const Eigen::Index first = w0 + b * block_rows;
     into[std::size_t(b)] = block_part<T>(features, v, chunk, decay, first, std::min(block_rows, length - first));
   };
-  // Phase 2, in order: the state entering each chunk. M only grows, so every factor exp(· − M_new) is ≤ 1. Each
-  // chunk's state becomes, in place, G after it (the chunk after it reads that), relative to exp(M after it) and
-  // decayed to the next chunk's start (the state before it by r^rows).
-  const auto chain = [&] {
-    incoming.clear();
-    incoming_scale.clear();
-    before = state.size() > 0 ? &state : nullptr;
-    for (auto& block : blocks)
-      for (ChunkPart<T>& p : block.chunks) {
-        incoming.push_back(before);
-        incoming_scale.push_back(carried);
-        const T top = p.running(p.running.size() - 1);
-        const T next = std::max(carried, top);
-        if (before == nullptr)
-          p.state *= std::exp(top - next);
-        else if (decay.size() == 0)
-          p.state = *before * std::exp(carried - next) + p.state * std::exp(top - next);
-        else
-          p.state = *before * (std::exp(carried - next) * decay(p.running.size())) + p.state * std::exp(top - next);
-        carried = next;
-        before = &p.state;
-      }
-  };
-  // Phase 3 of the window at w0, chunk c: its outputs from its own part and the state entering it (read by the
-  // chunk's row i with r^i). Row i is taken relative to exp(M_i), M_i = max(incoming scale, r_i): the running maximum
-  // over keys 0..i, so output i depends on keys and values 0..i only.
-  const auto finish_chunk = [&](Eigen::Index w0, Eigen::Index c) {
-    const Block& block = blocks[std::size_t(c / per_block)];
-    const ChunkPart<T>& p = block.chunks[std::size_t(c % per_block)];
-    const Eigen::Index offset = (c % per_block) * chunk, rows = p.running.size(), first = w0 + c * chunk;
-    const T scale = incoming_scale[std::size_t(c)];
-    const Column<T> top = p.running.max(scale);  // M_i
-    Column<T> factor(rows);  // each exp as a column first: a broadcast exp would be one std::exp per entry
-    exp_into(factor, p.running - top, T(1));
-    Matrix<T> num = (p.local.array().colwise() * factor).matrix();
-    if (const Matrix<T>* g = incoming[std::size_t(c)]; g != nullptr) {
-      exp_into(factor, scale - top, T(1));
-      if (decay.size() > 0) factor *= decay.head(rows);
-      num += ((block.queries.values.middleRows(offset, rows) * *g).array().colwise() * factor).matrix();
-    }
-    if (config.renormalize)
-      out.middleRows(first, rows) = (num.leftCols(dv).array().colwise() / num.col(dv).array()).matrix();
-    else
-      out.middleRows(first, rows) =
-          (num.leftCols(dv).array().colwise() * (block.queries.log_scale.segment(offset, rows) + top).exp()).matrix();
+  // Phase 3 of the window at w0, chunk c: its outputs from its own part and the state entering it.
+  const auto finish = [&](Eigen::Index w0, Eigen::Index c) {
+    finish_chunk(blocks[std::size_t(c / per_block)], c % per_block, chunk, incoming[std::size_t(c)],
+                 incoming_scale[std::size_t(c)], decay, config.renormalize, w0 + c * chunk, out);
   };
 
   // The first window's feature blocks, then for each window: its chain (phase 2), then one parallel pass that
@@ -223,10 +236,11 @@ Matrix<T> causal_favor_windows(Eigen::Index length, const Matrix<T>& v, const At
   blocks.resize(std::size_t(blocks_of(0)));
   parallel_for(Eigen::Index(blocks.size()), threads, [&](Eigen::Index b) { form_block(blocks, 0, b); });
   for (Eigen::Index w0 = 0; w0 < length; w0 += window_rows) {
-    chain();
+    // Phase 2: G after the window's last chunk.
+    const Matrix<T>* const before = chain_window(blocks, state, carried, decay, incoming, incoming_scale);
     const Eigen::Index next = w0 + window_rows, formed = blocks_of(next), chunks = Eigen::Index(incoming.size());
     if (threads == 1) {  // in order: the next window's blocks then reuse the memory this window's free
-      for (Eigen::Index c = 0; c < chunks; ++c) finish_chunk(w0, c);
+      for (Eigen::Index c = 0; c < chunks; ++c) finish(w0, c);
       state = *before;
       blocks.clear();
       blocks.resize(std::size_t(formed));
@@ -239,7 +253,7 @@ Matrix<T> causal_favor_windows(Eigen::Index length, const Matrix<T>& v, const At
       if (t < formed)
         form_block(ahead, next, t);
       else
-        finish_chunk(w0, t - formed);
+        finish(w0, t - formed);
     });
     state = *before;  // after phase 3, which reads the window's first incoming state: that may be `state` itself
     std::swap(blocks, ahead);

@@ -213,18 +213,10 @@ std::string dims(const InputShape& s) {
          ")";
 }
 
-}  // namespace
-
-void run_attend(const AttendOptions& o) {
-  AttentionConfig config = config_from(o);
-  const int threads = resolve_threads(o.threads);
-  check_distinct_paths({{"--q", o.q}, {"--k", o.k}, {"--v", o.v}, {"--w", o.w}},
-                       {{"--out", o.out}, {"--matrix", o.matrix}, {"--save-w", o.save_w}});
-  for (const auto& [option, path] : {std::pair{"--q", &o.q}, {"--k", &o.k}, {"--v", &o.v}, {"--w", &o.w}})
-    if (option != std::string("--w") || !path->empty()) check_input_file(*path, option);
-  // The headers first: shapes are checked and the memory predicted before any data is read or any W drawn.
-  const NpyHeader qh = read_npy_header(o.q), kh = read_npy_header(o.k), vh = read_npy_header(o.v);
-  const InputShape q = input_shape(qh, "--q " + o.q), k = input_shape(kh, "--k " + o.k), v = input_shape(vh, "--v " + o.v);
+// Q, K and V's shapes against each other: a head axis on all three or none, the same heads, Q's d = K's d, K's L =
+// V's L, as many queries as keys for causal attention, and d within the supported 1e6.
+void check_input_shapes(const AttendOptions& o, const AttentionConfig& config, const InputShape& q,
+                        const InputShape& k, const InputShape& v) {
   if (q.rank != k.rank || q.rank != v.rank)
     throw std::invalid_argument("--q " + o.q + ", --k " + o.k + ", --v " + o.v +
                                 ": all three need a head axis, or none");
@@ -242,27 +234,89 @@ void run_attend(const AttendOptions& o) {
   if (q.cols > 1e6)
     throw std::invalid_argument(inputs + "d = " + std::to_string(static_cast<long long>(q.cols)) +
                                 " is beyond the supported 1e6");
+}
+
+// The projection as the memory prediction sees it: m (W's rows) and how a W file stores its values.
+struct ProjectionHeader {
+  double rows = 0;
+  NpyDtype dtype = NpyDtype::float64;
+};
+
+// A W file decides m: its header is checked and its rows enter the memory prediction (not --m). Without --w: --m, or
+// 0 for a mechanism with no projection. d: Q's and K's columns.
+ProjectionHeader projection_header(const AttendOptions& o, const AttentionConfig& config, double d) {
+  ProjectionHeader w;
+  w.rows = projection_rows(config) > 0 ? config.m : 0;
+  if (o.w.empty()) return w;
+  const NpyHeader wh = read_npy_header(o.w);
+  if (wh.shape.size() != 2 || wh.shape[0] == 0 || wh.shape[1] == 0)
+    throw std::invalid_argument("--w " + o.w + ": W must have shape (m, d) with m, d >= 1, got " +
+                                npy_shape_string(wh.shape));
+  if (static_cast<double>(wh.shape[1]) != d)
+    throw std::invalid_argument("--w " + o.w + ": W has " + std::to_string(wh.shape[1]) +
+                                " columns but Q and K have d = " + std::to_string(static_cast<long long>(d)));
+  if (projection_rows(config) == 0)
+    throw std::invalid_argument("--w: this mechanism uses no projection (" +
+                                std::string(mechanism_name(config.mechanism)) +
+                                (config.mechanism == Mechanism::favor ? ", --no-projection" : "") + ")");
+  if (wh.shape[0] > std::numeric_limits<int>::max())
+    throw std::invalid_argument("--w " + o.w + ": " + std::to_string(wh.shape[0]) + " rows, more than m can be");
+  w.rows = static_cast<double>(wh.shape[0]);
+  w.dtype = wh.dtype;
+  return w;
+}
+
+// The run's predicted peak memory in bytes, from the headers alone (before any data is read or any W drawn).
+// Memory (bytes per value): the inputs as read (raw ≤ 8, float64 values, converted heads); the outputs kept, as
+// float64 for the writer and encoded (scalar each); per head in turn, an attention matrix's one-hot values and
+// output; the engine and the projection (perf/memory_estimate.hpp, the model the experiments use).
+double predicted_attend_bytes(const AttendOptions& o, const AttentionConfig& config, const InputShape& q,
+                              const InputShape& k, const InputShape& v, const ProjectionHeader& w, NpyDtype dtype,
+                              HalfInputs half, int threads) {
+  const double scalar = dtype == NpyDtype::float32 ? memory::kFloat : memory::kDouble;
+  const double in_values = q.heads * (q.rows * q.cols + k.rows * k.cols + v.rows * v.cols);
+  const double out_values = q.heads * q.rows * v.cols;
+  const double matrix_values = o.matrix.empty() ? 0 : q.heads * q.rows * k.rows;
+  memory::AttendShape engine;
+  engine.heads = q.heads;
+  engine.lq = q.rows;
+  engine.lk = k.rows;
+  engine.d = q.cols;
+  engine.dv = v.cols;
+  engine.m = w.rows;
+  engine.columns = memory::feature_columns_of(config.features, engine.m, q.cols, config.project);
+  engine.exact = config.mechanism == Mechanism::exact;
+  engine.causal = config.causal;
+  engine.generalized = !estimates_softmax(config.features);
+  engine.chunk = std::min<double>(config.chunk, std::max(1.0, k.rows));  // a chunk longer than L is one of L rows
+  engine.scalar = scalar;
+  // A file's W: its raw bytes, the values as doubles, and the matrix made of them.
+  const double projection = o.w.empty() ? memory::projection_bytes(config.coupling, engine.m, q.cols)
+                                        : (static_cast<double>(npy_item_size(w.dtype)) + 2 * memory::kDouble) *
+                                              engine.m * q.cols;
+  // (--half-inputs: the heads as doubles and rounded, 16 bytes a value, and on the GPU their 16-bit packing.)
+  const double rounded_copy = half == HalfInputs::off ? 0 : in_values * (16 + 2);
+  const double bytes = in_values * (8 + 8 + scalar) + rounded_copy + (out_values + matrix_values) * (2 * scalar + 8) +
+                       (o.matrix.empty() ? 0 : 2 * scalar * q.rows * k.rows) + memory::attend_bytes(engine, threads) +
+                       projection;
+  return bytes;
+}
+
+}  // namespace
+
+void run_attend(const AttendOptions& o) {
+  AttentionConfig config = config_from(o);
+  const int threads = resolve_threads(o.threads);
+  check_distinct_paths({{"--q", o.q}, {"--k", o.k}, {"--v", o.v}, {"--w", o.w}},
+                       {{"--out", o.out}, {"--matrix", o.matrix}, {"--save-w", o.save_w}});
+  for (const auto& [option, path] : {std::pair{"--q", &o.q}, {"--k", &o.k}, {"--v", &o.v}, {"--w", &o.w}})
+    if (option != std::string("--w") || !path->empty()) check_input_file(*path, option);
+  // The headers first: shapes are checked and the memory predicted before any data is read or any W drawn.
+  const NpyHeader qh = read_npy_header(o.q), kh = read_npy_header(o.k), vh = read_npy_header(o.v);
+  const InputShape q = input_shape(qh, "--q " + o.q), k = input_shape(kh, "--k " + o.k), v = input_shape(vh, "--v " + o.v);
+  check_input_shapes(o, config, q, k, v);
   validate_attention_config(config, static_cast<int>(q.cols));
-  // A W file decides m: its header is checked and its rows enter the memory prediction (not --m).
-  double w_rows = projection_rows(config) > 0 ? config.m : 0;
-  NpyDtype w_dtype = NpyDtype::float64;
-  if (!o.w.empty()) {
-    const NpyHeader wh = read_npy_header(o.w);
-    if (wh.shape.size() != 2 || wh.shape[0] == 0 || wh.shape[1] == 0)
-      throw std::invalid_argument("--w " + o.w + ": W must have shape (m, d) with m, d >= 1, got " +
-                                  npy_shape_string(wh.shape));
-    if (static_cast<double>(wh.shape[1]) != q.cols)
-      throw std::invalid_argument("--w " + o.w + ": W has " + std::to_string(wh.shape[1]) +
-                                  " columns but Q and K have d = " + std::to_string(static_cast<long long>(q.cols)));
-    if (projection_rows(config) == 0)
-      throw std::invalid_argument("--w: this mechanism uses no projection (" +
-                                  std::string(mechanism_name(config.mechanism)) +
-                                  (config.mechanism == Mechanism::favor ? ", --no-projection" : "") + ")");
-    if (wh.shape[0] > std::numeric_limits<int>::max())
-      throw std::invalid_argument("--w " + o.w + ": " + std::to_string(wh.shape[0]) + " rows, more than m can be");
-    w_rows = static_cast<double>(wh.shape[0]);
-    w_dtype = wh.dtype;
-  }
+  const ProjectionHeader w = projection_header(o, config, q.cols);
 
   NpyDtype dtype = (qh.dtype == NpyDtype::float64 || kh.dtype == NpyDtype::float64 || vh.dtype == NpyDtype::float64)
                        ? NpyDtype::float64
@@ -283,35 +337,7 @@ void run_attend(const AttendOptions& o) {
                                 " keys would give an L×L matrix per head; the limit is L = " +
                                 std::to_string(kMatrixMaxLength));
 
-  // Memory (bytes per value): the inputs as read (raw ≤ 8, float64 values, converted heads); the outputs kept, as
-  // float64 for the writer and encoded (scalar each); per head in turn, an attention matrix's one-hot values and
-  // output; the engine and the projection (perf/memory_estimate.hpp, the model the experiments use).
-  const double scalar = dtype == NpyDtype::float32 ? memory::kFloat : memory::kDouble;
-  const double in_values = q.heads * (q.rows * q.cols + k.rows * k.cols + v.rows * v.cols);
-  const double out_values = q.heads * q.rows * v.cols;
-  const double matrix_values = o.matrix.empty() ? 0 : q.heads * q.rows * k.rows;
-  memory::AttendShape engine;
-  engine.heads = q.heads;
-  engine.lq = q.rows;
-  engine.lk = k.rows;
-  engine.d = q.cols;
-  engine.dv = v.cols;
-  engine.m = w_rows;
-  engine.columns = memory::feature_columns_of(config.features, engine.m, q.cols, config.project);
-  engine.exact = config.mechanism == Mechanism::exact;
-  engine.causal = config.causal;
-  engine.generalized = !estimates_softmax(config.features);
-  engine.chunk = std::min<double>(config.chunk, std::max(1.0, k.rows));  // a chunk longer than L is one of L rows
-  engine.scalar = scalar;
-  // A file's W: its raw bytes, the values as doubles, and the matrix made of them.
-  const double projection = o.w.empty() ? memory::projection_bytes(config.coupling, engine.m, q.cols)
-                                        : (static_cast<double>(npy_item_size(w_dtype)) + 2 * memory::kDouble) *
-                                              engine.m * q.cols;
-  // (--half-inputs: the heads as doubles and rounded, 16 bytes a value, and on the GPU their 16-bit packing.)
-  const double rounded_copy = half == HalfInputs::off ? 0 : in_values * (16 + 2);
-  const double bytes = in_values * (8 + 8 + scalar) + rounded_copy + (out_values + matrix_values) * (2 * scalar + 8) +
-                       (o.matrix.empty() ? 0 : 2 * scalar * q.rows * k.rows) + memory::attend_bytes(engine, threads) +
-                       projection;
+  const double bytes = predicted_attend_bytes(o, config, q, k, v, w, dtype, half, threads);
   check_memory_budget("attend", bytes, "--m, --threads or the input sizes", o.max_memory);
 
   const NpyArray qa = read_npy(o.q), ka = read_npy(o.k), va = read_npy(o.v);

@@ -104,6 +104,47 @@ RunSize resolve_run_size(const Experiment& experiment, const CommonOptions& o) {
   return {threads, trials, resolve_looks(o, experiment, trials)};
 }
 
+// Every input path that exists is a regular file, before the memory prediction reads its header (a FIFO would
+// block it). A missing one is left to the experiment, which names what else is missing with it.
+void check_existing_inputs(const Experiment& experiment) {
+  for (const auto& [option, path] : experiment.input_files()) {
+    std::error_code ec;
+    if (!path.empty() && std::filesystem::exists(path, ec)) check_input_file(path, option);
+  }
+}
+
+// Runs attempt (the memory check and opening the output) on every rank and refuses on all of them when any one does.
+// The ranks agree before the work: a refusal one rank alone meets (rank 0's output path, one rank's memory) would
+// leave the others waiting in the first collective for ever. Every rank then refuses; rank 0 says why.
+template <class Attempt>
+void refuse_on_every_rank(const Attempt& attempt) {
+  std::string refusal;
+  try {
+    attempt();
+  } catch (const std::invalid_argument& e) {
+    refusal = e.what();
+  } catch (const OutputError& e) {
+    refusal = e.what();
+  }
+  const std::vector<std::string> all = all_gather_bytes(refusal);
+  for (std::size_t r = 0; r < all.size(); ++r)
+    if (!all[r].empty()) throw std::invalid_argument(r == 0 ? all[r] : "rank " + std::to_string(r) + ": " + all[r]);
+}
+
+// The terminal's lines after a run (none with --quiet): each check's verdict where check lines are asked for, then
+// where the result went and how long the run took.
+void print_run_summary(const Experiment& experiment, const CommonOptions& o, const Result& result,
+                       const std::filesystem::path& out, double wall) {
+  if (!o.quiet) {
+    for (const Check& c : result.checks) {
+      if (!o.check_lines) break;
+      std::fprintf(stderr, "  %-12s %s [%s]: %s\n", verdict_name(c.status), c.claim.c_str(), c.where.c_str(),
+                   check_summary(c).c_str());
+    }
+    std::fprintf(stderr, "%s: wrote %s (%.1fs)\n", experiment.name().c_str(), printable(out.string()).c_str(), wall);
+  }
+}
+
 }  // namespace
 
 void check_experiment_options(Experiment& experiment, const CommonOptions& o) {
@@ -120,12 +161,7 @@ ExperimentRun run_experiment(Experiment& experiment, const CommonOptions& o) {
   const std::filesystem::path out = default_out ? std::filesystem::path("results") / (experiment.name() + ".json")
                                                 : std::filesystem::path(o.out);
   check_distinct_paths(experiment.input_files(), {{"--out", out.string()}});
-  // Every input path that exists is a regular file, before the memory prediction reads its header (a FIFO would
-  // block it). A missing one is left to the experiment, which names what else is missing with it.
-  for (const auto& [option, path] : experiment.input_files()) {
-    std::error_code ec;
-    if (!path.empty() && std::filesystem::exists(path, ec)) check_input_file(path, option);
-  }
+  check_existing_inputs(experiment);
   // Under MPI (mc/distribution.hpp): rank 0 alone opens and writes the result, prints progress and the report.
   const RankInfo ranks = process_ranks();
   const Distribution mode = experiment.distribution();
@@ -150,23 +186,10 @@ ExperimentRun run_experiment(Experiment& experiment, const CommonOptions& o) {
     if (lead) writer.emplace(out);
   };
   const bool shared = ranks.size > 1 && mode == Distribution::trial_blocks;
-  if (!shared) {
+  if (!shared)
     refuse_or_open();
-  } else {
-    // The ranks agree before the work: a refusal one rank alone meets (rank 0's output path, one rank's memory) would
-    // leave the others waiting in the first collective for ever. Every rank then refuses; rank 0 says why.
-    std::string refusal;
-    try {
-      refuse_or_open();
-    } catch (const std::invalid_argument& e) {
-      refusal = e.what();
-    } catch (const OutputError& e) {
-      refusal = e.what();
-    }
-    const std::vector<std::string> all = all_gather_bytes(refusal);
-    for (std::size_t r = 0; r < all.size(); ++r)
-      if (!all[r].empty()) throw std::invalid_argument(r == 0 ? all[r] : "rank " + std::to_string(r) + ": " + all[r]);
-  }
+  else
+    refuse_on_every_rank(refuse_or_open);  // the ranks agree before the work
 
   std::optional<TrialDistributionScope> scope;
   if (mode == Distribution::trial_blocks) scope.emplace();
@@ -189,14 +212,7 @@ ExperimentRun run_experiment(Experiment& experiment, const CommonOptions& o) {
   writer->commit(dump_json(result_json(result, info), 1));
   if (!result.text.empty() && !writer->to_stdout()) std::fputs(result.text.c_str(), stdout);
 
-  if (!o.quiet) {
-    for (const Check& c : result.checks) {
-      if (!o.check_lines) break;
-      std::fprintf(stderr, "  %-12s %s [%s]: %s\n", verdict_name(c.status), c.claim.c_str(), c.where.c_str(),
-                   check_summary(c).c_str());
-    }
-    std::fprintf(stderr, "%s: wrote %s (%.1fs)\n", experiment.name().c_str(), printable(out.string()).c_str(), wall);
-  }
+  print_run_summary(experiment, o, result, out, wall);
   return {out, look_seconds};
 }
 

@@ -122,6 +122,107 @@ std::string paragraph_of(const Recommendation& r, const ReportSettings& s, bool 
   return p;
 }
 
+// Arm ai's answer: its median-head error at each m, the first m reaching the target, the share of heads reaching it
+// at the largest m, and the fitted slope with the m it predicts.
+ArmRecommendation arm_recommendation(const std::vector<ReportedHead>& heads, const ReportSettings& s, std::size_t ai,
+                                     double target, double confidence) {
+  const std::size_t n_ms = s.ms.size();
+  const double log_target = std::log(target);
+  ArmRecommendation a;
+  a.arm = s.arms[ai];
+  int reached_at_max = 0;
+  for (std::size_t mi = 0; mi < n_ms; ++mi) {
+    std::vector<double> per_head;
+    for (const ReportedHead& h : heads) {
+      const double e = median_of(h.report.points[ai][mi].relative);
+      if (std::isnan(e)) continue;
+      per_head.push_back(e);
+      if (mi + 1 == n_ms) reached_at_max += e <= target;
+    }
+    if (mi + 1 == n_ms) a.heads_counted = static_cast<int>(per_head.size());
+    a.median_by_m.push_back(median_of(per_head));
+    if (a.m_reaching == 0 && a.median_by_m.back() <= target) a.m_reaching = s.ms[mi];
+  }
+  a.fraction_at_max_m = a.heads_counted ? double(reached_at_max) / a.heads_counted : 0;
+  std::vector<double> x, y;
+  for (std::size_t mi = 0; mi < n_ms; ++mi)
+    if (a.median_by_m[mi] > 0 && std::isfinite(a.median_by_m[mi]))
+      x.push_back(std::log(double(s.ms[mi]))), y.push_back(std::log(a.median_by_m[mi]));
+  const Fit f = fit_line(x, y, confidence);
+  a.slope = f.slope, a.slope_low = f.low, a.slope_high = f.high;
+  a.needed_m = m_at(f, f.slope, log_target);
+  // The steeper end of the slope's interval needs the smaller m when the target lies below the points.
+  const double m1 = m_at(f, f.low, log_target), m2 = m_at(f, f.high, log_target);
+  a.needed_m_low = std::isnan(m1) || std::isnan(m2) ? kNaN : std::min(m1, m2);
+  a.needed_m_high = std::isnan(m1) || std::isnan(m2) ? kNaN : std::max(m1, m2);
+  a.extrapolated = a.needed_m > double(s.ms.back());
+  return a;
+}
+
+// The best arm: the smallest m reaching the target, ties to the lower median there; else the closest at the largest m.
+// -1 when no arm has a value.
+int best_arm(const std::vector<ArmRecommendation>& arms, const ReportSettings& s) {
+  int best = -1;
+  for (std::size_t i = 0; i < arms.size(); ++i) {
+    const ArmRecommendation& a = arms[i];
+    if (std::isnan(a.median_by_m.back()) && a.m_reaching == 0) continue;
+    if (best < 0) {
+      best = static_cast<int>(i);
+      continue;
+    }
+    const ArmRecommendation& b = arms[static_cast<std::size_t>(best)];
+    const auto error_at = [&](const ArmRecommendation& x, int m) {
+      return x.median_by_m[std::find(s.ms.begin(), s.ms.end(), m) - s.ms.begin()];
+    };
+    bool better;
+    if ((a.m_reaching > 0) != (b.m_reaching > 0)) better = a.m_reaching > 0;
+    else if (a.m_reaching > 0)
+      better = a.m_reaching < b.m_reaching ||
+               (a.m_reaching == b.m_reaching && error_at(a, a.m_reaching) < error_at(b, b.m_reaching));
+    else better = a.median_by_m.back() < b.median_by_m.back() || std::isnan(b.median_by_m.back());
+    if (better) best = static_cast<int>(i);
+  }
+  return best;
+}
+
+// The rank floor, from every head whose attention matrix was computed.
+RankFloorAnswer rank_floor_answer(const std::vector<ReportedHead>& heads, const ReportSettings& s, double target) {
+  RankFloorAnswer floor;
+  std::vector<double> needed;
+  int reached = 0;
+  floor.rank = s.ms.empty() ? 0 : s.ms.back();
+  for (const ReportedHead& h : heads) {
+    const HeadReport& rep = h.report;
+    if (!rep.matrix || rep.truncation.empty()) continue;
+    const auto squared_ratio = [&](double e) {
+      const double norm = rep.uniform_matrix_error;
+      if (norm > 0) return (e / norm) * (e / norm);
+      return e > kRoundingAllowance * rep.matrix_norm ? kInf : 0.0;  // A is uniform: only an exact fit reaches it
+    };
+    ++floor.heads;
+    reached += squared_ratio(rank_floor_of(rep, floor.rank)) <= target;
+    double rank = kInf;
+    for (std::size_t k = 0; k < rep.truncation.size(); ++k)
+      if (squared_ratio(rep.truncation[k]) <= target) {
+        rank = static_cast<double>(k);
+        break;
+      }
+    needed.push_back(rank);
+  }
+  floor.measured = floor.heads > 0;
+  // A rank above min(Lq, L) is no constraint: name the largest rank that means something on these heads.
+  std::size_t widest = 0;
+  for (const ReportedHead& h : heads)
+    if (h.report.matrix && !h.report.truncation.empty()) widest = std::max(widest, h.report.truncation.size() - 1);
+  if (floor.measured) floor.rank = std::min(floor.rank, static_cast<int>(widest));
+  if (floor.measured) {
+    floor.fraction = double(reached) / floor.heads;
+    std::sort(needed.begin(), needed.end());
+    floor.median_rank_needed = needed[(needed.size() - 1) / 2 + (needed.size() % 2 == 0)];  // upper median
+  }
+  return floor;
+}
+
 }  // namespace
 
 std::string arm_label(const ReportArm& arm, bool with_mode) {
@@ -159,94 +260,11 @@ Recommendation recommend(const std::vector<ReportedHead>& heads, const ReportSet
   Recommendation r;
   r.target = target;
   r.confidence = confidence;
-  const std::size_t n_ms = s.ms.size();
-  const double log_target = std::log(target);
-  for (std::size_t ai = 0; ai < s.arms.size(); ++ai) {
-    ArmRecommendation a;
-    a.arm = s.arms[ai];
-    int reached_at_max = 0;
-    for (std::size_t mi = 0; mi < n_ms; ++mi) {
-      std::vector<double> per_head;
-      for (const ReportedHead& h : heads) {
-        const double e = median_of(h.report.points[ai][mi].relative);
-        if (std::isnan(e)) continue;
-        per_head.push_back(e);
-        if (mi + 1 == n_ms) reached_at_max += e <= target;
-      }
-      if (mi + 1 == n_ms) a.heads_counted = static_cast<int>(per_head.size());
-      a.median_by_m.push_back(median_of(per_head));
-      if (a.m_reaching == 0 && a.median_by_m.back() <= target) a.m_reaching = s.ms[mi];
-    }
-    a.fraction_at_max_m = a.heads_counted ? double(reached_at_max) / a.heads_counted : 0;
-    std::vector<double> x, y;
-    for (std::size_t mi = 0; mi < n_ms; ++mi)
-      if (a.median_by_m[mi] > 0 && std::isfinite(a.median_by_m[mi]))
-        x.push_back(std::log(double(s.ms[mi]))), y.push_back(std::log(a.median_by_m[mi]));
-    const Fit f = fit_line(x, y, confidence);
-    a.slope = f.slope, a.slope_low = f.low, a.slope_high = f.high;
-    a.needed_m = m_at(f, f.slope, log_target);
-    // The steeper end of the slope's interval needs the smaller m when the target lies below the points.
-    const double m1 = m_at(f, f.low, log_target), m2 = m_at(f, f.high, log_target);
-    a.needed_m_low = std::isnan(m1) || std::isnan(m2) ? kNaN : std::min(m1, m2);
-    a.needed_m_high = std::isnan(m1) || std::isnan(m2) ? kNaN : std::max(m1, m2);
-    a.extrapolated = a.needed_m > double(s.ms.back());
-    r.arms.push_back(std::move(a));
-  }
-  // The best arm: the smallest m reaching the target, ties to the lower median there; else the closest at the largest m.
-  for (std::size_t i = 0; i < r.arms.size(); ++i) {
-    const ArmRecommendation& a = r.arms[i];
-    if (std::isnan(a.median_by_m.back()) && a.m_reaching == 0) continue;
-    if (r.best < 0) {
-      r.best = static_cast<int>(i);
-      continue;
-    }
-    const ArmRecommendation& b = r.arms[static_cast<std::size_t>(r.best)];
-    const auto error_at = [&](const ArmRecommendation& x, int m) {
-      return x.median_by_m[std::find(s.ms.begin(), s.ms.end(), m) - s.ms.begin()];
-    };
-    bool better;
-    if ((a.m_reaching > 0) != (b.m_reaching > 0)) better = a.m_reaching > 0;
-    else if (a.m_reaching > 0)
-      better = a.m_reaching < b.m_reaching ||
-               (a.m_reaching == b.m_reaching && error_at(a, a.m_reaching) < error_at(b, b.m_reaching));
-    else better = a.median_by_m.back() < b.median_by_m.back() || std::isnan(b.median_by_m.back());
-    if (better) r.best = static_cast<int>(i);
-  }
+  for (std::size_t ai = 0; ai < s.arms.size(); ++ai)
+    r.arms.push_back(arm_recommendation(heads, s, ai, target, confidence));
+  r.best = best_arm(r.arms, s);
   r.reached = r.best >= 0 && r.arms[static_cast<std::size_t>(r.best)].m_reaching > 0;
-
-  // The rank floor, from every head whose attention matrix was computed.
-  std::vector<double> needed;
-  int reached = 0;
-  r.floor.rank = s.ms.empty() ? 0 : s.ms.back();
-  for (const ReportedHead& h : heads) {
-    const HeadReport& rep = h.report;
-    if (!rep.matrix || rep.truncation.empty()) continue;
-    const auto squared_ratio = [&](double e) {
-      const double norm = rep.uniform_matrix_error;
-      if (norm > 0) return (e / norm) * (e / norm);
-      return e > kRoundingAllowance * rep.matrix_norm ? kInf : 0.0;  // A is uniform: only an exact fit reaches it
-    };
-    ++r.floor.heads;
-    reached += squared_ratio(rank_floor_of(rep, r.floor.rank)) <= target;
-    double rank = kInf;
-    for (std::size_t k = 0; k < rep.truncation.size(); ++k)
-      if (squared_ratio(rep.truncation[k]) <= target) {
-        rank = static_cast<double>(k);
-        break;
-      }
-    needed.push_back(rank);
-  }
-  r.floor.measured = r.floor.heads > 0;
-  // A rank above min(Lq, L) is no constraint: name the largest rank that means something on these heads.
-  std::size_t widest = 0;
-  for (const ReportedHead& h : heads)
-    if (h.report.matrix && !h.report.truncation.empty()) widest = std::max(widest, h.report.truncation.size() - 1);
-  if (r.floor.measured) r.floor.rank = std::min(r.floor.rank, static_cast<int>(widest));
-  if (r.floor.measured) {
-    r.floor.fraction = double(reached) / r.floor.heads;
-    std::sort(needed.begin(), needed.end());
-    r.floor.median_rank_needed = needed[(needed.size() - 1) / 2 + (needed.size() % 2 == 0)];  // upper median
-  }
+  r.floor = rank_floor_answer(heads, s, target);
   bool both_modes = false;
   for (const ReportArm& arm : s.arms) both_modes = both_modes || arm.causal != s.arms.front().causal;
   r.paragraph = paragraph_of(r, s, both_modes);

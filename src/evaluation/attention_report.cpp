@@ -61,6 +61,40 @@ void validate(const AttentionInput& head, const ReportSettings& s) {
     }
 }
 
+// Exact outputs and their baselines, per mode that some arm uses: exact[mode] (left empty for a mode no arm uses)
+// and r.modes[mode] (r.d already set); step() once per mode, for progress.
+template <class Step>
+void exact_baselines(const AttentionInput& head, const ReportSettings& s, HeadReport& r, Eigen::MatrixXd (&exact)[2],
+                     const Step& step) {
+  const Heads<float> qf{head.q.cast<float>()}, kf{head.k.cast<float>()}, vf{head.v.cast<float>()};
+  const Heads<float> qb = rounded_as<float>(HalfInputs::bfloat16, {head.q}, "Q"),
+                     kb = rounded_as<float>(HalfInputs::bfloat16, {head.k}, "K"),
+                     vb = rounded_as<float>(HalfInputs::bfloat16, {head.v}, "V");
+  for (int mode = 0; mode < 2; ++mode) {
+    bool used = false;
+    for (const auto& arm : s.arms) used = used || arm.causal == (mode == 1);
+    if (used) {
+      const AttentionConfig c = exact_config(mode == 1);
+      exact[mode] = attend<double>({head.q}, {head.k}, {head.v}, Eigen::MatrixXd(0, r.d), c, s.threads).front();
+      ModeBaselines& b = r.modes[mode];
+      b.present = true;
+      b.output_mean_square = exact[mode].squaredNorm() / static_cast<double>(exact[mode].size());
+      const Eigen::MatrixXd uniform = uniform_attention_output(head.v, head.q.rows(), mode == 1);
+      b.uniform_mse = output_mse(uniform, exact[mode]);
+      b.uniform_relative = relative_output_error(uniform, exact[mode]);
+      const Eigen::MatrixXd f32 =
+          attend<float>(qf, kf, vf, Eigen::MatrixXd(0, r.d), c, s.threads).front().cast<double>();
+      b.f32_mse = output_mse(f32, exact[mode]);
+      b.f32_relative = relative_output_error(f32, exact[mode]);
+      const Eigen::MatrixXd bf16 =
+          attend<float>(qb, kb, vb, Eigen::MatrixXd(0, r.d), c, s.threads).front().cast<double>();
+      b.bf16_mse = output_mse(bf16, exact[mode]);
+      b.bf16_relative = relative_output_error(bf16, exact[mode]);
+    }
+    step();
+  }
+}
+
 }  // namespace
 
 std::uint64_t report_draw_index(std::uint64_t head_index, int draw) {
@@ -100,32 +134,7 @@ HeadReport report_head(const AttentionInput& head, const ReportSettings& s, std:
 
   // Exact outputs and their baselines, per mode that some arm uses.
   Eigen::MatrixXd exact[2];
-  const Heads<float> qf{head.q.cast<float>()}, kf{head.k.cast<float>()}, vf{head.v.cast<float>()};
-  const Heads<float> qb = rounded_as<float>(HalfInputs::bfloat16, {head.q}, "Q"),
-                     kb = rounded_as<float>(HalfInputs::bfloat16, {head.k}, "K"),
-                     vb = rounded_as<float>(HalfInputs::bfloat16, {head.v}, "V");
-  for (int mode = 0; mode < 2; ++mode) {
-    bool used = false;
-    for (const auto& arm : s.arms) used = used || arm.causal == (mode == 1);
-    if (used) {
-      const AttentionConfig c = exact_config(mode == 1);
-      exact[mode] = attend<double>({head.q}, {head.k}, {head.v}, Eigen::MatrixXd(0, r.d), c, s.threads).front();
-      ModeBaselines& b = r.modes[mode];
-      b.present = true;
-      b.output_mean_square = exact[mode].squaredNorm() / static_cast<double>(exact[mode].size());
-      const Eigen::MatrixXd uniform = uniform_attention_output(head.v, head.q.rows(), mode == 1);
-      b.uniform_mse = output_mse(uniform, exact[mode]);
-      b.uniform_relative = relative_output_error(uniform, exact[mode]);
-      const Eigen::MatrixXd f32 = attend<float>(qf, kf, vf, Eigen::MatrixXd(0, r.d), c, s.threads).front().cast<double>();
-      b.f32_mse = output_mse(f32, exact[mode]);
-      b.f32_relative = relative_output_error(f32, exact[mode]);
-      const Eigen::MatrixXd bf16 =
-          attend<float>(qb, kb, vb, Eigen::MatrixXd(0, r.d), c, s.threads).front().cast<double>();
-      b.bf16_mse = output_mse(bf16, exact[mode]);
-      b.bf16_relative = relative_output_error(bf16, exact[mode]);
-    }
-    step();
-  }
+  exact_baselines(head, s, r, exact, step);
 
   Eigen::MatrixXd a;
   if (uses_matrix(s, r.L)) {

@@ -79,6 +79,169 @@ std::string cell_text(const std::string& text) {
 }
 std::string json_cell(const Json& v) { return v.is_null() ? "-" : cell(v.get<double>()); }
 
+// Check 4's tally over an arm's draws: an exact count of the draws at or above the Eckart–Young floor.
+struct EckartYoungTally {
+  std::int64_t held = 0, violated = 0;
+  double worst = INFINITY;
+  std::string worst_label;
+};
+
+// The matrix-error fields of a row; null (and a NaN floor) where the point's matrices were not computed.
+struct MatrixFields {
+  Json matrix_rel = nullptr, floor_rel = nullptr, ratio = nullptr, floor_status = nullptr;
+  Json matrix_per_draw = nullptr;
+  double floor = NAN;
+};
+
+// The points of arm ai's floor check (3), counted before any is judged: its α is split over them (Bonferroni).
+std::size_t count_floor_points(const std::vector<ReportedHead>& heads, std::size_t ai) {
+  std::size_t floor_points = 0;
+  for (std::size_t hi = 0; hi < heads.size(); ++hi) {
+    const HeadReport& r = heads[hi].report;
+    for (const auto& p : r.points[ai])
+      if (!p.matrix_error.empty() && p.columns < std::min(r.Lq, r.L)) ++floor_points;
+  }
+  return floor_points;
+}
+
+// Beats uniform: both errors floored at rounding, so an exact FAVOR ties an exact uniform attention.
+PairedVerdict judge_beats_uniform(PairedClaimCheck& uniform_check, const ArmPoint& p, const ModeBaselines& b,
+                                  double rounding, const std::string& label) {
+  std::vector<double> favor_mse;
+  for (double e : p.mse) favor_mse.push_back(judged_value(std::max(e, rounding)));
+  return uniform_check.judge(
+      favor_mse, std::vector<double>(p.mse.size(), judged_value(std::max(b.uniform_mse, rounding))), label);
+}
+
+// A row's first fields: where the point is, its output errors and the head's exact baselines in its mode.
+Json point_row(const ReportedHead& head, const ReportArm& arm, const ReportSettings& s, std::size_t mi,
+               const ArmPoint& p, const ModeBaselines& b) {
+  const HeadReport& r = head.report;
+  return Json{{"layer", head.layer},
+              {"layer_index", head.layer_index},
+              {"head", head.head},
+              {"features", std::string(feature_kind_name(arm.features))},
+              {"estimator", std::string(feature_kind_name(arm.features))},
+              {"coupling", std::string(coupling_name(arm.coupling))},
+              {"mode", arm.causal ? "causal" : "bidirectional"},
+              {"causal", arm.causal},
+              {"m", s.ms[mi]},
+              {"columns", p.columns},
+              {"L", r.L},
+              {"d", r.d},
+              {"dv", r.dv},
+              {"draws", s.draws},
+              {"rel_error_median", number_or_null(finite_quantile(p.relative, 0.5))},
+              {"rel_error_mean", number_or_null(finite_mean(p.relative))},
+              {"rel_error_q10", number_or_null(finite_quantile(p.relative, 0.1))},
+              {"rel_error_q90", number_or_null(finite_quantile(p.relative, 0.9))},
+              {"rel_error_per_draw", numbers(p.relative)},
+              {"mse_mean", number_or_null(finite_mean(p.mse))},
+              {"mse_per_draw", numbers(p.mse)},
+              {"uniform_mse", b.uniform_mse},
+              {"uniform_rel_error", number_or_null(b.uniform_relative)},
+              {"exact_f32_mse", b.f32_mse},
+              {"exact_f32_rel_error", number_or_null(b.f32_relative)},
+              {"exact_bf16_mse", b.bf16_mse},
+              {"exact_bf16_rel_error", number_or_null(b.bf16_relative)}};
+}
+
+// Matrix errors against the rank-r floor: each draw tallied for check 4, the point judged for check 3 where the
+// rank bound is below min(Lq, L).
+MatrixFields judge_matrix_errors(const HeadReport& r, const ArmPoint& p, double k, const std::string& label,
+                                 PairedClaimCheck& floor_check, EckartYoungTally& ey) {
+  MatrixFields f;
+  if (p.matrix_error.empty()) return f;
+  f.floor = rank_floor_of(r, p.columns);
+  const double floor = f.floor;
+  const double norm = r.uniform_matrix_error;
+  std::vector<double> rel;
+  for (double e : p.matrix_error) rel.push_back(norm > 0 ? e / norm : NAN);
+  f.matrix_rel = number_or_null(finite_quantile(rel, 0.5));
+  f.matrix_per_draw = numbers(rel);
+  f.floor_rel = norm > 0 ? Json(floor / norm) : Json(nullptr);
+  const double rounding_floor = kRoundingAllowance * r.matrix_norm;
+  // Eckart–Young: no rank-r matrix is closer to A than the floor (within the rounding of the SVD).
+  for (std::size_t draw = 0; draw < p.matrix_error.size(); ++draw) {
+    const double margin = p.matrix_error[draw] - floor;
+    ++(margin >= -100 * rounding_floor ? ey.held : ey.violated);
+    if (margin < ey.worst) ey.worst = margin, ey.worst_label = label + ", draw " + std::to_string(draw);
+  }
+  if (p.columns < std::min(r.Lq, r.L)) {
+    std::vector<double> errors, ratios;
+    for (double e : p.matrix_error) {
+      errors.push_back(judged_value(std::max(e, rounding_floor)));
+      ratios.push_back(std::log(std::max(e, rounding_floor) / std::max(floor, rounding_floor)));
+    }
+    if (floor > rounding_floor) f.ratio = number_or_null(std::exp(finite_mean(ratios)));
+    const PairedVerdict fv =
+        floor_check.judge(errors, std::vector<double>(errors.size(), k * std::max(floor, rounding_floor)), label);
+    f.floor_status = verdict_name(fv.status);
+  }
+  return f;
+}
+
+// The head's input diagnostics, and Lemma 2's relative MSE for them at m features, appended to a row.
+void add_diagnostics(Json& row, const HeadDiagnostics& g, int m) {
+  row["q_norm_q10"] = g.q_norm_q10;
+  row["q_norm_q50"] = g.q_norm_q50;
+  row["q_norm_q90"] = g.q_norm_q90;
+  row["k_norm_q10"] = g.k_norm_q10;
+  row["k_norm_q50"] = g.k_norm_q50;
+  row["k_norm_q90"] = g.k_norm_q90;
+  row["row_entropy_mean"] = g.row_entropy_mean;
+  row["row_entropy_min"] = g.row_entropy_min;
+  row["max_logit_range"] = g.max_logit_range;
+  row["median_pair_z_sq"] = g.median_pair_z_sq;
+  row["lemma2_rel_mse"] = number_or_null(lemma2_positive_relative_mse(g.median_pair_z_sq, m));
+}
+
+// The head's slope verdict (check 1) appended to a row: null where it was not judged, its look where it had looks.
+void add_slope(Json& row, const HeadSlope& hs) {
+  const Json slope_status = hs.judged ? Json(verdict_name(hs.verdict.status)) : Json(nullptr);
+  const double slope_median = hs.judged ? hs.median : NAN, slope_low = hs.judged ? hs.low : NAN,
+               slope_high = hs.judged ? hs.high : NAN;
+  row["slope"] = number_or_null(slope_median);
+  row["slope_low"] = number_or_null(slope_low);
+  row["slope_high"] = number_or_null(slope_high);
+  row["slope_status"] = slope_status;
+  if (hs.judged && hs.look >= 0) {
+    row["slope_draws"] = hs.draws;
+    row["slope_look"] = hs.look;
+  }
+}
+
+// The arm's checks in their order — slope, beats uniform, then the floor and Eckart–Young checks where any point was
+// judged — each with what its A and B are.
+void append_arm_checks(const Check& slope_check, const std::vector<HeadSlope>& head_slopes,
+                       const PairedClaimCheck& uniform_check, const PairedClaimCheck& floor_check,
+                       std::size_t floor_points, const EckartYoungTally& ey, const std::string& where,
+                       std::vector<Check>& checks) {
+  Check slope = slope_check;
+  std::size_t exact_heads = 0;
+  for (const HeadSlope& h : head_slopes) exact_heads += h.judged ? 0 : 1;
+  if (exact_heads > 0)
+    slope.detail += "; " + std::to_string(exact_heads) + " heads left out: FAVOR exact to rounding there";
+  slope.detail += "; A = a draw's fitted error at the largest m, B = at the smallest (A below B: slope below 0)";
+  checks.push_back(slope);
+  Check uniform = uniform_check.result();
+  uniform.detail += "; A = FAVOR's MSE in a draw, B = uniform attention's, both floored at rounding";
+  checks.push_back(uniform);
+  if (floor_points > 0) {
+    Check fc = floor_check.result();
+    fc.detail += "; A = FAVOR's matrix error in a draw, B = the floor factor times the rank-r floor; a floor below "
+                 "rounding counts as the rounding level";
+    checks.push_back(fc);
+  }
+  if (ey.held + ey.violated > 0)
+    checks.push_back(exact_check(
+        "FAVOR's attention-matrix error is at least the best rank-r matrix's (Eckart-Young)", where, ey.held,
+        ey.violated, ey.worst,
+        std::to_string(ey.held) + " draws at or above the floor, " + std::to_string(ey.violated) +
+            " below it (allowance 100 x 1e-12 ||A||_F for the SVD's rounding); smallest error - floor " +
+            format_number(ey.worst) + " at " + ey.worst_label));
+}
+
 }  // namespace
 
 double rank_floor_of(const HeadReport& r, int rank) {
@@ -95,12 +258,7 @@ void summarize_report(const std::vector<ReportedHead>& heads, std::size_t layers
     const ReportArm& arm = s.arms[ai];
     const std::string where = report_arm_where(arm, heads.size(), layers, s.draws);
     // Points of each check, counted first (Bonferroni).
-    std::size_t floor_points = 0;
-    for (std::size_t hi = 0; hi < heads.size(); ++hi) {
-      const HeadReport& r = heads[hi].report;
-      for (const auto& p : r.points[ai])
-        if (!p.matrix_error.empty() && p.columns < std::min(r.Lq, r.L)) ++floor_points;
-    }
+    const std::size_t floor_points = count_floor_points(heads, ai);
     // Each point's draws are few (4–20) and their errors skewed: the exact sign test (stats/paired_check.hpp) keeps
     // its level whatever their distribution, where a t interval on 4 draws does not (docs/judging.md). The slope
     // check ("error falls as m grows") comes judged, with its looks (report_slopes.hpp).
@@ -110,9 +268,7 @@ void summarize_report(const std::vector<ReportedHead>& heads, std::size_t layers
                                      "x the best rank-r matrix's on most draws (r = feature columns; Eckart-Young "
                                      "floor)",
                                  where, claims.alpha, floor_points, PairedClaimCheck::Ties::confirm);
-    std::int64_t ey_held = 0, ey_violated = 0;
-    double ey_worst = INFINITY;
-    std::string ey_worst_label;
+    EckartYoungTally ey;
 
     for (std::size_t hi = 0; hi < heads.size(); ++hi) {
       const HeadReport& r = heads[hi].report;
@@ -120,128 +276,26 @@ void summarize_report(const std::vector<ReportedHead>& heads, std::size_t layers
       const ModeBaselines& b = r.modes[arm.causal ? 1 : 0];
       const double rounding = kRoundingAllowance * kRoundingAllowance * b.output_mean_square;
       const HeadSlope& hs = slopes.heads[ai][hi];
-      const Json slope_status = hs.judged ? Json(verdict_name(hs.verdict.status)) : Json(nullptr);
-      const double slope_median = hs.judged ? hs.median : NAN, slope_low = hs.judged ? hs.low : NAN,
-                   slope_high = hs.judged ? hs.high : NAN;
       for (std::size_t mi = 0; mi < n_ms; ++mi) {
         const ArmPoint& p = r.points[ai][mi];
         const std::string label = head_label + ", m=" + std::to_string(s.ms[mi]);
-        // Beats uniform: both errors floored at rounding, so an exact FAVOR ties an exact uniform attention.
-        std::vector<double> favor_mse;
-        for (double e : p.mse) favor_mse.push_back(judged_value(std::max(e, rounding)));
-        const PairedVerdict uv = uniform_check.judge(
-            favor_mse, std::vector<double>(p.mse.size(), judged_value(std::max(b.uniform_mse, rounding))), label);
-        Json row{{"layer", heads[hi].layer},
-                 {"layer_index", heads[hi].layer_index},
-                 {"head", heads[hi].head},
-                 {"features", std::string(feature_kind_name(arm.features))},
-                 {"estimator", std::string(feature_kind_name(arm.features))},
-                 {"coupling", std::string(coupling_name(arm.coupling))},
-                 {"mode", arm.causal ? "causal" : "bidirectional"},
-                 {"causal", arm.causal},
-                 {"m", s.ms[mi]},
-                 {"columns", p.columns},
-                 {"L", r.L},
-                 {"d", r.d},
-                 {"dv", r.dv},
-                 {"draws", s.draws},
-                 {"rel_error_median", number_or_null(finite_quantile(p.relative, 0.5))},
-                 {"rel_error_mean", number_or_null(finite_mean(p.relative))},
-                 {"rel_error_q10", number_or_null(finite_quantile(p.relative, 0.1))},
-                 {"rel_error_q90", number_or_null(finite_quantile(p.relative, 0.9))},
-                 {"rel_error_per_draw", numbers(p.relative)},
-                 {"mse_mean", number_or_null(finite_mean(p.mse))},
-                 {"mse_per_draw", numbers(p.mse)},
-                 {"uniform_mse", b.uniform_mse},
-                 {"uniform_rel_error", number_or_null(b.uniform_relative)},
-                 {"exact_f32_mse", b.f32_mse},
-                 {"exact_f32_rel_error", number_or_null(b.f32_relative)},
-                 {"exact_bf16_mse", b.bf16_mse},
-                 {"exact_bf16_rel_error", number_or_null(b.bf16_relative)}};
-        // Matrix errors against the rank-r floor.
-        Json matrix_rel = nullptr, floor_rel = nullptr, ratio = nullptr, floor_status = nullptr;
-        Json matrix_per_draw = nullptr;
-        double floor = NAN;
-        if (!p.matrix_error.empty()) {
-          floor = rank_floor_of(r, p.columns);
-          const double norm = r.uniform_matrix_error;
-          std::vector<double> rel;
-          for (double e : p.matrix_error) rel.push_back(norm > 0 ? e / norm : NAN);
-          matrix_rel = number_or_null(finite_quantile(rel, 0.5));
-          matrix_per_draw = numbers(rel);
-          floor_rel = norm > 0 ? Json(floor / norm) : Json(nullptr);
-          const double rounding_floor = kRoundingAllowance * r.matrix_norm;
-          // Eckart–Young: no rank-r matrix is closer to A than the floor (within the rounding of the SVD).
-          for (std::size_t draw = 0; draw < p.matrix_error.size(); ++draw) {
-            const double margin = p.matrix_error[draw] - floor;
-            ++(margin >= -100 * rounding_floor ? ey_held : ey_violated);
-            if (margin < ey_worst) ey_worst = margin, ey_worst_label = label + ", draw " + std::to_string(draw);
-          }
-          if (p.columns < std::min(r.Lq, r.L)) {
-            std::vector<double> errors, ratios;
-            for (double e : p.matrix_error) {
-              errors.push_back(judged_value(std::max(e, rounding_floor)));
-              ratios.push_back(std::log(std::max(e, rounding_floor) / std::max(floor, rounding_floor)));
-            }
-            if (floor > rounding_floor) ratio = number_or_null(std::exp(finite_mean(ratios)));
-            const PairedVerdict fv = floor_check.judge(
-                errors, std::vector<double>(errors.size(), k * std::max(floor, rounding_floor)), label);
-            floor_status = verdict_name(fv.status);
-          }
-        }
-        row["matrix_rel_error_median"] = matrix_rel;
-        row["matrix_rel_error_per_draw"] = matrix_per_draw;
-        row["rank_floor"] = number_or_null(floor);
-        row["rank_floor_rel"] = floor_rel;
-        row["floor_ratio"] = ratio;
-        const HeadDiagnostics& g = r.diagnostics;
-        row["q_norm_q10"] = g.q_norm_q10;
-        row["q_norm_q50"] = g.q_norm_q50;
-        row["q_norm_q90"] = g.q_norm_q90;
-        row["k_norm_q10"] = g.k_norm_q10;
-        row["k_norm_q50"] = g.k_norm_q50;
-        row["k_norm_q90"] = g.k_norm_q90;
-        row["row_entropy_mean"] = g.row_entropy_mean;
-        row["row_entropy_min"] = g.row_entropy_min;
-        row["max_logit_range"] = g.max_logit_range;
-        row["median_pair_z_sq"] = g.median_pair_z_sq;
-        row["lemma2_rel_mse"] = number_or_null(lemma2_positive_relative_mse(g.median_pair_z_sq, s.ms[mi]));
-        row["slope"] = number_or_null(slope_median);
-        row["slope_low"] = number_or_null(slope_low);
-        row["slope_high"] = number_or_null(slope_high);
-        row["slope_status"] = slope_status;
-        if (hs.judged && hs.look >= 0) {
-          row["slope_draws"] = hs.draws;
-          row["slope_look"] = hs.look;
-        }
+        const PairedVerdict uv = judge_beats_uniform(uniform_check, p, b, rounding, label);
+        Json row = point_row(heads[hi], arm, s, mi, p, b);
+        const MatrixFields f = judge_matrix_errors(r, p, k, label, floor_check, ey);
+        row["matrix_rel_error_median"] = f.matrix_rel;
+        row["matrix_rel_error_per_draw"] = f.matrix_per_draw;
+        row["rank_floor"] = number_or_null(f.floor);
+        row["rank_floor_rel"] = f.floor_rel;
+        row["floor_ratio"] = f.ratio;
+        add_diagnostics(row, r.diagnostics, s.ms[mi]);
+        add_slope(row, hs);
         row["beats_uniform_status"] = verdict_name(uv.status);
-        row["floor_status"] = floor_status;
+        row["floor_status"] = f.floor_status;
         rows.push_back(std::move(row));
       }
     }
-    Check slope = slopes.checks[ai];
-    std::size_t exact_heads = 0;
-    for (const HeadSlope& h : slopes.heads[ai]) exact_heads += h.judged ? 0 : 1;
-    if (exact_heads > 0)
-      slope.detail += "; " + std::to_string(exact_heads) + " heads left out: FAVOR exact to rounding there";
-    slope.detail += "; A = a draw's fitted error at the largest m, B = at the smallest (A below B: slope below 0)";
-    checks.push_back(slope);
-    Check uniform = uniform_check.result();
-    uniform.detail += "; A = FAVOR's MSE in a draw, B = uniform attention's, both floored at rounding";
-    checks.push_back(uniform);
-    if (floor_points > 0) {
-      Check fc = floor_check.result();
-      fc.detail += "; A = FAVOR's matrix error in a draw, B = the floor factor times the rank-r floor; a floor below "
-                   "rounding counts as the rounding level";
-      checks.push_back(fc);
-    }
-    if (ey_held + ey_violated > 0)
-      checks.push_back(exact_check(
-          "FAVOR's attention-matrix error is at least the best rank-r matrix's (Eckart-Young)", where, ey_held,
-          ey_violated, ey_worst,
-          std::to_string(ey_held) + " draws at or above the floor, " + std::to_string(ey_violated) +
-              " below it (allowance 100 x 1e-12 ||A||_F for the SVD's rounding); smallest error - floor " +
-              format_number(ey_worst) + " at " + ey_worst_label));
+    append_arm_checks(slopes.checks[ai], slopes.heads[ai], uniform_check, floor_check, floor_points, ey, where,
+                      checks);
   }
 }
 

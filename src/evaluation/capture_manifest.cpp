@@ -44,6 +44,25 @@ const ManifestLayer* listed_layer(const std::vector<ManifestLayer>& layers, cons
                               " (the manifest is not this capture's)");
 }
 
+// The manifest's "layers" list into m: each layer's name (once only), the figures it states and its own scale.
+void read_manifest_layers(const Json& layers, const std::filesystem::path& file, CaptureManifest& m) {
+  if (!layers.is_array()) fail(file, "\"layers\" must be a list of layers");
+  for (const Json& layer : layers) {
+    if (!layer.is_object() || !layer.contains("name") || !layer["name"].is_string())
+      fail(file, "every entry of \"layers\" must be an object with a \"name\"");
+    ManifestLayer entry{layer["name"].get<std::string>()};
+    const std::string what = "layer " + entry.name;
+    if (listed_layer(m.layers, entry.name) != nullptr) fail(file, what + " is listed twice");
+    entry.heads = optional_count(layer, "heads", file, what);
+    entry.Lq = optional_count(layer, "Lq", file, what);
+    entry.L = optional_count(layer, "L", file, what);
+    entry.d = optional_count(layer, "d", file, what);
+    if (layer.contains("scale"))
+      m.layer_scale[entry.name] = positive_scale(layer["scale"], file, "the scale of " + what);
+    m.layers.push_back(std::move(entry));
+  }
+}
+
 }  // namespace
 
 void check_manifest_layer_names(const CaptureManifest& manifest, const std::vector<std::string>& names) {
@@ -100,22 +119,7 @@ std::optional<CaptureManifest> read_capture_manifest(const std::filesystem::path
     m.scale_folded_into_q = j["scale_folded_into_q"].get<bool>();
   }
   m.file = file.string();
-  if (j.contains("layers")) {
-    if (!j["layers"].is_array()) fail(file, "\"layers\" must be a list of layers");
-    for (const Json& layer : j["layers"]) {
-      if (!layer.is_object() || !layer.contains("name") || !layer["name"].is_string())
-        fail(file, "every entry of \"layers\" must be an object with a \"name\"");
-      ManifestLayer entry{layer["name"].get<std::string>()};
-      const std::string what = "layer " + entry.name;
-      if (listed_layer(m.layers, entry.name) != nullptr) fail(file, what + " is listed twice");
-      entry.heads = optional_count(layer, "heads", file, what);
-      entry.Lq = optional_count(layer, "Lq", file, what);
-      entry.L = optional_count(layer, "L", file, what);
-      entry.d = optional_count(layer, "d", file, what);
-      if (layer.contains("scale")) m.layer_scale[entry.name] = positive_scale(layer["scale"], file, "the scale of " + what);
-      m.layers.push_back(std::move(entry));
-    }
-  }
+  if (j.contains("layers")) read_manifest_layers(j["layers"], file, m);
   if (!j["scale"].is_number() && !m.scale_folded_into_q && m.layer_scale.empty())
     fail(file, "the layers' scales differ but the manifest lists no per-layer scale");
   const auto text_of = [&](const char* key) {

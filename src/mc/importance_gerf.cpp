@@ -370,6 +370,40 @@ Objective evaluate(const Pair& p, const Natural& x) {
                               " cancels beyond 100 digits; |x + y| is too small for it (|x + y| >= 1e-12 works)");
 }
 
+// One direction of the projected Newton search at x, where `best` is the objective: the free coordinates (ν, and λ, κ
+// unless held at a bound of [lambda_lo, lambda_hi] by the gradient), the gradient over them, and the step over them.
+struct NewtonDirection {
+  std::vector<int> free;
+  Eigen::VectorXd gf, step;
+};
+
+NewtonDirection newton_direction(const Objective& best, const Natural& x, bool perp, double lambda_lo,
+                                 double lambda_hi) {
+  const Eigen::Vector3d& grad = best.gradient;
+  std::vector<int> free{0};
+  const auto add_if_free = [&](int c, double value) {
+    const double span = lambda_hi - lambda_lo;
+    const bool at_lo = value <= lambda_lo + 1e-12 * span, at_hi = value >= lambda_hi - 1e-12 * span;
+    if (!((at_lo && grad(c) > 0) || (at_hi && grad(c) < 0))) free.push_back(c);
+  };
+  add_if_free(1, x.lambda);
+  if (perp) add_if_free(2, x.kappa);
+  const auto nf = static_cast<Eigen::Index>(free.size());
+  Eigen::MatrixXd h(nf, nf);
+  Eigen::VectorXd gf(nf);
+  for (Eigen::Index a = 0; a < nf; ++a) {
+    gf(a) = grad(free[static_cast<std::size_t>(a)]);
+    for (Eigen::Index b = 0; b < nf; ++b)
+      h(a, b) = best.hessian(free[static_cast<std::size_t>(a)], free[static_cast<std::size_t>(b)]);
+  }
+  Eigen::VectorXd step;
+  const Eigen::LLT<Eigen::MatrixXd> llt(h);
+  if (llt.info() == Eigen::Success) step = -llt.solve(gf);
+  if (step.size() == 0 || !step.allFinite() || step.dot(gf) >= 0)  // not positive definite by rounding: gradient
+    step = -gf.cwiseQuotient(h.diagonal().cwiseAbs().cwiseMax(1e-12));
+  return {std::move(free), std::move(gf), std::move(step)};
+}
+
 }  // namespace
 
 bool has_gerf_importance(Family e) {
@@ -415,27 +449,8 @@ GerfProposal optimal_gerf_proposal(Family e, const Geometry& g, int d, const Fea
   };
   for (int iteration = 0; iteration < 100; ++iteration) {
     const Eigen::Vector3d& grad = best.gradient;
-    std::vector<int> free{0};
-    const auto add_if_free = [&](int c, double value) {
-      const double span = lambda_hi - lambda_lo;
-      const bool at_lo = value <= lambda_lo + 1e-12 * span, at_hi = value >= lambda_hi - 1e-12 * span;
-      if (!((at_lo && grad(c) > 0) || (at_hi && grad(c) < 0))) free.push_back(c);
-    };
-    add_if_free(1, x.lambda);
-    if (perp) add_if_free(2, x.kappa);
+    const auto [free, gf, step] = newton_direction(best, x, perp, lambda_lo, lambda_hi);
     const auto nf = static_cast<Eigen::Index>(free.size());
-    Eigen::MatrixXd h(nf, nf);
-    Eigen::VectorXd gf(nf);
-    for (Eigen::Index a = 0; a < nf; ++a) {
-      gf(a) = grad(free[static_cast<std::size_t>(a)]);
-      for (Eigen::Index b = 0; b < nf; ++b)
-        h(a, b) = best.hessian(free[static_cast<std::size_t>(a)], free[static_cast<std::size_t>(b)]);
-    }
-    Eigen::VectorXd step;
-    const Eigen::LLT<Eigen::MatrixXd> llt(h);
-    if (llt.info() == Eigen::Success) step = -llt.solve(gf);
-    if (step.size() == 0 || !step.allFinite() || step.dot(gf) >= 0)  // not positive definite by rounding: gradient
-      step = -gf.cwiseQuotient(h.diagonal().cwiseAbs().cwiseMax(1e-12));
     const double decrement = -step.dot(gf);
     // Converged: the quadratic model promises less than the objective's own rounding.
     if (!(decrement > 1e-10 * std::max(1.0, std::abs(best.f)))) break;

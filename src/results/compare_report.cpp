@@ -23,6 +23,53 @@ std::string plural(std::int64_t n, const std::string& one, const std::string& ma
   return std::to_string(n) + " " + (n == 1 ? one : many);
 }
 
+// One entry of the document's "changes": a statistic that changed, with its figures and the test that flagged it.
+Json change_json(const StatisticChange& c) {
+  const bool missing = c.kind == StatisticChange::Kind::missing;
+  return Json{{"row", c.row_key_text},
+              {"key", c.row_key},
+              {"field", c.field},
+              {"kind", c.kind == StatisticChange::Kind::value     ? "value"
+                       : c.kind == StatisticChange::Kind::missing ? "missing"
+                                                                  : "spread"},
+              {"test", statistic_test_name(c.test)},
+              {"missing", missing ? Json(c.missing_field) : Json(nullptr)},
+              {"baseline", number_or_null(c.base)},
+              {"new", number_or_null(c.fresh)},
+              {"baseline_stderr", number_or_null(c.base_se)},
+              {"new_stderr", number_or_null(c.fresh_se)},
+              {"z", number_or_null(c.z)},
+              {"threshold", number_or_null(c.threshold)},
+              {"excess", number_or_null(c.excess)},
+              {"deterministic", c.deterministic},
+              {"relative_difference", number_or_null(c.relative_difference)},
+              {"chebyshev", c.chebyshev},
+              {"chebyshev_k", c.chebyshev ? number_or_null(c.chebyshev_k) : Json(nullptr)},
+              {"binomial", c.binomial},
+              {"p_value", c.binomial ? Json(c.p_value) : Json(nullptr)}};
+}
+
+// One entry of "exact_mismatches": an exact (or gate) field that differs.
+Json mismatch_json(const ExactMismatch& m) {
+  return Json{{"row", m.row_key_text},
+              {"key", m.row_key},
+              {"field", m.field},
+              {"baseline", m.base},
+              {"new", m.fresh},
+              {"relative_difference", number_or_null(m.relative_difference)},
+              {"gate_field", m.gate_field}};
+}
+
+// One entry of "skipped": a statistic not compared, and for a heavy-tailed one the trials a z test would need.
+Json skipped_json(const SkippedStatistic& s) {
+  Json e{{"row", s.row_key_text}, {"field", s.field}, {"reason", reason_name(s.reason)}};
+  if (s.reason == SkippedStatistic::Reason::heavy_tailed) {
+    e["trials"] = s.trials;
+    e["trials_needed"] = s.trials_needed == kMaxTrials ? Json(nullptr) : Json(s.trials_needed);
+  }
+  return e;
+}
+
 }  // namespace
 
 Json compare_report_json(const CompareReport& r) {
@@ -54,50 +101,13 @@ Json compare_report_json(const CompareReport& r) {
   j["largest_abs_z"] = r.largest_at.empty() ? Json(nullptr) : number_or_null(r.largest_abs_z);
   j["largest_at"] = r.largest_at.empty() ? Json(nullptr) : Json(r.largest_at);
   j["changes"] = Json::array();
-  for (const StatisticChange& c : r.changes) {
-    const bool missing = c.kind == StatisticChange::Kind::missing;
-    j["changes"].push_back({{"row", c.row_key_text},
-                            {"key", c.row_key},
-                            {"field", c.field},
-                            {"kind", c.kind == StatisticChange::Kind::value     ? "value"
-                                     : c.kind == StatisticChange::Kind::missing ? "missing"
-                                                                                : "spread"},
-                            {"test", statistic_test_name(c.test)},
-                            {"missing", missing ? Json(c.missing_field) : Json(nullptr)},
-                            {"baseline", number_or_null(c.base)},
-                            {"new", number_or_null(c.fresh)},
-                            {"baseline_stderr", number_or_null(c.base_se)},
-                            {"new_stderr", number_or_null(c.fresh_se)},
-                            {"z", number_or_null(c.z)},
-                            {"threshold", number_or_null(c.threshold)},
-                            {"excess", number_or_null(c.excess)},
-                            {"deterministic", c.deterministic},
-                            {"relative_difference", number_or_null(c.relative_difference)},
-                            {"chebyshev", c.chebyshev},
-                            {"chebyshev_k", c.chebyshev ? number_or_null(c.chebyshev_k) : Json(nullptr)},
-                            {"binomial", c.binomial},
-                            {"p_value", c.binomial ? Json(c.p_value) : Json(nullptr)}});
-  }
+  for (const StatisticChange& c : r.changes) j["changes"].push_back(change_json(c));
   j["exact_mismatches"] = Json::array();
-  for (const ExactMismatch& m : r.exact_mismatches)
-    j["exact_mismatches"].push_back({{"row", m.row_key_text},
-                                     {"key", m.row_key},
-                                     {"field", m.field},
-                                     {"baseline", m.base},
-                                     {"new", m.fresh},
-                                     {"relative_difference", number_or_null(m.relative_difference)},
-                                     {"gate_field", m.gate_field}});
+  for (const ExactMismatch& m : r.exact_mismatches) j["exact_mismatches"].push_back(mismatch_json(m));
   j["only_in_baseline"] = r.only_in_base;
   j["only_in_new"] = r.only_in_fresh;
   j["skipped"] = Json::array();
-  for (const SkippedStatistic& s : r.skipped) {
-    Json e{{"row", s.row_key_text}, {"field", s.field}, {"reason", reason_name(s.reason)}};
-    if (s.reason == SkippedStatistic::Reason::heavy_tailed) {
-      e["trials"] = s.trials;
-      e["trials_needed"] = s.trials_needed == kMaxTrials ? Json(nullptr) : Json(s.trials_needed);
-    }
-    j["skipped"].push_back(std::move(e));
-  }
+  for (const SkippedStatistic& s : r.skipped) j["skipped"].push_back(skipped_json(s));
   j["judged"] = Json::array();
   for (const JudgedStatistic& s : r.judged)
     j["judged"].push_back({{"row", s.row_key_text},

@@ -97,12 +97,19 @@ PointVerdict ClaimCheck::judge(const PointEvidence& p) {
     point_power = std::max(0.0, (h + a - d) / scale);  // a violated point catches even no deviation
     point_margin = (a - d - h) / (scale > 0 ? scale : 1);
   }
+  v.sampled = h > a;  // a sampled point: its interval is wider than the rounding allowance
+  if (scale > 0 && std::isfinite(point_power)) v.power = point_power;
+  tally_point(p, v, scale, point_power, point_margin);
+  return v;
+}
+
+// Adds a judged point to the check's counts, power and one-sided margin, and to its worst point so far.
+void ClaimCheck::tally_point(const PointEvidence& p, const PointVerdict& v, double scale, double point_power,
+                             double point_margin) {
   // A point whose interval is within the rounding allowance (SE of rounding noise: x = −y, ‖z‖ = 0) is decided by
   // rounding, not sampling: its power and margin say nothing about the claim, so they count only when every point is
   // such. Power is the weakest counted point's: a deviation the check catches at every point, not at its best one.
-  const bool sampled = h > a;
-  v.sampled = sampled;
-  if (scale > 0 && std::isfinite(point_power)) v.power = point_power;
+  const bool sampled = v.sampled;
   if (!sampled) ++exact_to_rounding_;
   if (sampled && !sampled_power_) {
     sampled_power_ = true;
@@ -132,7 +139,6 @@ PointVerdict ClaimCheck::judge(const PointEvidence& p) {
     worst_label_ = p.label;
     worst_margin_ = point_margin;
   }
-  return v;
 }
 
 double ClaimCheck::point_alpha(const PointEvidence& p) const {

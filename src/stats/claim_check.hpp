@@ -84,6 +84,11 @@ class ClaimCheck {
   static constexpr double kDefaultEquivalenceMargin = 0.02;
 
  private:
+  // Adds a reliable point judge() decided to the counts: its verdict, its power and margin where they count, and
+  // whether it is the worst point so far.
+  void tally_point(const PointEvidence& p, const PointVerdict& v, double scale, double point_power,
+                   double point_margin);
+
   std::string claim_, where_;
   Sides sides_;
   double family_alpha_, margin_, point_alpha_, z_crit_;

@@ -379,11 +379,15 @@ TEST_CASE("[ledger] favorlab claims: text, Markdown and JSON of one ledger", "[l
 }
 
 TEST_CASE("[ledger] results/CLAIMS.md and the README's findings table are what favorlab claims prints", "[ledger]") {
-  // Run from the repository root so that the paths printed are the committed ones ("results").
+  // Run from the repository root so that the paths printed are the committed ones ("results"). The ledger file is
+  // the working tree's own (scripts/reproduce.sh rewrites both); the README quotes the committed results, so its
+  // table is held to the ledger of results/ as committed at HEAD, whatever a local reproduction left in the tree.
   const auto md = run_cli("claims results --format md", kSource);
   REQUIRE(md.status == 0);
   CHECK(md.out == read_text(kSource / "results" / "CLAIMS.md"));
-  const auto findings = run_cli("claims results --format md --findings", kSource);
+  const fs::path committed = fl::testing::committed_tree(kSource, "results", "ledger-committed");
+  const auto findings = run_cli("claims results --format md --findings", committed);
+  if (committed != kSource) fs::remove_all(committed);
   REQUIRE(findings.status == 0);
   const std::string readme = read_text(kSource / "README.md");
   const std::string begin = "<!-- findings:begin -->\n", end = "<!-- findings:end -->";
