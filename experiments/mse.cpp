@@ -166,14 +166,9 @@ class MseExperiment final : public EstimatorGridExperiment {
       row["stderr"] = cell.error.standard_error();
       row["mse"] = f.mse;
       row["mse_stderr"] = f.stderr_;
-      // A-priori skewness of one draw of the error and of its square (iid values; `favorlab compare` gates on them).
-      row["mean_skewness"] = number_or_null(em.error_skewness);
-      row["mse_skewness"] = number_or_null(f.skewness);
-      // The closed-form variance of one draw of e and of e², exact for iid projections only (null for coupled
-      // rows): what `favorlab compare` holds a heavy-tailed figure to, by Chebyshev's inequality.
-      row["mean_draw_variance"] = iid ? number_or_null(em.variance) : Json(nullptr);
-      row["mse_draw_variance"] = iid ? number_or_null(em.squared_error_variance) : Json(nullptr);
-      add_compare_fields(row, grid_.parameters);  // coupled rows: exact variance or bounds; bounded estimators: ranges
+      // The a-priori skewness and closed-form variances of one draw of e and e²: what `favorlab compare` gates a
+      // figure on and holds a heavy-tailed one to (Chebyshev); coupled rows: bounds; bounded estimators: ranges.
+      add_draw_fields(row, em, iid, grid_.parameters);
       row["trials"] = f.trials;
       row["nonfinite"] = f.nonfinite;
       if (check) {

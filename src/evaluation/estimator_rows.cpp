@@ -75,6 +75,14 @@ void add_compare_fields(Json& row, const FeatureParameters& params) {
   }
 }
 
+void add_draw_fields(Json& row, const ErrorMoments& em, bool iid, const FeatureParameters& params) {
+  row["mean_skewness"] = number_or_null(em.error_skewness);
+  row["mse_skewness"] = number_or_null(em.squared_error_skewness);
+  row["mean_draw_variance"] = iid ? number_or_null(em.variance) : Json(nullptr);
+  row["mse_draw_variance"] = iid ? number_or_null(em.squared_error_variance) : Json(nullptr);
+  add_compare_fields(row, params);
+}
+
 Json estimator_row_schema(bool with_mse) {
   // Each statistic names its a-priori skewness (the heavy-tail gate), what bounds the spread of one draw past that
   // gate (the closed-form variance, a bound on it, the range of a bounded estimator: add_compare_fields; null where

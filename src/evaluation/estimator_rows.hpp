@@ -6,6 +6,7 @@
 #include <string>
 
 #include "features/estimator.hpp"
+#include "kernels/error_moments.hpp"
 #include "kernels/geometry.hpp"
 #include "mc/importance_coupled.hpp"
 #include "results/result.hpp"
@@ -31,6 +32,11 @@ Json estimator_row(Family e, Coupling c, int d, int m, const Geometry& g);
 // And on hadamard and givens rows it nulls mean_skewness and mse_skewness: the iid value is no stand-in for rows of
 // another law, so compare never z-tests them on it. Leaves a field it cannot fill alone (absent).
 void add_compare_fields(Json& row, const FeatureParameters& params = {});
+
+// What compare reads about one draw of a row's error e and squared error e², from its moments `em`: the a-priori
+// skewness of each (iid values, which stand in for coupled rows with the same marginals), their closed-form variances
+// where exact (iid rows; null otherwise), then add_compare_fields for the rest.
+void add_draw_fields(Json& row, const ErrorMoments& em, bool iid, const FeatureParameters& params = {});
 
 // params.row_schema of the estimator experiments (results/result_compare.hpp: what `favorlab compare` pairs and tests):
 // key = the fields of estimator_row; statistics mean ± stderr (skewness mean_skewness; the spread of one draw:

@@ -40,11 +40,7 @@ Json figure_row(Family e, Coupling c, int d, int m, const Geometry& g, const Cel
 void finish_row(Json& row, const CellFigures& f, const ErrorMoments& em, bool iid) {
   row["trials"] = f.trials;
   row["nonfinite"] = f.nonfinite;
-  row["mean_skewness"] = number_or_null(em.error_skewness);
-  row["mse_skewness"] = number_or_null(em.squared_error_skewness);
-  row["mean_draw_variance"] = iid ? number_or_null(em.variance) : Json(nullptr);
-  row["mse_draw_variance"] = iid ? number_or_null(em.squared_error_variance) : Json(nullptr);
-  add_compare_fields(row);  // the coupled rows' exact mean variance, bounds and ranges
+  add_draw_fields(row, em, iid);  // and the coupled rows' exact mean variance, bounds and ranges
 }
 
 // An iid or orthogonal row of Theorem 2: the figures, the closed forms and the verdict of its exact-MSE check.
