@@ -22,6 +22,7 @@ import tempfile
 
 SPEED = "results/perf/speed-L16384-avx512-919c566.json"
 PEER = "results/peer-speed.json"
+NEWCOMER = "results/newcomer/times.json"
 
 
 def sig(n):
@@ -208,6 +209,12 @@ def target_rows():
 target_rows()
 
 ENTRIES += [
+    # A newcomer's first run, timed from a clean clone (scripts/newcomer-times.sh).
+    ("README.md", "built `favorlab`\nin {} minutes and wrote its first result after {} minutes; the quick run with its "
+     "figures was done after {}\nminutes, and `scripts/test.sh` then took {} minutes for its {} tests", NEWCOMER,
+     [lambda d: d["reproduce"]["build_seconds"] / 60, lambda d: d["reproduce"]["first_result_seconds"] / 60,
+      lambda d: d["reproduce"]["seconds"] / 60, lambda d: d["test"]["seconds"] / 60, lambda d: d["test"]["tests"]],
+     [fixed(1), fixed(1), fixed(1), fixed(1), integer]),
     ("README.md", "the quick experiments' result files record {} minutes of wall time", "results/*.json",
      [quick_run_minutes], [fixed(1)]),
     ("README.md", "the paper-sized result files in `results/full/` record {} minutes, {} of them looks",
