@@ -27,7 +27,6 @@ KNOWN = {
     "experiments/attention_error.cpp": 392,
     "experiments/attention_report.cpp": 416,
     "experiments/estimators.cpp": 432,
-    "experiments/kernels.cpp": 314,
     "experiments/mse.cpp": 435,
     "experiments/perm_order.cpp": 538,
     "experiments/permute_properties.cpp": 568,
