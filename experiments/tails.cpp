@@ -13,6 +13,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "evaluation/tail_points.hpp"
 #include "experiments/experiment.hpp"
 #include "io/format_number.hpp"
 #include "io/join_list.hpp"
@@ -27,14 +28,6 @@
 namespace favorlab {
 
 namespace {
-
-struct TailPoint {  // one (m, geometry, δ) of one d: the bound, and where its row goes
-  int m;
-  std::size_t mi, p, k;
-  double delta;
-  TailBound bound;
-  double a;
-};
 
 class TailsExperiment final : public Experiment {
  public:
@@ -189,8 +182,8 @@ class TailsExperiment final : public Experiment {
                          where, alpha_, tail_points.size());
     TailBoundCheck chernoff("Theorem 3 proof step: P[SMREG-ort+_m > a] <= exp(-m L_X(a)) (without d/(d+2))", where,
                             alpha_, tail_points.size());
-    const std::vector<Method> methods =
-        choose_methods(tail_points, points, d, coupling, sweep.trials, check.point_alpha());
+    const std::vector<TailMethodChoice> methods =
+        choose_tail_methods(tail_points, points, d, coupling, sweep.trials, check.point_alpha(), tilted_trials_);
     // The tilted draws' stream: the sweep's with the top bit set; each point's key is its grid position.
     std::vector<TiltedTailPoint> tilted_points;
     std::vector<std::size_t> tilted_at(tail_points.size(), 0);
@@ -214,18 +207,18 @@ class TailsExperiment final : public Experiment {
                                      geometry_label(points[tp.p]) + ", a=SMREG*(1+" + format_number(tp.delta) + ")"};
       const TailMethod method = methods[i].method;
       const TiltedTailEstimate* est = method == TailMethod::tilted ? &tilted[tilted_at[i]] : nullptr;
-      Json row = count_row(coupling, d, tp, points[tp.p], ev, check.point_alpha());
-      const TailPointVerdict v = judge(check, method, ev, est);
+      Json row = tail_count_row(coupling, d, tp, points[tp.p], ev, check.point_alpha());
+      const TailPointVerdict v = judge_tail_point(check, method, ev, est);
       if (v.status == Verdict::inconclusive && !methods[i].why_counted.empty()) check.add_note(methods[i].why_counted);
       row["method"] = tail_method_name(method);
-      if (est != nullptr) add_tilted_fields(row, *est, v);
+      if (est != nullptr) add_tilted_tail_fields(row, *est, v);
       row["margin"] = v.margin;
       row["confirmed"] = v.confirmed;
       row["status"] = v.status;
       if (!iid) {
         TailPointEvidence weak = ev;
         weak.bound = tp.bound.iid;
-        const Verdict weak_status = judge(chernoff, method, weak, est).status;
+        const Verdict weak_status = judge_tail_point(chernoff, method, weak, est).status;
         if (weak_status == Verdict::inconclusive && !methods[i].why_counted.empty())
           chernoff.add_note(methods[i].why_counted);
         row["chernoff_status"] = weak_status;
@@ -235,83 +228,6 @@ class TailsExperiment final : public Experiment {
     result.checks.push_back(check.result());
     if (!iid) result.checks.push_back(chernoff.result());
     return static_cast<std::int64_t>(tilted_points.size()) * (tilted_points.empty() ? 0 : tilted_trials_);
-  }
-
-  // Which evidence decides each point (docs/theory.md#deciding-a-tail-point). A threshold at or above the coupling's
-  // largest estimate: exact, P = 0. A count of N draws confirms a bound only above its zero-exceedance upper end
-  // u0 = 1 - (alpha/2)^(1/N), and then only when the truth lies well below the bound: bounds under kTiltedReach * u0
-  // go to the tilted estimate wherever the rows are iid (iid rows, or one orthogonal row, which has the same law).
-  // Everything else is counted; where a tilted estimate was wanted but cannot be had, `why_counted` says why.
-  struct Method {
-    TailMethod method = TailMethod::count;
-    std::string why_counted;
-  };
-  std::vector<Method> choose_methods(const std::vector<TailPoint>& tail_points, const std::vector<Geometry>& points,
-                                     int d, Coupling coupling, std::int64_t trials, double point_alpha) const {
-    constexpr double kTiltedReach = 10;
-    const bool iid = coupling == Coupling::iid;
-    const double zero_count_upper = clopper_pearson(0, trials, point_alpha).upper;
-    std::vector<Method> out;
-    for (const TailPoint& tp : tail_points) {
-      const double top = iid ? tp.bound.max_feature : tp.bound.max_orthogonal;
-      const double bound = iid ? tp.bound.iid : tp.bound.orthogonal;
-      Method m;
-      if (tp.a >= top) m.method = TailMethod::support;
-      else if (bound < kTiltedReach * zero_count_upper) {
-        if (!iid && tp.m > 1)
-          m.why_counted = "orthogonal rows with m >= 2 have no tilted estimate (their joint law is no product, so the "
-                          "tilt's normaliser E[exp(theta sum X)] is an m-dimensional integral)";
-        else if (d < 2) m.why_counted = "d = 1 has no tilted estimate";
-        else if (tilted_trials_ == 0) m.why_counted = "--tilted-trials 0 counts every point";
-        else if (!(bound > 0)) m.why_counted = "the bound underflows double";
-        else if (!tilted_feature_available(points[tp.p], d, tp.bound.theta))
-          m.why_counted = "the tilted law needs more than " + std::to_string(TiltedFeature::kMaxTerms) +
-                          " mixture terms (theta * max X beyond about 300)";
-        else m.method = TailMethod::tilted;
-      }
-      out.push_back(m);
-    }
-    return out;
-  }
-
-  static TailPointVerdict judge(TailBoundCheck& check, TailMethod method, const TailPointEvidence& ev,
-                                const TiltedTailEstimate* tilted) {
-    if (method == TailMethod::support) return check.judge_support(ev);
-    if (method == TailMethod::count) return check.judge(ev);
-    return check.judge_tilted({tilted->mean_ratio, tilted->trials, std::exp(tilted->log_range), tilted->low_factor,
-                               tilted->high_factor, tilted->shift, ev.bound, ev.label});
-  }
-
-  // A row with the point, its bounds and maxima, and the count (every point has one, whichever method decides it).
-  static Json count_row(Coupling coupling, int d, const TailPoint& tp, const Geometry& g, const TailPointEvidence& ev,
-                        double point_alpha) {
-    const ProportionInterval ci =
-        ev.trials > 0 ? clopper_pearson(ev.exceed, ev.trials, point_alpha) : ProportionInterval{0, 1};
-    Json row{{"estimator", "smreg"}, {"coupling", coupling_name(coupling)}, {"d", d}, {"m", tp.m},
-             {"x_norm", g.x_norm}, {"y_norm", g.y_norm}, {"cos_angle", g.cos_angle},
-             {"smreg", tp.bound.smreg}, {"truth", tp.bound.smreg}, {"delta", tp.delta}, {"a", tp.a},
-             {"max_estimate", tp.bound.max_feature}, {"above_support", tp.a >= tp.bound.max_feature},
-             {"exceed_count", ev.exceed}, {"trials", ev.trials}, {"nonfinite", ev.nonfinite},
-             {"p_hat", ev.trials > 0 ? static_cast<double>(ev.exceed) / static_cast<double>(ev.trials) : 0.0},
-             {"p_lower", ci.lower}, {"p_upper", ci.upper},
-             {"legendre", number_or_null(tp.bound.legendre)}, {"theta", number_or_null(tp.bound.theta)},
-             {"bound", ev.bound}, {"chernoff_bound", tp.bound.iid}};
-    if (coupling == Coupling::orthogonal) {
-      row["max_estimate_orthogonal"] = tp.bound.max_orthogonal;
-      row["above_support_orthogonal"] = tp.a >= tp.bound.max_orthogonal;
-    }
-    return row;
-  }
-
-  static void add_tilted_fields(Json& row, const TiltedTailEstimate& e, const TailPointVerdict& v) {
-    const double range = std::exp(e.log_range);
-    row["tilted_p"] = v.p_hat;
-    row["tilted_stderr"] = range * e.sd_ratio / std::sqrt(static_cast<double>(e.trials));
-    row["tilted_trials"] = e.trials;
-    row["tilted_hits"] = e.hits;
-    row["tilted_lower"] = v.interval.lower;
-    row["tilted_upper"] = v.interval.upper;
-    row["tilted_range"] = range;
   }
 
   void validate() const {

@@ -33,7 +33,6 @@ KNOWN = {
     "experiments/redraw.cpp": 409,
     "experiments/smreg.cpp": 479,
     "experiments/structured.cpp": 452,
-    "experiments/tails.cpp": 379,
 }
 
 
