@@ -111,8 +111,8 @@ Matrix<T> attention_matrix(const AttentionInputs<T>& in, std::size_t head, int t
 template <class T>
 Matrix<T> attention_matrix(const Matrix<T>& q, const Matrix<T>& k, const Eigen::MatrixXd& w,
                            const AttentionConfig& config, int threads) {
-  const Heads<T> one_hot{Matrix<T>::Identity(k.rows(), k.rows())};
-  return attend<T>({q}, {k}, one_hot, w, config, threads).front();
+  const Heads<T> qs{q}, ks{k}, one_hot{Matrix<T>::Identity(k.rows(), k.rows())};
+  return attention_matrix(AttentionInputs<T>(qs, ks, one_hot, w, config), 0, threads);
 }
 
 template void check_attention_inputs(const Heads<float>&, const Heads<float>&, const Heads<float>&,
