@@ -84,4 +84,17 @@ template std::vector<Eigen::MatrixXd> npy_to_heads<double>(const NpyArray&, cons
 template NpyArray heads_to_npy<float>(const std::vector<Eigen::MatrixXf>&, bool);
 template NpyArray heads_to_npy<double>(const std::vector<Eigen::MatrixXd>&, bool);
 
+Eigen::MatrixXd npy_stacked_rows(const NpyArray& array, const std::string& what) {
+  const std::vector<Eigen::MatrixXd> heads = npy_to_heads<double>(array, what);
+  Eigen::Index rows = 0;
+  for (const auto& h : heads) rows += h.rows();
+  Eigen::MatrixXd out(rows, heads.front().cols());
+  Eigen::Index at = 0;
+  for (const auto& h : heads) {
+    out.middleRows(at, h.rows()) = h;
+    at += h.rows();
+  }
+  return out;
+}
+
 }  // namespace favorlab

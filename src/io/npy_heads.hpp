@@ -25,6 +25,10 @@ template <class T>
 NpyArray heads_to_npy(const std::vector<Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>>& heads,
                       bool drop_head_axis);
 
+// Every row of every head, one under another: (L, d) as it is, (H, L, d) as an (H·L, d) matrix; npy_to_heads<double>'s
+// errors.
+Eigen::MatrixXd npy_stacked_rows(const NpyArray& array, const std::string& what);
+
 extern template std::vector<Eigen::MatrixXf> npy_to_heads<float>(const NpyArray&, const std::string&);
 extern template std::vector<Eigen::MatrixXd> npy_to_heads<double>(const NpyArray&, const std::string&);
 extern template NpyArray heads_to_npy<float>(const std::vector<Eigen::MatrixXf>&, bool);

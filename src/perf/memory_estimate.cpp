@@ -98,4 +98,14 @@ double attend_bytes(const AttendShape& a, double threads) {
   return outputs + projection + working;
 }
 
+double permute_long_run_bytes(double L, double d, double m, double columns, double chunk, bool generalized) {
+  AttendShape a{1, L, L, d, 1, m, columns};
+  a.causal = a.permute = true;
+  a.generalized = generalized;
+  a.chunk = chunk;
+  a.scalar = kFloat;
+  const double inputs = L * d * (2 * kDouble + 2 * kFloat) + L * (kFloat + 2 * kDouble);  // Q, K; 1, norms
+  return projection_bytes(Coupling::orthogonal, m, d) + inputs + attend_bytes(a, 1) + 3 * 4096 * columns * kDouble;
+}
+
 }  // namespace favorlab::memory

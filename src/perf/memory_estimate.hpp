@@ -121,4 +121,8 @@ inline double braced_heads_bytes(const AttendShape& a) {
 
 double attend_bytes(const AttendShape& a, double threads);
 
+// One run of evaluation/permute_long_run.cpp at length L: Q and K in double and float32, V = 1, the exact features'
+// norms, the causal float32 PermuteFormer forward (one thread) and the 4096-row blocks of features in double.
+double permute_long_run_bytes(double L, double d, double m, double columns, double chunk, bool generalized);
+
 }  // namespace favorlab::memory

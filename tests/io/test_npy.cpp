@@ -567,3 +567,24 @@ TEST_CASE("npy arrays convert to and from attention heads", "[npy]") {
                       Contains("head 1 is 3x3, head 0 is 2x3"));
   }
 }
+
+TEST_CASE("npy_stacked_rows puts every head's rows one under another", "[npy]") {
+  NpyArray three;  // (2, 2, 3): head h, row i, column j holds 100 h + 10 i + j
+  three.shape = {2, 2, 3};
+  for (int h = 0; h < 2; ++h)
+    for (int i = 0; i < 2; ++i)
+      for (int j = 0; j < 3; ++j) three.values.push_back(100.0 * h + 10.0 * i + j);
+  const Eigen::MatrixXd rows = npy_stacked_rows(three, "q.npy");
+  REQUIRE(rows.rows() == 4);
+  REQUIRE(rows.cols() == 3);
+  CHECK(rows(0, 2) == 2);
+  CHECK(rows(1, 0) == 10);
+  CHECK(rows(2, 1) == 101);  // head 1 starts at row L = 2
+  CHECK(rows(3, 2) == 112);
+  NpyArray two = three;
+  two.shape = {4, 3};
+  CHECK(npy_stacked_rows(two, "q.npy") == rows);
+  NpyArray one = three;
+  one.shape = {12};
+  CHECK_THROWS_WITH(npy_stacked_rows(one, "q.npy"), Catch::Contains("q.npy"));
+}
