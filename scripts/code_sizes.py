@@ -28,7 +28,6 @@ KNOWN = {
     "experiments/attention_report.cpp": 416,
     "experiments/estimators.cpp": 432,
     "experiments/mse.cpp": 435,
-    "experiments/perm_order.cpp": 538,
     "experiments/redraw.cpp": 409,
     "experiments/smreg.cpp": 479,
     "experiments/structured.cpp": 452,
