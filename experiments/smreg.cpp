@@ -17,11 +17,10 @@
 //   d. one per C: inf ratio ≥ 1 − 2/d + o(1/d), i.e. lim d (1 − inf ratio) ≤ 2; that limit is (2 ln C)².
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <optional>
-#include <sstream>
 #include <stdexcept>
 
+#include "evaluation/theorem1_points.hpp"
 #include "experiments/estimator_grid.hpp"
 #include "experiments/experiment.hpp"
 #include "features/family_theory.hpp"
@@ -52,8 +51,6 @@ const std::string kSetupClaim = "Theorem 1 (setup): E[smreg estimate] = SMREG";
 
 // Streams of the importance-sampled runs, above every sweep's (the dimension d): base + point index.
 constexpr std::uint64_t kImportanceStream = std::uint64_t{1} << 40;
-
-std::string point_at(int d, double z_norm) { return "d=" + std::to_string(d) + ", |z|=" + format_number(z_norm); }
 
 struct SmregOptions {
   std::vector<int> dims{2, 4, 8, 16, 32, 64, 128, 256};
@@ -100,41 +97,6 @@ struct OpenPoint {
   Geometry g;
   double truth;
   std::string label;
-};
-
-// Tracks the worst point of a deterministic comparison.
-struct Worst {
-  double value = -std::numeric_limits<double>::infinity();
-  std::string where;
-  void see(double v, const std::string& at) {
-    if (v > value || where.empty()) {
-      value = v;
-      where = at;
-    }
-  }
-};
-
-// What the deterministic checks (a) and (c) collect over all ratio and bound points.
-struct Tally {
-  Worst discrepancy, largest_log_ratio;
-  std::size_t compared = 0, strictly_below = 0, unavailable = 0, unavailable_asymptote = 0;
-  std::string unavailable_where;
-
-  // One point: the log ratio from the Bessel form and from the series, and the gap 1 − ratio; required: a point the
-  // checks must compare (not one of --asymptote-d only).
-  void compare(double log_exact, double log_series, double gap, const std::string& at, bool required) {
-    ++compared;
-    strictly_below += gap > 0;
-    // The Bessel form runs in 80-bit long double; for very large d, I_{d/2−1}(t) underflows it (log → −inf).
-    if (!std::isfinite(log_exact)) {
-      (required ? unavailable : unavailable_asymptote) += 1;
-      if (required) unavailable_where = at;
-      largest_log_ratio.see(log_series, at);
-      return;
-    }
-    discrepancy.see(std::abs(log_exact - log_series), at);
-    largest_log_ratio.see(std::max(log_exact, log_series), at);
-  }
 };
 
 // What the plain Monte Carlo line leaves: its verdict and label per (d, |z|), the points it left open for the
@@ -198,7 +160,7 @@ class SmregExperiment final : public Experiment {
     result.params = o_.params(ctx.trials);
     result.params["row_schema"] = row_schema();
 
-    Tally tally;
+    SmregRatioTally tally;
     const std::size_t points = o_.z_norms.size();
     ClaimCheck mc(kSetupClaim,
                   "Monte Carlo against the Bessel form, iid rows of norm sqrt(d), m=" + std::to_string(o_.m) + ", " +
@@ -206,16 +168,17 @@ class SmregExperiment final : public Experiment {
                   o_.alpha, o_.dims.size() * points);
     const PlainLine line = add_ratio_rows(result, tally, mc, ctx);
 
-    std::vector<Check> bound_checks, corrected_checks;
-    for (double c : o_.bounds) bound_checks.push_back(bound_rows(c, result.rows, tally, corrected_checks));
+    std::vector<Theorem1BoundChecks> bounds;
+    for (double c : o_.bounds)
+      bounds.push_back(theorem1_bound_rows(c, o_.dims, o_.asymptote_dims, kRatioTolerance, tally, result.rows));
 
-    result.checks.push_back(series_check(tally));
+    result.checks.push_back(smreg_series_check(tally, kRatioTolerance));
     result.checks.push_back(mc.result());
     if (o_.importance_trials_for(ctx.trials) > 0 && !line.open.empty())
       importance_lines(result, line.open, line.plain, line.labels, o_.importance_trials_for(ctx.trials), ctx);
-    result.checks.push_back(upper_check(tally));
-    for (Check& c : bound_checks) result.checks.push_back(std::move(c));
-    for (Check& c : corrected_checks) result.checks.push_back(std::move(c));
+    result.checks.push_back(smreg_upper_check(tally, kRatioTolerance));
+    for (Theorem1BoundChecks& b : bounds) result.checks.push_back(std::move(b.claimed));
+    for (Theorem1BoundChecks& b : bounds) result.checks.push_back(std::move(b.corrected));
     result.measurements["estimator_evaluations"] = line.evaluations;
     return result;
   }
@@ -223,7 +186,7 @@ class SmregExperiment final : public Experiment {
  private:
   // The ratio rows, per d one estimator sweep over every |z| (in order): each point's series against the Bessel form
   // (into tally) and its Monte Carlo mean judged by the plain line (mc).
-  PlainLine add_ratio_rows(Result& result, Tally& tally, ClaimCheck& mc, const RunContext& ctx) const {
+  PlainLine add_ratio_rows(Result& result, SmregRatioTally& tally, ClaimCheck& mc, const RunContext& ctx) const {
     const std::size_t points = o_.z_norms.size();
     PlainLine line;
     for (std::size_t di = 0; di < o_.dims.size(); ++di) {
@@ -238,48 +201,20 @@ class SmregExperiment final : public Experiment {
       for (std::size_t p = 0; p < points; ++p) {
         const double z = o_.z_norms[p];
         const Geometry& g = geometries[p];
-        const double log_exact = log_smreg_ratio_exact(z, d), log_series = log_smreg_ratio_series(z, d);
-        const double gap = smreg_ratio_gap(z, d);
-        tally.compare(log_exact, log_series, gap, point_at(d, z), true);
-
+        const SmregRatio ratio = smreg_ratio(z, d);
+        tally.compare(ratio.log_exact, ratio.log_series, ratio.gap, smreg_point_label(d, z), true);
         const SweepCell& cell = sweep.cell(0, p);
-        const double truth = sweep.truth[p], sm = std::exp(g.dot());
+        const double truth = sweep.truth[p];
         const ErrorMoments em = error_moments(Family::smreg, g, d, o_.m);
-        const double skew = em.error_skewness;
-        const PointEvidence ev{truth + cell.error.mean(), truth, cell.error.standard_error(),
-                               kRoundingAllowance * truth, skew, cell.error.count(), cell.nonfinite, point_at(d, z)};
+        const PointEvidence ev{truth + cell.error.mean(), truth, cell.error.standard_error(), kRoundingAllowance * truth,
+                               em.error_skewness, cell.error.count(), cell.nonfinite, smreg_point_label(d, z)};
         const PointVerdict v = mc.judge(ev);
-
-        Json row{{"kind", "ratio"}};
-        const Json common = estimator_row(Family::smreg, Coupling::iid, d, o_.m, g);
-        for (const auto& [key, value] : common.items()) row[key] = value;
-        row["z_norm"] = z;
-        row["w"] = z * z / 2;
-        row["ratio_exact"] = std::isfinite(log_exact) ? Json(std::exp(log_exact)) : Json(nullptr);
-        row["ratio_series"] = std::exp(log_series);
-        row["log_ratio_exact"] = number_or_null(log_exact);
-        row["log_ratio_series"] = log_series;
-        row["ratio_gap"] = gap;
-        row["truth"] = truth;
-        row["mean"] = ev.empirical;
-        row["stderr"] = ev.standard_error;
-        row["mc_ratio"] = ev.empirical / sm;
-        row["mc_stderr"] = ev.standard_error / sm;
-        row["z"] = v.z;
-        row["trials"] = cell.error.count();
-        row["nonfinite"] = cell.nonfinite;
-        row["error_skewness"] = skew;
-        // The closed-form variance of one draw of the estimate (iid rows: exact) and of the estimate over SM, for
-        // compare's Chebyshev bound where the skewness gates the z test.
-        row["mean_draw_variance"] = number_or_null(em.variance);
-        row["mc_ratio_draw_variance"] = number_or_null(em.variance / (sm * sm));
-        row["status"] = v.status;
-        row["trials_needed"] = trials_json(v.trials_needed);
+        const Json row = smreg_ratio_row(d, o_.m, z, g, ratio, ev, v, cell, em);
         line.plain.push_back(v);
-        line.labels.push_back(point_at(d, z));
+        line.labels.push_back(smreg_point_label(d, z));
         // The tilted sampler needs a sphere of dimension ≥ 2: at d = 1 the plain line alone judges.
         if (v.status == Verdict::inconclusive && d >= 2)
-          line.open.push_back({result.rows.size(), di * points + p, d, g, truth, point_at(d, z)});
+          line.open.push_back({result.rows.size(), di * points + p, d, g, truth, smreg_point_label(d, z)});
         result.rows.push_back(row);
       }
     }
@@ -343,130 +278,6 @@ class SmregExperiment final : public Experiment {
                                        "inf_ratio_series", "inf_ratio_gap", "d_gap", "d_gap_limit", "claimed_constant",
                                        "bound_claimed"})},
                 {"verdict", "status"}};
-  }
-
-  Check bound_rows(double c, Json& rows, Tally& tally, std::vector<Check>& corrected) const {
-    const double w = theorem1_max_w(c), z = theorem1_max_z_norm(c), limit = theorem1_gap_limit(c);
-    std::vector<int> dims = o_.dims;
-    dims.insert(dims.end(), o_.asymptote_dims.begin(), o_.asymptote_dims.end());
-    std::sort(dims.begin(), dims.end());
-    dims.erase(std::unique(dims.begin(), dims.end()), dims.end());
-    std::ostringstream seq;
-    int first_above = 0;
-    double last_gap = 0;
-    // The corrected statement, for every d: d (1 − inf ratio) ≤ (2 ln C)² (docs/theory.md#reading-the-premise-of-theorem-1).
-    std::int64_t corrected_held = 0, corrected_violated = 0;
-    double tightest = 0;  // the largest d (1 − inf ratio) / (2 ln C)²: how close the corrected constant is to sharp
-    int tightest_d = 0;
-    for (int d : dims) {
-      const double log_exact = log_smreg_ratio_exact(z, d), log_series = log_smreg_ratio_series(z, d);
-      const double gap = smreg_ratio_gap(z, d);
-      const bool extra = std::find(o_.dims.begin(), o_.dims.end(), d) == o_.dims.end();
-      tally.compare(log_exact, log_series, gap, "bound C=" + format_number(c) + ", " + point_at(d, z), !extra);
-      const double d_gap = d * gap;
-      if (d_gap > 2 && first_above == 0) first_above = d;
-      (d_gap <= limit * (1 + kRatioTolerance) ? corrected_held : corrected_violated) += 1;
-      if (limit > 0 && d_gap / limit > tightest) {
-        tightest = d_gap / limit;
-        tightest_d = d;
-      }
-      last_gap = d_gap;
-      seq << (seq.tellp() > 0 ? ", " : "") << "d=" << d << ": " << format_number(d_gap);
-      rows.push_back(Json{{"kind", "bound"},
-                          {"C", c},
-                          {"d", d},
-                          {"asymptote_only", extra},
-                          {"w", w},
-                          {"z_norm", z},
-                          {"x_norm", z / 2},
-                          {"y_norm", z / 2},
-                          {"cos_angle", 1.0},
-                          {"inf_ratio_exact", std::isfinite(log_exact) ? Json(std::exp(log_exact)) : Json(nullptr)},
-                          {"inf_ratio_series", std::exp(log_series)},
-                          {"inf_ratio_gap", gap},
-                          {"d_gap", d_gap},
-                          {"d_gap_exact", std::isfinite(log_exact) ? Json(-d * std::expm1(log_exact)) : Json(nullptr)},
-                          {"d_gap_limit", limit},
-                          {"claimed_constant", 2.0},
-                          {"bound_claimed", 1 - 2.0 / d}});
-    }
-    Check check = bound_check(c, z, limit, seq.str(), first_above, last_gap);
-
-    // Exact arithmetic again: held where the computed gap stays below the constant within the rounding tolerance.
-    // A constant smaller than (2 ln C)² by more than 1 − tightest would fail at the tightest d: that is the power.
-    Check fixed = exact_check(
-        "Theorem 1 corrected: inf SMREG/SM >= 1 - (2 ln C)^2/d for every d when ||A||_inf <= C",
-        "every d of " + std::to_string(dims.size()) + " from " + std::to_string(dims.front()) + " to " +
-            std::to_string(dims.back()) + ", C=" + format_number(c) + ", |z| = 2 sqrt(ln C) = " + format_number(z),
-        corrected_held, corrected_violated, tightest - 1,
-        "d(1 - inf ratio) <= (2 ln C)^2 = " + format_number(limit) + " at " + std::to_string(corrected_held) + " of " +
-            std::to_string(dims.size()) + " d (statistic: largest d(1 - inf ratio)/(2 ln C)^2 - 1 = " +
-            format_number(tightest - 1) + ", at d=" + std::to_string(tightest_d) +
-            "); from ln f(k, d) >= -k(k-1)/d, so 1 - SMREG/SM <= E[N(N-1)]/d = w^2/d with w = 2 ln C",
-        std::max(0.0, 1 - tightest) + kRatioTolerance);
-    corrected.push_back(std::move(fixed));
-    return check;
-  }
-
-  // Theorem 1's check at C: lim d(1 − inf ratio) = (2 ln C)² against the claimed 2. seq: the computed d(1 − inf ratio)
-  // per d; first_above: the first d where it exceeds 2 (0: none); last_gap: its value at the largest d.
-  static Check bound_check(double c, double z, double limit, const std::string& seq, int first_above, double last_gap) {
-    Check check;
-    check.claim = "Theorem 1: inf SMREG/SM >= 1 - 2/d + o(1/d) when ||A||_inf <= C";
-    check.where = "C=" + format_number(c) + " (entries SM(x,x), SM(y,y), SM(x,y) <= C, so |z| <= 2 sqrt(ln C) = " +
-                  format_number(z) + "); infimum at that |z|";
-    // lim d(1 − inf ratio) = (2 ln C)² exactly (theorem1_bound.hpp), approached from below; the claim is that
-    // limit ≤ 2. Exact arithmetic, no sampling: decided within the rounding tolerance.
-    const bool refuted = limit > 2 * (1 + kRatioTolerance);
-    set_point_counts(check, refuted ? 0 : 1, refuted ? 1 : 0, 0);
-    check.power = std::max(0.0, (2 * (1 + kRatioTolerance) - limit) / 2);  // the claimed 2, lowered by more, fails
-    check.statistic = limit - 2;
-    std::ostringstream s;
-    s << "d(1 - inf ratio): " << seq << "; limit d -> inf is (2 ln C)^2 = " << format_number(limit)
-      << " against the claimed 2 (statistic = limit - 2); d(1 - inf ratio) <= (2 ln C)^2 at every d";
-    if (limit > 2)
-      s << "; the claim fails for C > exp(1/sqrt 2) = " << format_number(theorem1_critical_c()) << ": "
-        << (first_above ? "the computed sequence exceeds 2 from d=" + std::to_string(first_above)
-                        : "the computed sequence has not yet passed 2 (largest d: " + format_number(last_gap) + ")");
-    else
-      s << "; stays below 2 at every d";
-    check.detail = s.str();
-    return check;
-  }
-
-  static Check series_check(const Tally& t) {
-    Check c;
-    c.claim = "eq. 30: the Poisson series of SMREG/SM equals the Bessel closed form";
-    c.where = std::to_string(t.compared) + " points (ratio and bound rows); relative tolerance " + format_number(kRatioTolerance);
-    const bool differs = t.discrepancy.value > kRatioTolerance;
-    set_point_counts(c, differs ? 0 : static_cast<std::int64_t>(t.compared), differs ? 1 : 0,
-                     static_cast<std::int64_t>(t.unavailable));
-    c.power = kRatioTolerance + t.discrepancy.value;  // a relative departure beyond this, either way, is caught
-    c.statistic = t.discrepancy.value;
-    c.detail = "largest |log ratio_exact - log ratio_series| = " + format_number(t.discrepancy.value) + " at " + t.discrepancy.where +
-               " (statistic); tolerance from floating-point error analysis, see experiments/smreg.cpp";
-    if (t.unavailable > 0)
-      c.detail += "; the Bessel form underflows long double at " + std::to_string(t.unavailable) +
-                  " grid points (e.g. " + t.unavailable_where + "), not compared";
-    if (t.unavailable_asymptote > 0)
-      c.detail += "; " + std::to_string(t.unavailable_asymptote) +
-                  " --asymptote-d points lie beyond the Bessel form's long double range (series and gap only there)";
-    return c;
-  }
-
-  static Check upper_check(const Tally& t) {
-    Check c;
-    c.claim = "Theorem 1: SMREG <= SM";
-    c.where = std::to_string(t.compared) + " points (ratio and bound rows), Bessel form and series";
-    const bool above = t.largest_log_ratio.value > kRatioTolerance;
-    set_point_counts(c, above ? 0 : static_cast<std::int64_t>(t.compared), above ? 1 : 0, 0);
-    c.power = std::max(0.0, kRatioTolerance - t.largest_log_ratio.value);  // SM lowered by more (relatively) fails
-    c.statistic = t.largest_log_ratio.value;
-    c.detail = "largest log(SMREG/SM) = " + format_number(t.largest_log_ratio.value) + " at " + t.largest_log_ratio.where +
-               " (statistic; must be <= " + format_number(kRatioTolerance) +
-               "); the positive-term series of 1 - SMREG/SM is > 0 at " + std::to_string(t.strictly_below) + " of " +
-               std::to_string(t.compared) + " points (0 only at |z| = 0)";
-    return c;
   }
 
   SmregOptions o_;
