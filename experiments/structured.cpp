@@ -4,39 +4,26 @@
 // that of Haar-random orthogonal features (R-ORF) at a fraction of the cost.
 // Per d (m = d) and geometry, all four couplings run one sweep each (independent streams); per point and estimator:
 //   mean − SM with its SE and z, the relative bias (mean − SM)/SM and its SE, MSE and its SE, MSE / MSE(R-ORF).
-// Checks per coupling × estimator:
-//   1. "E[estimate] = SM" over every d × geometry (two-sided z, Bonferroni). For iid and orthogonal rows this is
-//      Lemma 1, a control that must hold for the experiment's own sampler, so only its plain Monte Carlo judges it;
-//      for hadamard and givens a violation is the finding that the bias is statistically detectable — the detail
-//      names the worst point.
-//   2. "the bias shrinks with d": per geometry, |relative bias| at the largest d ≤ |relative bias| at the smallest d
-//      (one-sided; SE √(SE₁² + SE₂²), valid since |·| is 1-Lipschitz and the two d use independent streams).
-// With --until-conclusive the controls' sweeps (iid and orthogonal rows) take looks (mc/sweep_set.hpp) at every point
-// still open; the Hadamard and Givens sweeps run their --trials once.
-// Speed (kind "speed"): x ↦ Wx for a batch of vectors, dense GEMM vs the fast Hadamard and Givens applies, one thread,
-// median of repeats, ratios to dense from the same run. No check: timings are reported, not judged.
-// Heavy-tailed points are inconclusive: the a-priori skewness of the iid error (kernels/error_moments.hpp) stands in
-// for the structured couplings, whose features have the same (chi-norm) row lengths.
-#include <Eigen/Core>
-
+// Checks per coupling × estimator (evaluation/structured_points.hpp): 1. "E[estimate] = SM" over every d × geometry,
+// Lemma 1 for the iid and orthogonal controls, a detected bias for Hadamard and Givens rows; 2. "the bias shrinks
+// with d". With --until-conclusive the controls' sweeps take looks (mc/sweep_set.hpp) at every point still open; the
+// Hadamard and Givens sweeps run their --trials once. Speed (kind "speed", perf/structured_speed.hpp): x ↦ Wx, dense
+// GEMM against the fast applies; reported, not judged.
 #include <algorithm>
-#include <chrono>
 #include <cmath>
-#include <sstream>
 
+#include "evaluation/structured_points.hpp"
 #include "experiments/estimator_grid.hpp"
 #include "experiments/experiment.hpp"
 #include "experiments/look_report.hpp"
 #include "features/family_theory.hpp"
 #include "features/structured_projection.hpp"
 #include "features/walsh_hadamard.hpp"
-#include "io/join_list.hpp"
 #include "mc/estimator_sweep.hpp"
 #include "mc/sweep_set.hpp"
 #include "mc/sweep_figures.hpp"
 #include "perf/memory_estimate.hpp"
-#include "stats/absolute_comparison.hpp"
-#include "stats/sample_quantile.hpp"
+#include "perf/structured_speed.hpp"
 
 namespace favorlab {
 
@@ -84,10 +71,7 @@ class StructuredExperiment final : public Experiment {
         peak = std::max(peak, estimator_sweep_bytes({static_cast<double>(d), static_cast<double>(d), columns * d, ne,
                                                      points, 0, c},
                                                     ctx.trials, ctx.threads));
-    const double batch = std::max(0, resolved_batch(ctx.quick));
-    for (int d : speed_dims())
-      peak = std::max(peak, (static_cast<double>(d) * d + 6.0 * d * batch) * kDouble +
-                                projection_bytes(Coupling::givens, d, d));
+    peak = std::max(peak, structured_speed_bytes(speed_dims(), resolved_batch(ctx.quick)));
     const double cells = static_cast<double>(dims_.size()) * std::size(kCouplings) * ne * points;
     return estimate(peak + rows_bytes(cells, 26) + cells * sizeof(CellFigures) +
                         cells / std::size(kCouplings) * sizeof(ErrorMoments),
@@ -130,13 +114,13 @@ class StructuredExperiment final : public Experiment {
     result.params = Json{{"d", dims_},          {"x_norm", x_norms_},    {"y_norm", y_norms_},
                          {"cos", cosines_},     {"estimators", estimators_}, {"speed_d", speed_dims()},
                          {"batch", batch},      {"repeats", repeats_},   {"alpha", alpha_}};
-    result.params["row_schema"] = row_schema();
+    result.params["row_schema"] = structured_row_schema();
 
     const Measures measures = measure(points, estimators, ctx);
     add_checks(result, points, estimators, measures, ctx);
 
     if (!speed_dims().empty()) {
-      speed(ctx, batch, result);
+      measure_structured_speed(speed_dims(), batch, repeats_, ctx.seed, result);
       if (ctx.progress) ctx.progress(1, 1);
     }
     report_looks(ctx.looks, measures.looks, result);
@@ -197,13 +181,14 @@ class StructuredExperiment final : public Experiment {
     measures.per_sweep = per_sweep;
     std::vector<ClaimCheck> scratch;  // judges of the looks, [c · ne + e]
     for (std::size_t c = 0; c < kControls; ++c)
-      for (std::size_t e = 0; e < ne; ++e) scratch.push_back(bias_claim(c, estimators[e], np));
+      for (std::size_t e = 0; e < ne; ++e)
+        scratch.push_back(structured_bias_claim(kCouplings[c], estimators[e], dims_, np, alpha_));
     measures.looks = controls.take_looks(
         ctx.looks,
         [&](std::size_t cell, int look) {
           const std::size_t sweep = cell / per_sweep, local = cell % per_sweep, e = local / np, p = local % np;
           const std::size_t di = sweep / kControls, c = sweep % kControls;
-          return scratch[c * ne + e].judge(bias_evidence(cell_figures(controls.cell(cell), controls.truth(cell)),
+          return scratch[c * ne + e].judge(structured_bias_evidence(cell_figures(controls.cell(cell), controls.truth(cell)),
                                                          moments[di][local], dims_[di], points[p],
                                                          ctx.looks.sequential() ? look : -1));
         },
@@ -236,41 +221,22 @@ class StructuredExperiment final : public Experiment {
       }
   }
 
-  // Check 1 of coupling c and estimator `est`: E[estimate] = SM over every d × geometry.
-  ClaimCheck bias_claim(std::size_t c, Family est, std::size_t np) const {
-    const bool structured = is_structured(kCouplings[c]);
-    return ClaimCheck(std::string(structured ? "Structured features (B.2)" : "Lemma 1 (control)") + ": E[" +
-                          std::string(estimator_name(est)) + " estimate] = SM" +
-                          (structured ? "; a violation = bias detected" : ""),
-                      std::string(coupling_name(kCouplings[c])) + " projections with chi row norms, m=d, d in {" +
-                          join_list(dims_) + "}, " + std::to_string(np) + " geometries",
-                      alpha_, dims_.size() * np);
-  }
-
-  // A cell's evidence for check 1, judged at `look` (−1: the whole α).
-  static PointEvidence bias_evidence(const CellFigures& f, const ErrorMoments& em, int d, const Geometry& g, int look) {
-    PointEvidence ev{f.mean,   f.truth,     f.stderr_, kRoundingAllowance * f.truth, em.error_skewness,
-                     f.trials, f.nonfinite, "d=" + std::to_string(d) + ", " + point_label(g)};
-    ev.look = look;
-    return ev;
-  }
-
   // Check 1 of coupling c and estimator `est` (number e) over every d × geometry, a row per point; look(di, p): the
   // look each point is judged at.
   template <class Look>
   void bias_check(Result& result, std::size_t c, Family est, std::size_t e, const std::vector<Geometry>& points,
                   const Figures& figures, const Moments& moments, const Look& look) const {
     const std::size_t np = points.size();
-    ClaimCheck bias = bias_claim(c, est, np);
+    ClaimCheck bias = structured_bias_claim(kCouplings[c], est, dims_, np, alpha_);
     for (std::size_t di = 0; di < dims_.size(); ++di)
       for (std::size_t p = 0; p < np; ++p) {
         const CellFigures& f = figures[di][c][e * np + p];
         const ErrorMoments& em = moments[di][e * np + p];
         const int at = look(di, p);
-        const PointVerdict v = bias.judge(bias_evidence(f, em, dims_[di], points[p], at));
+        const PointVerdict v = bias.judge(structured_bias_evidence(f, em, dims_[di], points[p], at));
         MseRatio ratio = independent_mse_ratio(f, figures[di][kOrthogonal][e * np + p]);
         if (c == kOrthogonal) ratio.stderr_ = 0.0;  // the orthogonal cell against itself: exactly 1
-        Json row = point_row(est, c, dims_[di], points[p], f, v, ratio, em);
+        Json row = structured_point_row(est, kCouplings[c], dims_[di], points[p], f, v, ratio, em);
         if (at >= 0) row["look"] = at;
         result.rows.push_back(std::move(row));
       }
@@ -282,131 +248,12 @@ class StructuredExperiment final : public Experiment {
   void shrink_check(Result& result, std::size_t c, Family est, std::size_t e, const std::vector<Geometry>& points,
                     const Figures& figures, const Moments& moments) const {
     const std::size_t np = points.size();
-    const std::size_t lo = static_cast<std::size_t>(std::min_element(dims_.begin(), dims_.end()) - dims_.begin());
-    const std::size_t hi = static_cast<std::size_t>(std::max_element(dims_.begin(), dims_.end()) - dims_.begin());
-    AbsoluteAtMostCheck shrink("Structured features (B.2): |relative bias of " + std::string(estimator_name(est)) +
-                                   "| at d=" + std::to_string(dims_[hi]) + " <= at d=" + std::to_string(dims_[lo]),
-                               std::string(coupling_name(kCouplings[c])) + " projections, " + std::to_string(np) +
-                                   " geometries, independent streams",
-                               alpha_, np);
-    for (std::size_t p = 0; p < np; ++p) {
-      const CellFigures &a = figures[hi][c][e * np + p], &b = figures[lo][c][e * np + p];
-      const double skew = std::max(std::abs(moments[hi][e * np + p].error_skewness),
-                                   std::abs(moments[lo][e * np + p].error_skewness));
-      shrink.judge(a.relative_bias(), a.relative_bias_stderr(), b.relative_bias(), b.relative_bias_stderr(), skew,
-                   std::min(a.trials, b.trials), a.nonfinite + b.nonfinite, point_label(points[p]));
-    }
-    result.checks.push_back(shrink.result());
-  }
-
-  // A point row: the figures of one cell, the verdict of its bias check and its MSE against the orthogonal one.
-  static Json point_row(Family est, std::size_t c, int d, const Geometry& g, const CellFigures& f,
-                        const PointVerdict& v, const MseRatio& ratio, const ErrorMoments& em) {
-    Json row = estimator_row(est, kCouplings[c], d, d, g);
-    row["kind"] = "point";
-    row["method"] = nullptr;  // a speed row's key field
-    row["truth"] = f.truth;
-    row["mean"] = f.mean;
-    row["stderr"] = f.stderr_;
-    row["z"] = v.z;
-    row["status"] = v.status;
-    row["trials_needed"] = trials_json(v.trials_needed);
-    row["relative_bias"] = f.relative_bias();
-    row["relative_bias_stderr"] = f.relative_bias_stderr();
-    row["mse"] = f.mse;
-    row["mse_stderr"] = f.mse_stderr;
-    row["mse_ratio_to_orthogonal"] = ratio.value;
-    row["mse_ratio_stderr"] = ratio.stderr_;
-    row["trials"] = f.trials;
-    row["nonfinite"] = f.nonfinite;
-    // For compare: the a-priori skewness of one error and squared error (iid values stand in for coupled rows, as
-    // in the check) and the closed-form variances of one draw, exact for iid rows only.
-    const bool iid = kCouplings[c] == Coupling::iid;
-    row["mean_skewness"] = number_or_null(em.error_skewness);
-    row["mse_skewness"] = number_or_null(em.squared_error_skewness);
-    row["mean_draw_variance"] = iid ? number_or_null(em.variance) : Json(nullptr);
-    row["mse_draw_variance"] = iid ? number_or_null(em.squared_error_variance) : Json(nullptr);
-    add_compare_fields(row);  // spread bounds and ranges for compare; hadamard, givens: no iid skewness stand-in
-    return row;
-  }
-
-  // For compare: point rows pair by estimator × coupling × d × geometry, speed rows by method × d (timings: not
-  // compared). Mean and MSE are statistics, scaled to the spread of one draw the row declares (add_compare_fields) and
-  // counted in params.trials at the row's look; the relative bias (mean/truth − 1) and the ratio to the orthogonal
-  // MSE are not declared, being functions of declared figures and exact fields.
-  static Json row_schema() {
-    auto statistic = [](const char* value, const char* stderr_field, const char* skewness, const char* spread,
-                        int power) {
-      return Json{{"value", value},
-                  {"stderr", stderr_field},
-                  {"count", "trials"},
-                  {"count_param", "trials"},
-                  {"count_look", "look"},
-                  {"count_dropped", "nonfinite"},
-                  {"skewness", skewness},
-                  {"variance", std::string(spread) + "_draw_variance"},
-                  {"variance_bound", std::string(spread) + "_draw_variance_bound"},
-                  {"range", std::string(spread) + "_range"},
-                  {"rounding_scale", "truth"},
-                  {"rounding_power", power}};
-    };
-    return Json{{"key", Json::array({"kind", "method", "estimator", "coupling", "d", "x_norm", "y_norm", "cos_angle"})},
-                {"statistics", Json::array({statistic("mean", "stderr", "mean_skewness", "mean", 1),
-                                            statistic("mse", "mse_stderr", "mse_skewness", "mse", 2)})},
-                {"exact", Json::array({"m", "truth"})},
-                {"verdict", "status"}};
-  }
-
-  // Median wall time of `repeats_` runs of f, in seconds.
-  template <class F>
-  double median_seconds(F&& f) const {
-    std::vector<double> t;
-    for (int r = 0; r < repeats_; ++r) {
-      const auto start = std::chrono::steady_clock::now();
-      f();
-      t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-    }
-    return sample_median(t);
-  }
-
-  void speed(const RunContext& ctx, int batch, Result& result) const {
-    // One thread for every method, so the ratios compare algorithms rather than parallel efficiency.
-    const int eigen_threads = Eigen::nbThreads();
-    Eigen::setNbThreads(1);
-    double checksum = 0;  // keeps the timed work observable
-    for (int d : speed_dims()) {
-      PhiloxStream rng(ctx.seed, (std::uint64_t{1} << 40) | static_cast<std::uint64_t>(d), 0);
-      const HadamardProjection had = HadamardProjection::draw(d, d, RowNorms::sqrt_d, rng);
-      const GivensProjection giv = GivensProjection::draw(d, d, RowNorms::sqrt_d, rng);
-      const Eigen::MatrixXd w = had.dense();
-      Eigen::MatrixXd x(d, batch);
-      for (Eigen::Index j = 0; j < x.cols(); ++j)
-        for (Eigen::Index i = 0; i < x.rows(); ++i) x(i, j) = rng.normal();
-      Eigen::MatrixXd out(d, batch);
-      const double t_dense = median_seconds([&] { out.noalias() = w * x; checksum += out(0, 0); });
-      const double t_had = median_seconds([&] { checksum += had.apply(x)(0, 0); });
-      const double t_giv = median_seconds([&] { checksum += giv.apply(x)(0, 0); });
-      const std::pair<const char*, double> methods[] = {{"dense", t_dense}, {"hadamard", t_had}, {"givens", t_giv}};
-      for (const auto& [method, t] : methods)
-        // Null geometry and estimator: the key fields of the point rows, which a speed row does not have.
-        result.rows.push_back(Json{{"kind", "speed"},
-                                   {"estimator", nullptr},
-                                   {"coupling", nullptr},
-                                   {"x_norm", nullptr},
-                                   {"y_norm", nullptr},
-                                   {"cos_angle", nullptr},
-                                   {"method", method},
-                                   {"d", d},
-                                   {"m", d},
-                                   {"batch", batch},
-                                   {"repeats", repeats_},
-                                   {"seconds", t},
-                                   {"vectors_per_second", batch / t},
-                                   {"time_ratio_to_dense", t / t_dense},
-                                   {"threads", 1}});
-    }
-    Eigen::setNbThreads(eigen_threads);
-    result.measurements["speed_checksum"] = checksum;
+    const auto lo = static_cast<std::size_t>(std::min_element(dims_.begin(), dims_.end()) - dims_.begin());
+    const auto hi = static_cast<std::size_t>(std::max_element(dims_.begin(), dims_.end()) - dims_.begin());
+    const auto block = [&](const auto& of_d) { return std::vector(of_d.begin() + e * np, of_d.begin() + (e + 1) * np); };
+    result.checks.push_back(structured_shrink_check(kCouplings[c], est, dims_[hi], dims_[lo], points,
+                                                    block(figures[hi][c]), block(figures[lo][c]), block(moments[hi]),
+                                                    block(moments[lo]), alpha_));
   }
 
   void validate() const {

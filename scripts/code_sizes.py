@@ -29,7 +29,6 @@ KNOWN = {
     "experiments/estimators.cpp": 432,
     "experiments/mse.cpp": 435,
     "experiments/redraw.cpp": 409,
-    "experiments/structured.cpp": 452,
 }
 
 
