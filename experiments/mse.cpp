@@ -15,8 +15,7 @@
 //      on Lemma 2's closed forms, whose margin at large ‖z‖ is far below what any Monte Carlo resolves;
 //   6. each claim of checks 1-3 judged both ways also gets a line "..., plain or importance-sampled" that combines
 //      the plain and the importance-sampled verdict point by point (stats/either_check.hpp).
-// Checks 2 and 3 combine MSEs of one sweep, which share ω trial by trial: their standard errors come from the delta
-// method with the covariances of the squared errors (mc/estimator_sweep.hpp), not from treating them as independent.
+// Checks 2 and 3 (evaluation/lemma2_comparisons.hpp) take covariances into account where MSEs share a sweep.
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -25,13 +24,13 @@
 #include <utility>
 #include <vector>
 
+#include "evaluation/lemma2_comparisons.hpp"
 #include "experiments/estimator_grid.hpp"
 #include "experiments/experiment.hpp"
 #include "features/family_theory.hpp"
 #include "mc/estimator_sweep.hpp"
 #include "mc/importance_gerf.hpp"
 #include "mc/importance_mse.hpp"
-#include "stats/either_check.hpp"
 #include "stats/exact_inequality.hpp"
 
 namespace favorlab {
@@ -40,18 +39,6 @@ namespace {
 
 // Streams of the importance-sampled checks (disjoint from the sweep's, which are the coupling codes).
 constexpr std::uint64_t kImportanceStream = 0x1500'0000ULL;
-
-// Checks 2 and 3, without their method.
-const std::string kRatioClaim = "Lemma 2: MSE(trig)/MSE(positive) grows as SM -> 0";
-const std::string kHyperbolicClaim = "Lemma 2: hyperbolic with m beats positive with 2m";
-
-struct MseFigure {
-  double mse = 0, stderr_ = 0, skewness = 0;
-  std::int64_t trials = 0, nonfinite = 0;
-};
-
-// The verdict of each point (or step) a check judged, with its label: what check 6 combines.
-using Judged = std::vector<std::pair<std::string, PointVerdict>>;
 
 class MseExperiment final : public EstimatorGridExperiment {
  public:
@@ -109,7 +96,7 @@ class MseExperiment final : public EstimatorGridExperiment {
       SweepConfig config{d, coupling, specs, points, ctx.seed, static_cast<std::uint64_t>(coupling), ctx.trials,
                          ctx.threads, grid_.parameters};
       const SweepResult sweep = run_estimator_sweep(config, part_progress(sweep_progress, ci, couplings.size()),
-                                                    iid ? combined_cells(specs, m, points) : CellPairs{});
+                                                    iid ? lemma2_combined_cells(specs, m, points) : CellPairs{});
       evaluations += sweep.evaluations;
       seconds += sweep.seconds;
 
@@ -118,7 +105,7 @@ class MseExperiment final : public EstimatorGridExperiment {
       for (std::size_t s = 0; s < specs.size(); ++s) {
         const Family e = specs[s].estimator;
         const int ms = specs[s].m;
-        const Judged plain = add_spec_rows(result, sweep, specs[s], s, coupling, points, figures[s]);
+        const JudgedPoints plain = add_spec_rows(result, sweep, specs[s], s, coupling, points, figures[s]);
         // The closed forms again by importance sampling (mc/importance_mse.hpp; gerf, oprf, sderf:
         // mc/importance_gerf.hpp): light-tailed where the plain Monte Carlo above is not, so its verdicts are
         // conclusive where plain MC cannot be (iid, at the grid's m, and positive's 2m of check 3; the rows of
@@ -140,14 +127,14 @@ class MseExperiment final : public EstimatorGridExperiment {
  private:
   // Spec s of one sweep: its rows, with check 1 where the family has a closed form for these rows (iid); sets the
   // spec's MSE figures. Returns check 1's verdicts (empty without it), which check 6 combines.
-  Judged add_spec_rows(Result& result, const SweepResult& sweep, const EstimatorSpec& spec, std::size_t s,
+  JudgedPoints add_spec_rows(Result& result, const SweepResult& sweep, const EstimatorSpec& spec, std::size_t s,
                        Coupling coupling, const std::vector<Geometry>& points, std::vector<MseFigure>& figures) const {
     const int d = grid_.d, ms = spec.m;
     const Family e = spec.estimator;
     const FamilyInfo& family = family_info(e);
     const bool iid = coupling == Coupling::iid;
     std::optional<ClaimCheck> check;
-    Judged plain;
+    JudgedPoints plain;
     if (iid && family.iid_mse != nullptr)
       check.emplace(std::string(family.mse_source) + ": MSE(" + std::string(estimator_name(e)) + ") closed form",
                     "iid projections, d=" + std::to_string(d) + ", m=" + std::to_string(ms) + ", " +
@@ -195,34 +182,37 @@ class MseExperiment final : public EstimatorGridExperiment {
                        const std::vector<EstimatorSpec>& specs, const std::vector<std::vector<MseFigure>>& figures,
                        std::map<Family, std::vector<MseFigure>>& sampled) const {
     const int m = grid_.m, d = grid_.d;
-    Judged ratio_plain, ratio_sampled, hyp_plain, hyp_sampled;  // checks 2, 3 and 5's verdicts, for check 6
-    const auto t = find_spec(specs, Family::trig, m), pos = find_spec(specs, Family::positive, m);
+    JudgedPoints ratio_plain, ratio_sampled, hyp_plain, hyp_sampled;  // checks 2, 3 and 5's verdicts, for check 6
+    const double alpha = grid_.alpha;
+    const auto t = find_estimator_spec(specs, Family::trig, m), pos = find_estimator_spec(specs, Family::positive, m);
+    const auto h = find_estimator_spec(specs, Family::hyperbolic, m);
+    const auto pos2 = find_estimator_spec(specs, Family::positive, 2 * m);
     if (t && pos)
-      result.checks.push_back(ratio_check(points, sweep, *t, *pos, figures[*t], figures[*pos], false, ratio_plain));
-    if (const auto h = find_spec(specs, Family::hyperbolic, m), pos2 = find_spec(specs, Family::positive, 2 * m);
-        h && pos2)
       result.checks.push_back(
-          hyperbolic_check(points, sweep, *h, *pos2, figures[*h], figures[*pos2], false, hyp_plain));
+          lemma2_ratio_check(points, sweep, *t, *pos, figures[*t], figures[*pos], false, m, alpha, ratio_plain));
+    if (h && pos2)
+      result.checks.push_back(
+          lemma2_hyperbolic_check(points, sweep, *h, *pos2, figures[*h], figures[*pos2], false, m, alpha, hyp_plain));
     // Check 5: the same claims on the importance-sampled MSEs (positive at 2m is the m-feature run's MSE halved).
     if (t && sampled.count(Family::positive))
-      result.checks.push_back(
-          ratio_check(points, sweep, *t, *t, figures[*t], sampled[Family::positive], true, ratio_sampled));
+      result.checks.push_back(lemma2_ratio_check(points, sweep, *t, *t, figures[*t], sampled[Family::positive], true,
+                                                 m, alpha, ratio_sampled));
     if (sampled.count(Family::hyperbolic) && sampled.count(Family::positive)) {
-      std::vector<MseFigure> pos2 = sampled[Family::positive];
-      for (MseFigure& f : pos2) f.mse /= 2, f.stderr_ /= 2;
-      result.checks.push_back(
-          hyperbolic_check(points, sweep, 0, 0, sampled[Family::hyperbolic], pos2, true, hyp_sampled));
+      std::vector<MseFigure> halved = sampled[Family::positive];
+      for (MseFigure& f : halved) f.mse /= 2, f.stderr_ /= 2;
+      result.checks.push_back(lemma2_hyperbolic_check(points, sweep, 0, 0, sampled[Family::hyperbolic], halved, true,
+                                                      m, alpha, hyp_sampled));
     }
     // Check 6 for checks 2 and 3.
-    if (const auto c = either_line(kRatioClaim, ratio_where(), ratio_plain, ratio_sampled)) result.checks.push_back(*c);
-    if (const auto c = either_line(kHyperbolicClaim, hyperbolic_where(points.size()), hyp_plain, hyp_sampled))
+    if (const auto c = either_line(kLemma2RatioClaim, lemma2_ratio_where(m), ratio_plain, ratio_sampled))
+      result.checks.push_back(*c);
+    const std::string hyperbolic_where = lemma2_hyperbolic_where(m, points.size());
+    if (const auto c = either_line(kLemma2HyperbolicClaim, hyperbolic_where, hyp_plain, hyp_sampled))
       result.checks.push_back(*c);
     // Check 3 on the closed forms: MSE_pos(2m) − MSE_hyp(m) = (1 − e^{−‖z‖²}) SM²/(2m), a margin that is a fraction
     // (1 − e^{−‖z‖²})/(e^{‖z‖²} − 1) of either MSE — below any Monte Carlo's resolution where ‖z‖ is large.
-    if (find_spec(specs, Family::hyperbolic, m) && find_spec(specs, Family::positive, m)) {
-      ExactInequality exact("Lemma 2: hyperbolic with m beats positive with 2m, exact values",
-                            "iid, m=" + std::to_string(m) + " vs 2m=" + std::to_string(2 * m) + ", " +
-                                std::to_string(points.size()) + " points, Lemma 2's closed forms");
+    if (h && pos) {
+      ExactInequality exact(kLemma2HyperbolicClaim + ", exact values", hyperbolic_where + ", Lemma 2's closed forms");
       for (const Geometry& g : points)
         exact.judge(family_info(Family::hyperbolic).iid_mse(g, d, m, grid_.parameters),
                     family_info(Family::positive).iid_mse(g, d, 2 * m, grid_.parameters), std::exp(2 * g.dot()),
@@ -237,7 +227,7 @@ class MseExperiment final : public EstimatorGridExperiment {
   // by check 6.
   std::vector<MseFigure> importance_checks(Result& result, Family e, int m, const std::vector<Geometry>& points,
                                            const RunContext& ctx, std::size_t stream_base, std::size_t first_row,
-                                           const Judged& plain, const ProgressFn& progress) const {
+                                           const JudgedPoints& plain, const ProgressFn& progress) const {
     const int d = grid_.d;
     const std::string name(estimator_name(e));
     const FamilyInfo& family = family_info(e);
@@ -249,7 +239,7 @@ class MseExperiment final : public EstimatorGridExperiment {
                               (lemma ? "" : ", scaled across it");
     const std::string closed_form = std::string(family.mse_source) + ": MSE(" + name + ") closed form";
     ClaimCheck mse_check(closed_form + ", importance-sampled", where, grid_.alpha, points.size());
-    Judged sampled;
+    JudgedPoints sampled;
     std::vector<MseFigure> figures;
     for (std::size_t p = 0; p < points.size(); ++p) {
       const std::uint64_t stream = kImportanceStream + stream_base + p;
@@ -271,22 +261,7 @@ class MseExperiment final : public EstimatorGridExperiment {
       const PointVerdict v = mse_check.judge({is.mse, theory, is.mse_stderr, std::pow(kRoundingAllowance * truth, 2),
                                               is.mse_skewness, is.trials, is.nonfinite, label});
       sampled.emplace_back(label, v);
-      Json& row = result.rows[first_row + p];
-      row["is_mean"] = is.estimate_mean;
-      row["is_stderr"] = is.estimate_stderr;
-      row["is_mse"] = is.mse;
-      row["is_mse_stderr"] = is.mse_stderr;
-      row["is_trials"] = is.trials;
-      row["is_mean_skewness"] = number_or_null(is.estimate_skewness);
-      row["is_mse_skewness"] = number_or_null(is.mse_skewness);
-      row["is_z"] = v.z;
-      row["is_status"] = v.status;
-      row["is_trials_needed"] = trials_json(v.trials_needed);
-      row["is_proposal_mean"] = is.proposal.mean;
-      row["is_proposal_sd"] = is.proposal.sd;
-      row["is_proposal_perp_sd"] = perp_sd;
-      row["is_relative_variance"] = is.relative_variance;
-      row["plain_relative_variance"] = number_or_null(is.plain_relative_variance);
+      add_importance_fields(result.rows[first_row + p], is, v, perp_sd);
       figures.push_back({is.mse, is.mse_stderr, is.mse_skewness, is.trials, is.nonfinite});
     }
     result.checks.push_back(mse_check.result());
@@ -296,133 +271,10 @@ class MseExperiment final : public EstimatorGridExperiment {
     return figures;
   }
 
-  // Check 6: `claim` (named without its method) judged by plain Monte Carlo and by importance sampling at the same
-  // points, in the same order, combined point by point; none where either method judged nothing.
-  std::optional<Check> either_line(const std::string& claim, const std::string& where, const Judged& plain,
-                                   const Judged& sampled) const {
-    if (plain.empty() || plain.size() != sampled.size()) return std::nullopt;
-    EitherCheck either = plain_or_importance_sampled(claim, where, importance_trials_);
-    for (std::size_t i = 0; i < plain.size(); ++i) either.add(plain[i].second, sampled[i].second, plain[i].first);
-    return either.result();
-  }
-
-  std::string ratio_where() const {
-    return "iid, m=" + std::to_string(grid_.m) + ", paths x_norm = y_norm = r at each cos in (-1, 0)";
-  }
-  std::string hyperbolic_where(std::size_t points) const {
-    return "iid, m=" + std::to_string(grid_.m) + " vs 2m=" + std::to_string(2 * grid_.m) + ", " +
-           std::to_string(points) + " points";
-  }
-
-  static std::optional<std::size_t> find_spec(const std::vector<EstimatorSpec>& specs, Family e, int m) {
-    for (std::size_t i = 0; i < specs.size(); ++i)
-      if (specs[i].estimator == e && specs[i].m == m) return i;
-    return std::nullopt;
-  }
-
-  // The consecutive points a → b of the paths of check 2 (cos fixed in (−1, 0), x_norm = y_norm = r ascending).
-  static std::vector<std::pair<std::size_t, std::size_t>> ratio_steps(const std::vector<Geometry>& points) {
-    std::map<double, std::vector<std::size_t>> paths;  // cos → point indices with x_norm = y_norm
-    for (std::size_t p = 0; p < points.size(); ++p)
-      if (points[p].x_norm == points[p].y_norm && points[p].cos_angle < 0 && points[p].cos_angle > -1 &&
-          points[p].x_norm > 0)
-        paths[points[p].cos_angle].push_back(p);
-    std::vector<std::pair<std::size_t, std::size_t>> steps;
-    for (auto& [c, idx] : paths) {
-      std::sort(idx.begin(), idx.end(), [&](auto a, auto b) { return points[a].x_norm < points[b].x_norm; });
-      for (std::size_t i = 1; i < idx.size(); ++i) steps.emplace_back(idx[i - 1], idx[i]);
-    }
-    return steps;
-  }
-
-  // The cells whose MSEs checks 2 and 3 combine, as pairs whose squared-error covariance the sweep must track.
-  static CellPairs combined_cells(const std::vector<EstimatorSpec>& specs,
-                                                                         int m, const std::vector<Geometry>& points) {
-    CellPairs pairs;
-    const std::size_t n = points.size();
-    if (const auto t = find_spec(specs, Family::trig, m), pos = find_spec(specs, Family::positive, m); t && pos)
-      for (auto [a, b] : ratio_steps(points)) {
-        const std::size_t cells[] = {*t * n + a, *pos * n + a, *t * n + b, *pos * n + b};
-        for (std::size_t i = 0; i < 4; ++i)
-          for (std::size_t j = i + 1; j < 4; ++j) pairs.emplace_back(cells[i], cells[j]);
-      }
-    if (const auto h = find_spec(specs, Family::hyperbolic, m), pos2 = find_spec(specs, Family::positive, 2 * m);
-        h && pos2)
-      for (std::size_t p = 0; p < n; ++p) pairs.emplace_back(*h * n + p, *pos2 * n + p);
-    return pairs;
-  }
-
-  // Check 2. On each path consecutive points a → b have SM falling; the claim is log R_b − log R_a ≥ 0 with
-  // R = MSE_trig/MSE_pos, tested one-sided (a significant fall violates). `sampled`: pos holds independent
-  // importance-sampled figures (check 5), so only the trig terms share a covariance.
-  Check ratio_check(const std::vector<Geometry>& points, const SweepResult& sweep, std::size_t t_spec,
-                    std::size_t pos_spec, const std::vector<MseFigure>& trig, const std::vector<MseFigure>& pos,
-                    bool sampled, Judged& judged) const {
-    const std::vector<std::pair<std::size_t, std::size_t>> steps = ratio_steps(points);
-    const std::size_t n_points = points.size();
-    const std::string claim = kRatioClaim + (sampled ? ", importance-sampled" : "");
-    const std::string where =
-        ratio_where() + (sampled ? ", positive MSEs importance-sampled (independent runs)" : "");
-    if (steps.empty())
-      return exact_check(claim, where, 0, 0, 0,
-                         "the grid has no two equal-norm points at a common cos in (-1, 0), so nothing is judged; add "
-                         "them with --x-norm/--y-norm/--cos");
-    ClaimCheck check(claim, where, grid_.alpha, steps.size(), ClaimCheck::Sides::upper);
-    double largest_ratio = 0, sm_there = 0;
-    for (auto [a, b] : steps) {
-      auto log_ratio = [&](std::size_t p) { return std::log(trig[p].mse) - std::log(pos[p].mse); };
-      const double fall = log_ratio(a) - log_ratio(b);
-      // Gradient of the fall in the four MSEs, with their covariances (all from the same ω per trial).
-      const double se =
-          sampled ? std::hypot(mse_combination_stderr(sweep, {{t_spec * n_points + a, 1 / trig[a].mse},
-                                                              {t_spec * n_points + b, -1 / trig[b].mse}}),
-                               pos[a].stderr_ / pos[a].mse, pos[b].stderr_ / pos[b].mse)
-                  : mse_combination_stderr(sweep, {{t_spec * n_points + a, 1 / trig[a].mse},
-                                                   {pos_spec * n_points + a, -1 / pos[a].mse},
-                                                   {t_spec * n_points + b, -1 / trig[b].mse},
-                                                   {pos_spec * n_points + b, 1 / pos[b].mse}});
-      const double skew = std::max({std::abs(trig[a].skewness), std::abs(trig[b].skewness), std::abs(pos[a].skewness),
-                                    std::abs(pos[b].skewness)});
-      const std::int64_t n = std::min({trig[a].trials, trig[b].trials, pos[a].trials, pos[b].trials});
-      const std::int64_t bad = trig[a].nonfinite + trig[b].nonfinite + pos[a].nonfinite + pos[b].nonfinite;
-      PointEvidence e{fall, 0, se, 0, skew, n, bad,
-                      point_label(points[a]) + " -> x_norm=y_norm=" + std::to_string(points[b].x_norm)};
-      e.scale = 1;  // a fall of the log ratio is already relative: power is in units of log(ratio)
-      judged.emplace_back(e.label, check.judge(e));
-      const double ratio_b = trig[b].mse / pos[b].mse;
-      if (ratio_b > largest_ratio) {
-        largest_ratio = ratio_b;
-        sm_there = std::exp(points[b].dot());
-      }
-    }
-    Check c = check.result();
-    c.detail += "; largest empirical ratio " + std::to_string(largest_ratio) + " at SM = " + std::to_string(sm_there);
-    return c;
-  }
-
-  // Check 3. MSE_hyp(m) ≤ MSE_pos(2m) at every point, one-sided. `sampled`: both from independent importance-sampled
-  // runs (check 5; the specs are then unused).
-  Check hyperbolic_check(const std::vector<Geometry>& points, const SweepResult& sweep, std::size_t h_spec,
-                         std::size_t pos2_spec, const std::vector<MseFigure>& hyp, const std::vector<MseFigure>& pos2,
-                         bool sampled, Judged& judged) const {
-    const std::size_t n_points = points.size();
-    ClaimCheck check(kHyperbolicClaim + (sampled ? ", importance-sampled" : ""),
-                     hyperbolic_where(points.size()) +
-                         (sampled ? ", independent importance-sampled runs (positive at 2m: its m-feature MSE / 2)"
-                                  : ""),
-                     grid_.alpha, points.size(), ClaimCheck::Sides::upper);
-    for (std::size_t p = 0; p < points.size(); ++p) {
-      const double se =
-          sampled ? std::hypot(hyp[p].stderr_, pos2[p].stderr_)
-                  : mse_combination_stderr(sweep, {{h_spec * n_points + p, 1}, {pos2_spec * n_points + p, -1}});
-      const double skew = std::max(std::abs(hyp[p].skewness), std::abs(pos2[p].skewness));
-      const double allowance = std::pow(kRoundingAllowance * std::exp(points[p].dot()), 2);
-      PointEvidence e{hyp[p].mse - pos2[p].mse, 0, se, allowance, skew, std::min(hyp[p].trials, pos2[p].trials),
-                      hyp[p].nonfinite + pos2[p].nonfinite, point_label(points[p])};
-      e.scale = pos2[p].mse;  // power relative to the MSE being beaten
-      judged.emplace_back(e.label, check.judge(e));
-    }
-    return check.result();
+  // Check 6: `claim` judged both ways, combined point by point.
+  std::optional<Check> either_line(const std::string& claim, const std::string& where, const JudgedPoints& plain,
+                                   const JudgedPoints& sampled) const {
+    return plain_or_sampled_line(claim, where, plain, sampled, importance_trials_);
   }
 
   std::int64_t importance_trials_ = 100000;

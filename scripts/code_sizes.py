@@ -27,7 +27,6 @@ KNOWN = {
     "experiments/attention_error.cpp": 392,
     "experiments/attention_report.cpp": 416,
     "experiments/estimators.cpp": 432,
-    "experiments/mse.cpp": 435,
     "experiments/redraw.cpp": 409,
 }
 

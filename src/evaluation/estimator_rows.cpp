@@ -150,4 +150,22 @@ void add_importance_fields(Json& row, const CoupledImportanceSampledMse& r, cons
   }
 }
 
+void add_importance_fields(Json& row, const ImportanceSampledMse& r, const PointVerdict& v, double perp_sd) {
+  row["is_mean"] = r.estimate_mean;
+  row["is_stderr"] = r.estimate_stderr;
+  row["is_mse"] = r.mse;
+  row["is_mse_stderr"] = r.mse_stderr;
+  row["is_trials"] = r.trials;
+  row["is_mean_skewness"] = number_or_null(r.estimate_skewness);
+  row["is_mse_skewness"] = number_or_null(r.mse_skewness);
+  row["is_z"] = v.z;
+  row["is_status"] = v.status;
+  row["is_trials_needed"] = trials_json(v.trials_needed);
+  row["is_proposal_mean"] = r.proposal.mean;
+  row["is_proposal_sd"] = r.proposal.sd;
+  row["is_proposal_perp_sd"] = perp_sd;
+  row["is_relative_variance"] = r.relative_variance;
+  row["plain_relative_variance"] = number_or_null(r.plain_relative_variance);
+}
+
 }  // namespace favorlab

@@ -9,6 +9,7 @@
 #include "kernels/error_moments.hpp"
 #include "kernels/geometry.hpp"
 #include "mc/importance_coupled.hpp"
+#include "mc/importance_mse.hpp"
 #include "results/result.hpp"
 #include "stats/claim_check.hpp"
 
@@ -51,6 +52,12 @@ Json estimator_row_schema(bool with_mse);
 // verdict of its MSE: is_mean, is_stderr, is_mse, is_mse_stderr, is_trials, is_mse_skewness (the gate's figure),
 // is_z, is_status, is_trials_needed, is_proposal_mean, is_proposal_sd.
 void add_importance_fields(Json& row, const CoupledImportanceSampledMse& r, const PointVerdict& v);
+
+// The is_* fields of a row from an importance-sampled MSE run on iid rows (mc/importance_mse.hpp,
+// mc/importance_gerf.hpp) and the verdict of its MSE: those of add_importance_fields (is_mean_skewness the run's
+// a-priori figure), the proposal's sd across x + y (perp_sd: 1 where it is not scaled), its relative variance and the
+// plain one's.
+void add_importance_fields(Json& row, const ImportanceSampledMse& r, const PointVerdict& v, double perp_sd);
 
 // "x_norm=…, y_norm=…, cos=…" for check details.
 std::string point_label(const Geometry& g);
