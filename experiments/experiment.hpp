@@ -9,27 +9,12 @@
 #include <utility>
 #include <vector>
 
-#include "mc/parallel_trials.hpp"
-#include "mc/sequential_looks.hpp"
+#include "mc/run_context.hpp"
 #include "perf/memory_estimate.hpp"
 #include "results/result.hpp"
 
 namespace favorlab {
 
-struct RunContext {
-  std::uint64_t seed = 2021;
-  std::int64_t trials = 0;  // resolved: never 0 here
-  int threads = 1;
-  bool quick = false;
-  ProgressFn progress;      // may be empty
-  LookPlan looks;           // --until-conclusive: looks after the pilot of `trials` (experiments that take_looks())
-};
-
-// How an experiment runs under `mpirun -np N` (mc/distribution.hpp):
-//   trial_blocks  every rank runs it; its Monte Carlo trial blocks are split over the ranks (rows bit-identical to one
-//                 process);
-//   rank0         rank 0 runs it alone (exact arithmetic, few expensive draws, attention engines); the others wait;
-//   refused       it measures time, which other ranks on the same machine would distort: exit 2 under N > 1.
 enum class Distribution { trial_blocks, rank0, refused };
 
 class Experiment {
