@@ -26,7 +26,6 @@ SUFFIXES = (".cpp", ".hpp", ".cu", ".cuh")
 KNOWN = {
     "experiments/attention_error.cpp": 392,
     "experiments/attention_report.cpp": 416,
-    "experiments/redraw.cpp": 409,
 }
 
 
