@@ -10,7 +10,6 @@
 // --modes is given) and the softmax scale. This driver reads the options and the layers: every layer is read and
 // checked before any work, then read again one at a time (memory: one layer).
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <optional>
 #include <stdexcept>
@@ -21,27 +20,19 @@
 #include "evaluation/attention_report_summary.hpp"
 #include "evaluation/capture_manifest.hpp"
 #include "evaluation/report_layers.hpp"
+#include "evaluation/report_run.hpp"
 #include "evaluation/report_slopes.hpp"
 #include "evaluation/synthetic_heads.hpp"
 #include "experiments/experiment.hpp"
 #include "experiments/look_report.hpp"
 #include "experiments/softmax_estimator_options.hpp"
 #include "io/format_number.hpp"
-#include "io/input_file.hpp"  // printable
 #include "io/input_layers.hpp"
 #include "perf/memory_estimate.hpp"
-#include "runtime/peak_memory.hpp"
 
 namespace favorlab {
 
 namespace {
-
-// What measure() returns: the layers' shapes and the progress total, every head's report, and the slope verdicts.
-struct ReportMeasures {
-  CheckedReportLayers checked;
-  std::vector<ReportedHead> heads;
-  SlopeVerdicts slopes;
-};
 
 class AttentionReportExperiment final : public Experiment {
  public:
@@ -74,14 +65,12 @@ class AttentionReportExperiment final : public Experiment {
   // per-draw errors and a row per (head, arm, m) stay to the end.
   MemoryEstimate memory_estimate(const RunContext& ctx) const override {
     using namespace memory;
-    struct Shape {
-      double heads, lq, lk, d, dv;
-    };
-    std::vector<Shape> layers;
+    std::vector<ReportLayerSize> layers;
     double synthetic_square = 0;  // the one-hot layer's L×L cosines
     if (inputs_.empty() && input_dir_.empty()) {
       const double heads = resolved_heads(ctx.quick), L = L_;
-      layers.assign(all_synthetic_heads().size(), Shape{heads, L, L, static_cast<double>(d_), static_cast<double>(d_)});
+      layers.assign(all_synthetic_heads().size(),
+                    ReportLayerSize{heads, L, L, static_cast<double>(d_), static_cast<double>(d_)});
       synthetic_square = L * L * kDouble;
     } else {
       try {
@@ -101,40 +90,13 @@ class AttentionReportExperiment final : public Experiment {
       for (const FamilyInfo& info : families()) features += estimates_softmax(info.family) ? 1 : 0;
     const double arms = features * static_cast<double>(couplings_.size() * modes_.size());
     const double draws = static_cast<double>(ctx.trials), tasks = arms * n_ms * draws;
+    const bool any_causal = std::find(modes_.begin(), modes_.end(), "causal") != modes_.end();
     double peak = 0, heads_total = 0, kept = 0;
-    for (const Shape& l : layers) {
+    for (const ReportLayerSize& l : layers) {
       heads_total += l.heads;
       kept += l.heads * (arms * n_ms * (3 * draws * kDouble + 64) + std::min(l.lq, l.lk) * kDouble);
-      const double head = (l.lq * l.d + l.lk * l.d + l.lk * l.dv) * kDouble;
-      const bool matrix = l.lk <= matrix_max_L_;
-      AttendShape favor{1, l.lq, l.lk, l.d, l.dv, max_m, columns};
-      double forward = attend_bytes(favor, 1);
-      favor.causal = true;
-      for (const std::string& mode : modes_)
-        if (mode == "causal") forward = std::max(forward, attend_bytes(favor, 1));
-      AttendShape favor_matrix{1, l.lq, l.lk, l.d, l.lk, max_m, columns};
-      AttendShape exact{1, l.lq, l.lk, l.d, l.dv};
-      exact.exact = true;
-      AttendShape exact_matrix = exact;
-      exact_matrix.dv = l.lk;
-      const double projection = widest_projection_bytes(couplings_, max_m, l.d);
-      const double one_hot = 2 * l.lk * l.lk * kDouble;  // I_L: an initializer list's copy and the vector's
-      const double a = matrix ? l.lq * l.lk * kDouble : 0;
-      double task = projection + braced_heads_bytes(favor) + forward + l.lq * l.dv * kDouble;
-      if (matrix)  // Â: the one-hot V, a FAVOR forward with dv = L (Â is its output)
-        task = std::max(task, projection + one_hot + braced_heads_bytes(favor) + attend_bytes(favor_matrix, 1));
-      // One after another: the exact outputs, A (one-hot V, exact attention with dv = L), A's BDCSVD (a copy, the
-      // bidiagonal form and an L × L work matrix), the tasks (A kept).
-      const double exact_outputs = braced_heads_bytes(exact) + attend_bytes(exact, ctx.threads);
-      const double exact_matrix_bytes =
-          matrix ? one_hot + braced_heads_bytes(exact) + attend_bytes(exact_matrix, ctx.threads) : 0;
-      const double phases =
-          std::max({exact_outputs, exact_matrix_bytes, 5 * a, a + task_workers(tasks, ctx.threads) * task});
-      // Float32 copies of Q, K, V and their bfloat16-rounded ones (half the doubles' bytes each), made through two
-      // transient double copies of one matrix.
-      const double copies = head + 2 * std::max(l.lq, l.lk) * std::max(l.d, l.dv) * kDouble;
-      const double per_head = copies + 4 * l.lq * l.dv * kDouble + phases;
-      peak = std::max(peak, 2 * l.heads * head + std::max(synthetic_square, per_head));
+      peak = std::max(peak, report_layer_bytes(l, max_m, columns, any_causal, matrix_max_L_, couplings_, tasks,
+                                               ctx.threads, synthetic_square));
     }
     return estimate(peak + kept + rows_bytes(heads_total * arms * n_ms, 50 + 2 * draws),
                     "--m-values, --matrix-max-L, --trials or the inputs' L");
@@ -205,13 +167,14 @@ class AttentionReportExperiment final : public Experiment {
                     : ReportLayers(!inputs_.empty() ? layers_from_triples(inputs_, "--inputs")
                                                     : layers_from_directory(input_dir_, "--input-dir"),
                                    manifest);
-    const ReportMeasures measures = measure(layers, settings, ctx);
+    const ReportMeasures measures = measure_report(layers, settings, alpha_, ctx);
     const std::vector<ReportLayerShape>& shapes = measures.checked.shapes;
     const std::vector<ReportedHead>& heads = measures.heads;
 
     Result result;
     result.experiment = name();
-    result.params = report_params(shapes, heads, features, modes, settings, heatmap_m, from_files);
+    result.params = report_params(shapes, heads, {features, couplings_, modes, heatmap_m, from_files}, settings,
+                                  {alpha_, floor_factor_});
     if (!from_files) {
       result.params["synthetic_L"] = L_synth;
       result.params["synthetic_heads"] = H_synth;
@@ -220,7 +183,7 @@ class AttentionReportExperiment final : public Experiment {
     summarize_report(heads, shapes.size(), settings, {alpha_, floor_factor_}, measures.slopes, result.rows,
                      result.checks);
     report_looks(ctx.looks, measures.slopes.record, result);
-    add_closing(result, heads, shapes, settings, manifest, heatmap_m);
+    add_report_closing(result, heads, shapes, settings, manifest, heatmap_m, target_);
     return result;
   }
 
@@ -257,89 +220,6 @@ class AttentionReportExperiment final : public Experiment {
     return heatmap_m;
   }
 
-  // Every layer checked, then every head's report (progress per task), then the verdicts of "error falls as m grows".
-  ReportMeasures measure(const ReportLayers& layers, const ReportSettings& settings, const RunContext& ctx) const {
-    ReportMeasures measures;
-    const auto start = std::chrono::steady_clock::now();
-    measures.checked = check_report_layers(layers, settings);
-    const CheckedReportLayers& checked = measures.checked;
-    std::int64_t done = 0;
-    measures.heads = report_layers(layers, settings, [&] {
-      if (ctx.progress) ctx.progress(++done, checked.tasks);
-    });
-    const std::vector<ReportedHead>& heads = measures.heads;
-    // "Error falls as m grows": its open heads take the looks (more draws), the other checks keep the pilot's.
-    measures.slopes =
-        judge_slopes(heads, checked.shapes.size(), settings, alpha_, ctx.looks,
-                     std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
-                     report_head_loader(layers, heads, settings.arms), ctx.progress);
-    return measures;
-  }
-
-  // Whether the layers' head counts differ.
-  static bool heads_differ(const std::vector<ReportLayerShape>& shapes) {
-    bool differ = false;
-    for (const auto& shape : shapes) differ = differ || shape.heads != shapes.front().heads;
-    return differ;
-  }
-
-  // The result's params: the layers as read, the arms, the m values and the report's settings.
-  Json report_params(const std::vector<ReportLayerShape>& shapes, const std::vector<ReportedHead>& heads,
-                     const std::vector<Family>& features, const std::vector<std::string>& modes,
-                     const ReportSettings& settings, int heatmap_m, bool from_files) const {
-    Json layer_names = Json::array(), heads_per_layer = Json::array(), layer_shapes = Json::array(),
-         sources = Json::array();
-    for (const auto& shape : shapes) {
-      layer_names.push_back(shape.name);
-      heads_per_layer.push_back(shape.heads);
-      layer_shapes.push_back(Json{{"heads", shape.heads}, {"L", shape.L}, {"d", shape.d}, {"dv", shape.dv}});
-      sources.push_back(shape.source);
-    }
-    std::vector<std::string> feature_names;
-    for (Family f : features) feature_names.emplace_back(feature_kind_name(f));
-    return Json{{"input_kind", from_files ? "npy" : "synthetic"},
-                {"layers", layer_names},
-                {"heads_per_layer", heads_per_layer},
-                {"heads_differ_between_layers", heads_differ(shapes)},
-                {"layer_shapes", layer_shapes},
-                {"layer_sources", sources},
-                {"L", heads.front().report.L},
-                {"d", heads.front().report.d},
-                {"dv", heads.front().report.dv},
-                {"m_values", settings.ms},
-                {"features", feature_names},
-                {"couplings", couplings_},
-                {"modes", modes},
-                {"draws", settings.draws},
-                {"projection_draw", "head index << 20 + draw"},
-                {"matrix_max_L", matrix_max_L_},
-                {"floor_factor", floor_factor_},
-                {"alpha", alpha_},
-                {"heatmap_m", heatmap_m},
-                {"heatmap_features", feature_names.front()},
-                {"heatmap_coupling", couplings_.front()},
-                {"renormalize", true},
-                {"stabilizer", true}};
-  }
-
-  // The closing recommendation for --target (into params), the peak memory, and the terminal text: the model, the
-  // table, a note when the layers' head counts differ, the recommendation's paragraph.
-  void add_closing(Result& result, const std::vector<ReportedHead>& heads, const std::vector<ReportLayerShape>& shapes,
-                   const ReportSettings& settings, const std::optional<CaptureManifest>& manifest,
-                   int heatmap_m) const {
-    const Recommendation recommendation = recommend(heads, settings, target_);
-    result.params["recommendation"] = recommendation_json(recommendation, settings);
-    const std::int64_t peak = resident_high_water_bytes();
-    result.measurements["peak_memory_bytes"] = peak;
-    if (manifest) result.text = model_line(*manifest);
-    result.text += report_table(result.rows, result.checks, settings, heatmap_m, peak);
-    if (heads_differ(shapes)) {
-      std::string counts;
-      for (const auto& shape : shapes) counts += (counts.empty() ? "" : ", ") + std::to_string(shape.heads);
-      result.text += "Note: the layers differ in head count (" + counts + ").\n";
-    }
-    result.text += "\n" + wrap_paragraph(recommendation.paragraph) + "\n";
-  }
   void validate_options(const std::vector<int>& ms, std::int64_t trials) const {
     if (d_ < 1 || d_ > 4096) throw std::invalid_argument("--d must lie in [1, 4096], got " + std::to_string(d_));
     if (matrix_max_L_ < 0) throw std::invalid_argument("--matrix-max-L must be at least 0");
@@ -356,18 +236,6 @@ class AttentionReportExperiment final : public Experiment {
     if (trials > kMaxReportDraws)
       throw std::invalid_argument("--trials (projection draws per head) must be at most " +
                                   std::to_string(kMaxReportDraws));
-  }
-
-  static std::string model_line(const CaptureManifest& m) {
-    // The manifest's words, escaped: a raw newline in a model name must not break the report's line.
-    std::string line = "Model: " + printable(m.model);
-    if (!m.path.empty() && m.path != m.model)
-      line += " (" + printable(m.path) + (m.revision.empty() ? "" : " @ " + printable(m.revision)) + ")";
-    line += ", captured by scripts/capture-qkv.sh: L = " + std::to_string(m.L) + ", " + std::to_string(m.heads) +
-            " heads" + (m.kv_expanded ? " (grouped-query keys and values from " + m.kv_heads + " heads, expanded)" : "") +
-            ", " + (m.causal ? "causal" : "bidirectional") + ", softmax scale " + format_number(m.scale) +
-            (m.scale_folded_into_q ? " (folded into Q by the capture)" : " (applied to Q here)") + "\n";
-    return line;
   }
 
   void check_synthetic(int L, int heads) const {

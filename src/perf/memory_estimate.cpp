@@ -108,4 +108,36 @@ double permute_long_run_bytes(double L, double d, double m, double columns, doub
   return projection_bytes(Coupling::orthogonal, m, d) + inputs + attend_bytes(a, 1) + 3 * 4096 * columns * kDouble;
 }
 
+double report_layer_bytes(const ReportLayerSize& l, double max_m, double columns, bool any_causal,
+                          double matrix_max_L, const std::vector<std::string>& couplings, double tasks, double threads,
+                          double square) {
+  const double head = (l.lq * l.d + l.lk * l.d + l.lk * l.dv) * kDouble;
+  const bool matrix = l.lk <= matrix_max_L;
+  AttendShape favor{1, l.lq, l.lk, l.d, l.dv, max_m, columns};
+  double forward = attend_bytes(favor, 1);
+  favor.causal = true;
+  if (any_causal) forward = std::max(forward, attend_bytes(favor, 1));
+  AttendShape favor_matrix{1, l.lq, l.lk, l.d, l.lk, max_m, columns};
+  AttendShape exact{1, l.lq, l.lk, l.d, l.dv};
+  exact.exact = true;
+  AttendShape exact_matrix = exact;
+  exact_matrix.dv = l.lk;
+  const double projection = widest_projection_bytes(couplings, max_m, l.d);
+  const double one_hot = 2 * l.lk * l.lk * kDouble;  // I_L: an initializer list's copy and the vector's
+  const double a = matrix ? l.lq * l.lk * kDouble : 0;
+  double task = projection + braced_heads_bytes(favor) + forward + l.lq * l.dv * kDouble;
+  if (matrix)  // Â: the one-hot V, a FAVOR forward with dv = L (Â is its output)
+    task = std::max(task, projection + one_hot + braced_heads_bytes(favor) + attend_bytes(favor_matrix, 1));
+  // One after another: the exact outputs, A (one-hot V, exact attention with dv = L), A's BDCSVD (a copy, the
+  // bidiagonal form and an L × L work matrix), the tasks (A kept).
+  const double exact_outputs = braced_heads_bytes(exact) + attend_bytes(exact, threads);
+  const double exact_matrix_bytes = matrix ? one_hot + braced_heads_bytes(exact) + attend_bytes(exact_matrix, threads) : 0;
+  const double phases = std::max({exact_outputs, exact_matrix_bytes, 5 * a, a + task_workers(tasks, threads) * task});
+  // Float32 copies of Q, K, V and their bfloat16-rounded ones (half the doubles' bytes each), made through two
+  // transient double copies of one matrix.
+  const double copies = head + 2 * std::max(l.lq, l.lk) * std::max(l.d, l.dv) * kDouble;
+  const double per_head = copies + 4 * l.lq * l.dv * kDouble + phases;
+  return 2 * l.heads * head + std::max(square, per_head);
+}
+
 }  // namespace favorlab::memory

@@ -125,4 +125,16 @@ double attend_bytes(const AttendShape& a, double threads);
 // norms, the causal float32 PermuteFormer forward (one thread) and the 4096-row blocks of features in double.
 double permute_long_run_bytes(double L, double d, double m, double columns, double chunk, bool generalized);
 
+// One layer of an attention report (evaluation/attention_report.cpp), its heads read and copied, then one head at a
+// time: float32 and bfloat16-rounded copies, the exact outputs, for L ≤ matrix_max_L the Lq×L matrix A (one-hot V =
+// I_L) and its SVD, and per concurrent (arm, m, draw) task a projection and a FAVOR forward (with the matrix, Â from a
+// forward of width L). square: an L×L matrix the layer's synthesis keeps (0 for read layers). The phases run one after
+// another; the largest counts.
+struct ReportLayerSize {
+  double heads = 1, lq = 0, lk = 0, d = 0, dv = 0;
+};
+double report_layer_bytes(const ReportLayerSize& l, double max_m, double columns, bool any_causal,
+                          double matrix_max_L, const std::vector<std::string>& couplings, double tasks, double threads,
+                          double square);
+
 }  // namespace favorlab::memory
