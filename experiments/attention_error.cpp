@@ -3,8 +3,9 @@
 // regularized) × m, the output MSE mean_{i,c}(Âtt − Att)² on each of --trials independent inputs (Gaussian Q, K, V;
 // input i uses projection draw i; or the heads of --q/--k/--v .npy files, one input per head), summarised as
 // mean ± std over the inputs; beside it the relative error MSE / variance of the exact output (1: no better than
-// predicting the mean row) and uniform attention's error on the same inputs (attention_baselines.hpp). Checks, each a paired comparison on the
-// same inputs (stats/paired_check.hpp: the exact sign test over the inputs, Bonferroni over the m values):
+// predicting the mean row) and uniform attention's error on the same inputs (attention_baselines.hpp). Checks, each a
+// paired comparison on the same inputs (evaluation/favor_arm_comparisons.hpp; the exact sign test over the inputs,
+// Bonferroni over the m values):
 //   1. orthogonal below iid, per feature map and mode;
 //   2. positive below trig, per coupling and mode.
 // With --until-conclusive (the full reproduce run) an open point gets more Gaussian inputs in looks of doubling size,
@@ -12,7 +13,6 @@
 // record the look (vs_*_look) and inputs (vs_*_inputs) of their verdicts.
 // --backend cuda: every forward, FAVOR and exact, on the GPU in float32 (backend_option.hpp).
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <stdexcept>
 
@@ -25,10 +25,8 @@
 #include "experiments/look_report.hpp"
 #include "experiments/softmax_estimator_options.hpp"
 #include "io/format_number.hpp"
-#include "io/join_list.hpp"
 #include "io/npy_heads.hpp"
 #include "perf/memory_estimate.hpp"
-#include "stats/paired_check.hpp"
 
 namespace favorlab {
 
@@ -125,46 +123,29 @@ class AttentionErrorExperiment final : public Experiment {
     BackendOption::record(result, backend);
 
     const std::vector<FavorArm> arms = favor_arm_grid(causal_modes, couplings, features, ms);
-    PilotErrors pilot = measure(arms, inputs, causal_modes, backend, ctx);
-    const Shape shape{static_cast<int>(inputs.front().k.rows()), static_cast<int>(inputs.front().q.cols()),
+    PilotErrors pilot = measure_favor_arms(arms, inputs, causal_modes, backend, ctx);
+    const ArmInputs shape{static_cast<int>(inputs.front().k.rows()), static_cast<int>(inputs.front().q.cols()),
                       static_cast<int>(inputs.size()), from_files, ctx.looks.sequential()};
     // The rows describe the pilot's inputs (Fig. 4's 15); the looks add inputs to the paired verdicts only.
     std::vector<Json> rows;
     for (std::size_t a = 0; a < arms.size(); ++a)
-      rows.push_back(arm_row(arms[a], summarize_output_error(pilot.mse[a], pilot.baselines[arms[a].causal ? 1 : 0]),
-                             pilot.mse[a], shape));
+      rows.push_back(favor_arm_row(arms[a],
+                                   summarize_output_error(pilot.mse[a], pilot.baselines[arms[a].causal ? 1 : 0]),
+                                   pilot.mse[a], shape, scale_));
 
     std::vector<std::string> prefixes;
-    const std::vector<ArmComparison> comparisons = arm_comparisons(arms, features, couplings, shape, ms, prefixes);
+    const std::vector<ArmComparison> comparisons =
+        fig4_comparisons(arms, features, couplings, modes_, shape, ms, prefixes);
     ArmLookSetup setup{&pilot.configs, {L, d_, d_, scale_, 1.0}, ctx.seed, ctx.threads, backend, alpha_, ctx.looks,
                        pilot.seconds, ctx.progress};
     const PairedLookOutcome outcome = compare_arms(comparisons, pilot.mse, setup);
-    add_checks(result, rows, comparisons, prefixes, outcome, ctx.looks.sequential());
+    add_arm_verdicts(result, rows, comparisons, prefixes, outcome, ctx.looks.sequential());
     report_looks(ctx.looks, outcome.record, result);
     for (auto& row : rows) result.rows.push_back(std::move(row));
     return result;
   }
 
  private:
-  // What the rows and checks say about the inputs: their length, dimension and number, and where they came from.
-  struct Shape {
-    int L = 0, d = 0, inputs = 0;
-    bool from_files = false, looks = false;
-    std::string where(const std::vector<int>& ms) const {
-      return "L=" + std::to_string(L) + ", d=" + std::to_string(d) + ", " + std::to_string(inputs) + " inputs" +
-             (looks ? " (doubling by looks)" : "") + ", m in {" + join_list(ms) + "}";
-    }
-  };
-
-  // The pilot's measures: each arm's configuration and per-input output MSE, the pilot's wall-clock seconds, and per
-  // mode (0 bidirectional, 1 causal) the baselines of the exact outputs.
-  struct PilotErrors {
-    std::vector<AttentionConfig> configs;
-    std::vector<std::vector<double>> mse;
-    double seconds = 0;
-    std::vector<OutputBaseline> baselines[2];
-  };
-
   // --modes as causal flags; refuses an unknown mode, and --modes causal with a data-dependent feature map.
   std::vector<bool> checked_modes(const std::vector<Family>& features) const {
     std::vector<bool> causal_modes;
@@ -202,67 +183,6 @@ class AttentionErrorExperiment final : public Experiment {
     return inputs;
   }
 
-  // Every arm's output MSE on every input (timed, for the looks' cost model) and the exact outputs' baselines.
-  PilotErrors measure(const std::vector<FavorArm>& arms, const std::vector<AttentionInput>& inputs,
-                      const std::vector<bool>& causal_modes, Backend backend, const RunContext& ctx) const {
-    PilotErrors pilot;
-    for (const FavorArm& arm : arms) pilot.configs.push_back(arm.config());
-    const auto pilot_start = std::chrono::steady_clock::now();
-    pilot.mse = favor_output_mse(inputs, pilot.configs, ctx.seed, ctx.threads, ctx.progress, backend);
-    pilot.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - pilot_start).count();
-    // The scale of each input's exact output and the error of uniform attention on it, per mode (double, CPU).
-    for (bool causal : {false, true})
-      if (std::find(causal_modes.begin(), causal_modes.end(), causal) != causal_modes.end())
-        pilot.baselines[causal ? 1 : 0] = exact_output_baselines(inputs, causal, ctx.threads);
-    return pilot;
-  }
-
-  // The paired comparisons of the checks, in order; prefixes gets each one's row-key prefix.
-  std::vector<ArmComparison> arm_comparisons(const std::vector<FavorArm>& arms, const std::vector<Family>& features,
-                                             const std::vector<Coupling>& couplings, const Shape& shape,
-                                             const std::vector<int>& ms, std::vector<std::string>& prefixes) const {
-    std::vector<ArmComparison> comparisons;
-    // Check 1: orthogonal below iid, per (mode, features).
-    if (find_coupling(couplings, Coupling::iid) && find_coupling(couplings, Coupling::orthogonal))
-      for (const auto& mode : modes_)
-        for (Family f : features) {
-          comparisons.push_back(comparison(arms, "Fig. 4: orthogonal features give lower output MSE than iid",
-                                           std::string(feature_kind_name(f)) + " features, " + mode, shape, ms,
-                                           {mode == "causal", Coupling::orthogonal, f, 0},
-                                           {mode == "causal", Coupling::iid, f, 0}));
-          prefixes.push_back("vs_iid");
-        }
-    // Check 2: positive below trig, per (mode, coupling).
-    if (std::find(features.begin(), features.end(), Family::trig) != features.end() &&
-        std::find(features.begin(), features.end(), Family::positive) != features.end())
-      for (const auto& mode : modes_)
-        for (Coupling c : couplings) {
-          comparisons.push_back(comparison(arms, "Fig. 4: positive features give lower output MSE than trig",
-                                           std::string(coupling_name(c)) + " projections, " + mode, shape, ms,
-                                           {mode == "causal", c, Family::positive, 0},
-                                           {mode == "causal", c, Family::trig, 0}));
-          prefixes.push_back("vs_trig");
-        }
-    return comparisons;
-  }
-
-  // Each comparison's verdicts into its low arm's rows (with the look and inputs when sequential), and its check.
-  static void add_checks(Result& result, std::vector<Json>& rows, const std::vector<ArmComparison>& comparisons,
-                         const std::vector<std::string>& prefixes, const PairedLookOutcome& outcome, bool sequential) {
-    std::size_t point = 0;
-    for (std::size_t c = 0; c < comparisons.size(); ++c) {
-      for (std::size_t j = 0; j < comparisons[c].low.size(); ++j, ++point) {
-        Json& row = rows[comparisons[c].low[j]];
-        annotate(row, prefixes[c], outcome.verdicts[point]);
-        if (sequential) {
-          row[prefixes[c] + "_look"] = outcome.look[point];
-          row[prefixes[c] + "_inputs"] = outcome.pairs[point];
-        }
-      }
-      result.checks.push_back(outcome.checks[c]);
-    }
-  }
-
   Json params(int L, const std::vector<int>& ms, const std::vector<AttentionInput>& inputs, bool from_files,
               Backend backend) const {
     Json params{{"L", L},
@@ -297,49 +217,6 @@ class AttentionErrorExperiment final : public Experiment {
     return params;
   }
 
-  // An arm's row: its output MSE over the inputs, per input, and against the baselines of the exact outputs.
-  Json arm_row(const FavorArm& arm, const OutputErrorSummary& s, const std::vector<double>& mse,
-               const Shape& shape) const {
-    Json row{{"features", std::string(feature_kind_name(arm.features))},
-             {"estimator", std::string(feature_kind_name(arm.features))},
-             {"coupling", std::string(coupling_name(arm.coupling))},
-             {"mode", arm.causal ? "causal" : "bidirectional"},
-             {"causal", arm.causal},
-             {"m", arm.m},
-             {"L", shape.L},
-             {"d", shape.d},
-             {"qk_scale", shape.from_files ? Json(nullptr) : Json(scale_)},
-             {"mse_mean", number_or_null(s.mse_mean)},
-             {"mse_std", number_or_null(s.mse_std)},
-             {"mse_stderr", number_or_null(s.mse_stderr)},
-             {"inputs", s.inputs},
-             {"nonfinite", s.nonfinite}};
-    Json per_input = Json::array();
-    for (double v : mse) per_input.push_back(number_or_null(v));
-    row["mse_per_input"] = per_input;
-    // Relative error mse/variance of the exact output (1: no better than predicting the mean row) and uniform
-    // attention's, averaged over the inputs where the exact output varies.
-    row["rel_error_mean"] = number_or_null(s.rel_error_mean);
-    row["rel_error_stderr"] = number_or_null(s.rel_error_stderr);
-    row["uniform_mse_mean"] = number_or_null(s.uniform_mse_mean);
-    row["uniform_rel_error_mean"] = number_or_null(s.uniform_rel_error_mean);
-    return row;
-  }
-
-  // A paired check over the m values: arm `low` (at each m) has lower output MSE than arm `high` on the same inputs;
-  // the verdicts go into low's rows.
-  static ArmComparison comparison(const std::vector<FavorArm>& arms, const std::string& claim, const std::string& what,
-                                  const Shape& shape, const std::vector<int>& ms, FavorArm low, FavorArm high) {
-    ArmComparison k{claim, what + ", " + shape.where(ms), {}, {}, {}};
-    for (int m : ms) {
-      low.m = high.m = m;
-      k.low.push_back(find_favor_arm(arms, low));
-      k.high.push_back(find_favor_arm(arms, high));
-      k.labels.push_back("m=" + std::to_string(m));
-    }
-    return k;
-  }
-
   void validate(int L, const std::vector<int>& ms) const {
     if (L < 1) throw std::invalid_argument("--L must be at least 1, got " + std::to_string(L));
     if (d_ < 1) throw std::invalid_argument("--d must be at least 1, got " + std::to_string(d_));
@@ -357,19 +234,6 @@ class AttentionErrorExperiment final : public Experiment {
   int resolved_L(bool quick) const { return l_option_ && l_option_->count() > 0 ? L_ : (quick ? 1024 : 4096); }
   std::vector<int> resolved_ms(bool quick) const {
     return !ms_.empty() ? ms_ : (quick ? std::vector<int>{16, 64, 256} : std::vector<int>{16, 32, 64, 128, 256});
-  }
-
-  static bool find_coupling(const std::vector<Coupling>& cs, Coupling c) {
-    return std::find(cs.begin(), cs.end(), c) != cs.end();
-  }
-  static void annotate(Json& row, const std::string& prefix, const PairedVerdict& v) {
-    row[prefix + "_ratio"] = number_or_null(v.ratio);
-    row[prefix + "_median_ratio"] = number_or_null(v.median_ratio);
-    row[prefix + "_pairs"] = v.n;
-    row[prefix + "_above"] = v.above;
-    row[prefix + "_p_violated"] = v.p_violated;
-    row[prefix + "_p_holds"] = v.p_holds;
-    row[prefix + "_status"] = v.status;
   }
 
   CLI::Option* l_option_ = nullptr;

@@ -1,6 +1,7 @@
 #include "evaluation/favor_arm_comparisons.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <map>
 #include <stdexcept>
 
@@ -61,6 +62,90 @@ PairedLookOutcome compare_arms(const std::vector<ArmComparison>& comparisons, st
         return PairedClaimCheck(comparisons[c].claim, comparisons[c].where, setup.alpha, comparisons[c].low.size());
       },
       pairs, extend);
+}
+
+namespace {
+
+// A paired check over the m values: arm `low` (at each m) has lower output MSE than arm `high` on the same inputs.
+ArmComparison comparison(const std::vector<FavorArm>& arms, const std::string& claim, const std::string& what,
+                         const ArmInputs& inputs, const std::vector<int>& ms, FavorArm low, FavorArm high) {
+  ArmComparison k{claim, what + ", " + inputs.where(ms), {}, {}, {}};
+  for (int m : ms) {
+    low.m = high.m = m;
+    k.low.push_back(find_favor_arm(arms, low));
+    k.high.push_back(find_favor_arm(arms, high));
+    k.labels.push_back("m=" + std::to_string(m));
+  }
+  return k;
+}
+
+void annotate(Json& row, const std::string& prefix, const PairedVerdict& v) {
+  row[prefix + "_ratio"] = number_or_null(v.ratio);
+  row[prefix + "_median_ratio"] = number_or_null(v.median_ratio);
+  row[prefix + "_pairs"] = v.n;
+  row[prefix + "_above"] = v.above;
+  row[prefix + "_p_violated"] = v.p_violated;
+  row[prefix + "_p_holds"] = v.p_holds;
+  row[prefix + "_status"] = v.status;
+}
+
+}  // namespace
+
+PilotErrors measure_favor_arms(const std::vector<FavorArm>& arms, const std::vector<AttentionInput>& inputs,
+                               const std::vector<bool>& causal_modes, Backend backend, const RunContext& ctx) {
+  PilotErrors pilot;
+  for (const FavorArm& arm : arms) pilot.configs.push_back(arm.config());
+  const auto pilot_start = std::chrono::steady_clock::now();
+  pilot.mse = favor_output_mse(inputs, pilot.configs, ctx.seed, ctx.threads, ctx.progress, backend);
+  pilot.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - pilot_start).count();
+  for (bool causal : {false, true})
+    if (std::find(causal_modes.begin(), causal_modes.end(), causal) != causal_modes.end())
+      pilot.baselines[causal ? 1 : 0] = exact_output_baselines(inputs, causal, ctx.threads);
+  return pilot;
+}
+
+std::vector<ArmComparison> fig4_comparisons(const std::vector<FavorArm>& arms, const std::vector<Family>& features,
+                                            const std::vector<Coupling>& couplings,
+                                            const std::vector<std::string>& modes, const ArmInputs& inputs,
+                                            const std::vector<int>& ms, std::vector<std::string>& prefixes) {
+  const auto has_coupling = [&](Coupling c) { return std::find(couplings.begin(), couplings.end(), c) != couplings.end(); };
+  const auto has_features = [&](Family f) { return std::find(features.begin(), features.end(), f) != features.end(); };
+  std::vector<ArmComparison> comparisons;
+  if (has_coupling(Coupling::iid) && has_coupling(Coupling::orthogonal))
+    for (const auto& mode : modes)
+      for (Family f : features) {
+        comparisons.push_back(comparison(arms, "Fig. 4: orthogonal features give lower output MSE than iid",
+                                         std::string(feature_kind_name(f)) + " features, " + mode, inputs, ms,
+                                         {mode == "causal", Coupling::orthogonal, f, 0},
+                                         {mode == "causal", Coupling::iid, f, 0}));
+        prefixes.push_back("vs_iid");
+      }
+  if (has_features(Family::trig) && has_features(Family::positive))
+    for (const auto& mode : modes)
+      for (Coupling c : couplings) {
+        comparisons.push_back(comparison(arms, "Fig. 4: positive features give lower output MSE than trig",
+                                         std::string(coupling_name(c)) + " projections, " + mode, inputs, ms,
+                                         {mode == "causal", c, Family::positive, 0},
+                                         {mode == "causal", c, Family::trig, 0}));
+        prefixes.push_back("vs_trig");
+      }
+  return comparisons;
+}
+
+void add_arm_verdicts(Result& result, std::vector<Json>& rows, const std::vector<ArmComparison>& comparisons,
+                      const std::vector<std::string>& prefixes, const PairedLookOutcome& outcome, bool sequential) {
+  std::size_t point = 0;
+  for (std::size_t c = 0; c < comparisons.size(); ++c) {
+    for (std::size_t j = 0; j < comparisons[c].low.size(); ++j, ++point) {
+      Json& row = rows[comparisons[c].low[j]];
+      annotate(row, prefixes[c], outcome.verdicts[point]);
+      if (sequential) {
+        row[prefixes[c] + "_look"] = outcome.look[point];
+        row[prefixes[c] + "_inputs"] = outcome.pairs[point];
+      }
+    }
+    result.checks.push_back(outcome.checks[c]);
+  }
 }
 
 }  // namespace favorlab

@@ -11,8 +11,11 @@
 
 #include "attention/attention_config.hpp"
 #include "attention/backend.hpp"
+#include "evaluation/favor_error_summary.hpp"
 #include "evaluation/favor_error_sweep.hpp"
 #include "mc/paired_looks.hpp"
+#include "mc/run_context.hpp"
+#include "results/result.hpp"
 
 namespace favorlab {
 
@@ -34,6 +37,30 @@ struct ArmLookSetup {
   double pilot_seconds = 0;
   ProgressFn progress;
 };
+
+// The pilot: each arm's configuration and per-input output MSE (timed, for the looks' cost model), and per mode
+// (0 bidirectional, 1 causal, for the modes in causal_modes) the baselines of the exact outputs (double, CPU).
+struct PilotErrors {
+  std::vector<AttentionConfig> configs;
+  std::vector<std::vector<double>> mse;
+  double seconds = 0;
+  std::vector<OutputBaseline> baselines[2];
+};
+PilotErrors measure_favor_arms(const std::vector<FavorArm>& arms, const std::vector<AttentionInput>& inputs,
+                               const std::vector<bool>& causal_modes, Backend backend, const RunContext& ctx);
+
+// The two checks of Fig. 4, in order, with each one's row-key prefix in `prefixes`: (1) "vs_iid", orthogonal below
+// iid per (mode, feature map), where both couplings run; (2) "vs_trig", positive below trig per (mode, coupling),
+// where both feature maps run. modes: "bidirectional" or "causal", as given.
+std::vector<ArmComparison> fig4_comparisons(const std::vector<FavorArm>& arms, const std::vector<Family>& features,
+                                            const std::vector<Coupling>& couplings,
+                                            const std::vector<std::string>& modes, const ArmInputs& inputs,
+                                            const std::vector<int>& ms, std::vector<std::string>& prefixes);
+
+// Each comparison's verdicts into its low arm's rows (<prefix>_ratio, _median_ratio, _pairs, _above, _p_violated,
+// _p_holds, _status, and with looks _look and _inputs), and its check into `result`.
+void add_arm_verdicts(Result& result, std::vector<Json>& rows, const std::vector<ArmComparison>& comparisons,
+                      const std::vector<std::string>& prefixes, const PairedLookOutcome& outcome, bool sequential);
 
 // mse[arm]: the pilot's per-input MSEs (every arm the same number of inputs, at least 2); the looks append their
 // inputs to the arms they compute. Outcome points: the checks' points in order (check 0's, then check 1's, …).

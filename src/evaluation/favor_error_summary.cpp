@@ -5,6 +5,7 @@
 
 #include "attention/attend.hpp"
 #include "features/projection.hpp"
+#include "io/join_list.hpp"
 #include "io/npy.hpp"
 #include "io/npy_heads.hpp"
 #include "stats/running_moments.hpp"
@@ -95,6 +96,39 @@ OutputErrorSummary summarize_output_error(const std::vector<double>& mse,
   s.uniform_mse_mean = uniform_mse.mean();
   s.uniform_rel_error_mean = uniform_relative.count() > 0 ? uniform_relative.mean() : NAN;
   return s;
+}
+
+std::string ArmInputs::where(const std::vector<int>& ms) const {
+  return "L=" + std::to_string(L) + ", d=" + std::to_string(d) + ", " + std::to_string(inputs) + " inputs" +
+         (looks ? " (doubling by looks)" : "") + ", m in {" + join_list(ms) + "}";
+}
+
+Json favor_arm_row(const FavorArm& arm, const OutputErrorSummary& s, const std::vector<double>& mse,
+                   const ArmInputs& inputs, double qk_scale) {
+  Json row{{"features", std::string(feature_kind_name(arm.features))},
+           {"estimator", std::string(feature_kind_name(arm.features))},
+           {"coupling", std::string(coupling_name(arm.coupling))},
+           {"mode", arm.causal ? "causal" : "bidirectional"},
+           {"causal", arm.causal},
+           {"m", arm.m},
+           {"L", inputs.L},
+           {"d", inputs.d},
+           {"qk_scale", inputs.from_files ? Json(nullptr) : Json(qk_scale)},
+           {"mse_mean", number_or_null(s.mse_mean)},
+           {"mse_std", number_or_null(s.mse_std)},
+           {"mse_stderr", number_or_null(s.mse_stderr)},
+           {"inputs", s.inputs},
+           {"nonfinite", s.nonfinite}};
+  Json per_input = Json::array();
+  for (double v : mse) per_input.push_back(number_or_null(v));
+  row["mse_per_input"] = per_input;
+  // Relative error mse/variance of the exact output (1: no better than predicting the mean row) and uniform
+  // attention's, averaged over the inputs where the exact output varies.
+  row["rel_error_mean"] = number_or_null(s.rel_error_mean);
+  row["rel_error_stderr"] = number_or_null(s.rel_error_stderr);
+  row["uniform_mse_mean"] = number_or_null(s.uniform_mse_mean);
+  row["uniform_rel_error_mean"] = number_or_null(s.uniform_rel_error_mean);
+  return row;
 }
 
 }  // namespace favorlab

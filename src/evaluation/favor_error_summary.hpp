@@ -14,6 +14,7 @@
 #include "attention/attention_config.hpp"
 #include "evaluation/attention_baselines.hpp"
 #include "evaluation/favor_error_sweep.hpp"
+#include "results/result.hpp"
 
 namespace favorlab {
 
@@ -51,5 +52,18 @@ struct OutputErrorSummary {
 };
 // `mse` and `baselines` per input. Throws std::invalid_argument when their sizes differ.
 OutputErrorSummary summarize_output_error(const std::vector<double>& mse, const std::vector<OutputBaseline>& baselines);
+
+// What the rows and checks say about the inputs: their length, dimension and number, and where they came from.
+struct ArmInputs {
+  int L = 0, d = 0, inputs = 0;
+  bool from_files = false, looks = false;
+  // "L=…, d=…, N inputs[ (doubling by looks)], m in {…}"
+  std::string where(const std::vector<int>& ms) const;
+};
+
+// An arm's row: its output MSE over the inputs (summary `s`), per input, and against the baselines of the exact
+// outputs; qk_scale: the Gaussian inputs' scale (null for inputs from files).
+Json favor_arm_row(const FavorArm& arm, const OutputErrorSummary& s, const std::vector<double>& mse,
+                   const ArmInputs& inputs, double qk_scale);
 
 }  // namespace favorlab
