@@ -23,6 +23,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "attention/backend.hpp"
 #include "cli/option_checks.hpp"
 #include "cli_runner.hpp"
 #include "io/atomic_file.hpp"
@@ -532,6 +533,39 @@ TEST_CASE("exact attention: V near the largest double gives the finite answer, l
     const NpyArray o = read_npy((dir / "o64.npy").string());
     REQUIRE(o.values.size() == huge.size());
     for (std::size_t i = 0; i < o.values.size(); ++i) CHECK(o.values[i] == Approx(huge[i]).epsilon(1e-12));
+  }
+  fs::remove_all(dir);
+}
+
+TEST_CASE("a CPU run maps no GPU library, --backend cuda that cannot load them says why, exit 2", "[cli][hostile]") {
+  // The CUDA libraries reserve far more address space than favorlab needs: once linked into the binary, they made it
+  // crash before main under a 700 MB limit. They are now a module loaded only for --backend cuda.
+  if (kUnderAddressSanitizer) {
+    WARN("skipped under AddressSanitizer: its shadow memory needs more address space than any limit leaves");
+    return;
+  }
+  const fs::path dir = scratch_dir("hostile-address-space");
+  const auto run_limited = [&](const std::string& kb, const std::string& args) {
+    const std::string cmd = "cd '" + dir.string() + "' && (ulimit -v " + kb + " && '" FAVORLAB_BINARY "' " + args +
+                            ") >out.txt 2>err.txt";
+    const int raw = std::system(cmd.c_str());
+    REQUIRE(WIFEXITED(raw));
+    return WEXITSTATUS(raw);
+  };
+  CHECK(run_limited("700000", "list") == 0);
+  CHECK(read_text(dir / "out.txt").find("unbiased") != std::string::npos);
+  CHECK(run_limited("700000", "kernels --quick --quiet --out k.json") == 0);
+  CHECK(fs::exists(dir / "k.json"));
+  if (cuda_available().reason.rfind("favorlab was built without CUDA", 0) != 0) {
+    // A build with the module: under 400 MB the module's CUDA libraries cannot be mapped, and the run refuses with
+    // the loader's reason before it writes anything.
+    fs::remove(dir / "k.json");
+    CHECK(run_limited("400000", "speed --backend cuda --quick --out s.json") == 2);
+    const std::string err = read_text(dir / "err.txt");
+    INFO(err);
+    CHECK(err.rfind("favorlab: error: --backend cuda: cannot load the CUDA backend (", 0) == 0);
+    CHECK(std::count(err.begin(), err.end(), '\n') == 1);
+    CHECK(!fs::exists(dir / "s.json"));
   }
   fs::remove_all(dir);
 }

@@ -59,7 +59,7 @@ TEST_CASE("order points: S_4's exact law, and a wrong law is refuted", "[perm]")
   CHECK(wrong_log.status == Verdict::violated);
 }
 
-TEST_CASE("order points: rows of exact and sampled sizes; PF's 3000 decided at n = 64 only", "[perm]") {
+TEST_CASE("order points: rows of exact and sampled sizes, PF's 3000 decided at n = 64 only", "[perm]") {
   OrderJudges judges = order_judges("test", 1e-3, 2);
   Result result;
   OrderPoint small = sampled(8, 20000, 2);

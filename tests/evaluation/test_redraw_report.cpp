@@ -51,7 +51,7 @@ TEST_CASE("redraw report: rows and checks of one feature map", "[redraw]") {
   CHECK(redraw_row_schema()["key"] == Json::array({"kind", "features", "k"}));
 }
 
-TEST_CASE("redraw report: shared errors refute 1/k; a negative normalizer puts the claims out of reach", "[redraw]") {
+TEST_CASE("redraw report: shared errors refute 1/k, a negative normalizer puts the claims out of reach", "[redraw]") {
   const Fixture f;
   RedrawSweep shared = f.sweep;
   double mean_mse = 0;

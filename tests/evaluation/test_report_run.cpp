@@ -68,7 +68,7 @@ TEST_CASE("report run: the model line escapes the manifest's words", "[report]")
   CHECK(line.find("L = 128, 12 heads, causal, softmax scale 0.125") != std::string::npos);
 }
 
-TEST_CASE("report memory: one layer's peak grows with L; no matrix phases past matrix_max_L", "[report][perf]") {
+TEST_CASE("report memory: one layer's peak grows with L, no matrix phases past matrix_max_L", "[report][perf]") {
   using namespace memory;
   const ReportLayerSize small{4, 256, 256, 64, 64}, large{4, 1024, 1024, 64, 64};
   const std::vector<std::string> couplings{"orthogonal"};

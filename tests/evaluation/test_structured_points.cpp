@@ -52,7 +52,7 @@ TEST_CASE("structured check 2: a bias that shrinks with d holds, one that grows 
   CHECK(grows.status == Verdict::violated);
 }
 
-TEST_CASE("structured point row: the cell's figures; exact one-draw variances on iid rows only", "[structured]") {
+TEST_CASE("structured point row: the cell's figures, exact one-draw variances on iid rows only", "[structured]") {
   const ErrorMoments em = error_moments(Family::positive, kPoint, 16, 16);
   PointVerdict v;
   v.status = Verdict::holds;

@@ -17,7 +17,7 @@ namespace {
 constexpr double kTolerance = 1e-10;
 }
 
-TEST_CASE("Theorem 1 points: series and Bessel form agree, SMREG <= SM; planted faults fail", "[smreg]") {
+TEST_CASE("Theorem 1 points: series and Bessel form agree, SMREG <= SM, planted faults fail", "[smreg]") {
   SmregRatioTally tally;
   for (int d : {2, 16, 256})
     for (double z : {0.1, 1.0, 10.0}) {
@@ -50,7 +50,7 @@ TEST_CASE("Theorem 1 points: series and Bessel form agree, SMREG <= SM; planted 
   CHECK(partial.detail.find("e.g. d=huge") != std::string::npos);
 }
 
-TEST_CASE("Theorem 1 bound: the constant 2 holds below C = exp(1/sqrt 2) and fails above; the corrected one holds",
+TEST_CASE("Theorem 1 bound: the constant 2 holds below C = exp(1/sqrt 2) and fails above, the corrected one holds",
           "[smreg]") {
   SmregRatioTally tally;
   Json rows = Json::array();

@@ -9,7 +9,7 @@
 
 using namespace favorlab;
 
-TEST_CASE("PermuteFormer overhead: rows per mode, m and L; target lines are measured, at m = 256 only",
+TEST_CASE("PermuteFormer overhead: rows per mode, m and L, target lines are measured, at m = 256 only",
           "[permute][perf]") {
   PermuteOverheadGrid grid;
   grid.lengths = {64, 128};
