@@ -1,6 +1,7 @@
-# The CUDA backend (FAVORLAB_CUDA=ON): library favorlab_cuda from src/attention/cuda/ (*.cu kernels and cuBLAS calls,
-# plus the host wrapper cuda_attention.cpp), linked into everything that links the attention layer
-# (favorlab, the tests). Included from the top-level CMakeLists after the layer libraries exist.
+# The CUDA backend (FAVORLAB_CUDA=ON): the module libfavorlab_cuda.so from src/attention/cuda/ (*.cu kernels and cuBLAS
+# calls, plus the host wrapper cuda_attention.cpp), built beside favorlab and loaded by attention/backend.cpp only when
+# --backend cuda asks for it, so that a CPU run never maps the CUDA libraries. Included from the top-level
+# CMakeLists after the layer libraries exist and before any executable.
 
 # sm_90 (H100/H200) unless the caller chose: -DCMAKE_CUDA_ARCHITECTURES="80;90" etc. Set before enable_language,
 # which would otherwise pick the compiler's default.
@@ -17,21 +18,25 @@ message(STATUS "favorlab: CUDA backend ON (nvcc ${CMAKE_CUDA_COMPILER_VERSION}, 
 
 file(GLOB FAVORLAB_CUDA_SOURCES CONFIGURE_DEPENDS
      ${CMAKE_SOURCE_DIR}/src/attention/cuda/*.cu ${CMAKE_SOURCE_DIR}/src/attention/cuda/*.cpp)
-add_library(favorlab_cuda STATIC ${FAVORLAB_CUDA_SOURCES})
+add_library(favorlab_cuda MODULE ${FAVORLAB_CUDA_SOURCES})
 set_target_properties(favorlab_cuda PROPERTIES
   CUDA_STANDARD 17 CUDA_STANDARD_REQUIRED ON CUDA_EXTENSIONS OFF   # CMake 3.25 knows no CUDA20 for nvcc
   CUDA_RUNTIME_LIBRARY Shared           # the same libcudart as CUDA::cudart below
-  POSITION_INDEPENDENT_CODE ON)
+  POSITION_INDEPENDENT_CODE ON
+  LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR})
 # Host-side warnings through nvcc; no fast math: float32 results must agree with the CPU to 1e-5.
 target_compile_options(favorlab_cuda PRIVATE
   "$<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-Wall,-Wextra;--Werror=cross-execution-space-call;-Wreorder>")
-# favorlab_attention and favorlab_cuda need each other (attend_on_backend calls attend_cuda, which validates with
-# check_attention_inputs): a cycle between static libraries, which CMake resolves by repeating them on the link line.
-# The attention layer takes favorlab_cuda link-only, and FAVORLAB_HAVE_CUDA goes to backend.cpp and to favorlab_cuda's users only:
-# no other file may depend on it (use attention/backend.hpp), so switching FAVORLAB_CUDA in an existing build
-# directory recompiles the backend, not the project.
-target_link_libraries(favorlab_cuda PUBLIC CUDA::cudart CUDA::cublas PRIVATE favorlab_attention)
-target_compile_definitions(favorlab_cuda PUBLIC FAVORLAB_HAVE_CUDA)
-target_link_libraries(favorlab_attention INTERFACE "$<LINK_ONLY:favorlab_cuda>")
+# The module calls back into the attention layer (check_attention_inputs, prepared_projection, the family table):
+# those symbols stay undefined in it and bind to the executable's own at load time, so every executable exports its
+# symbols (ENABLE_EXPORTS) and the module is built whenever the attention layer is. It takes the layers' headers and
+# definitions (favorlab_common), not their code. FAVORLAB_HAVE_CUDA goes to the module and to backend.cpp only: no
+# other file may depend on it (use attention/backend.hpp), so switching FAVORLAB_CUDA in an existing build directory
+# recompiles the backend, not the project.
+target_link_libraries(favorlab_cuda PRIVATE CUDA::cudart CUDA::cublas favorlab_common)
+target_compile_definitions(favorlab_cuda PRIVATE FAVORLAB_HAVE_CUDA)
+set(CMAKE_ENABLE_EXPORTS ON)
+add_dependencies(favorlab_attention favorlab_cuda)
+target_link_libraries(favorlab_attention PUBLIC ${CMAKE_DL_LIBS})
 set_property(SOURCE ${CMAKE_SOURCE_DIR}/src/attention/backend.cpp APPEND PROPERTY
-             COMPILE_DEFINITIONS FAVORLAB_HAVE_CUDA)
+             COMPILE_DEFINITIONS FAVORLAB_HAVE_CUDA FAVORLAB_CUDA_MODULE_DIR="${CMAKE_BINARY_DIR}")

@@ -3,10 +3,65 @@
 #include <stdexcept>
 
 #ifdef FAVORLAB_HAVE_CUDA
+#include <dlfcn.h>
+
+#include <filesystem>
+
 #include "attention/cuda/cuda_attention.hpp"
 #endif
 
 namespace favorlab {
+
+#ifdef FAVORLAB_HAVE_CUDA
+namespace {
+
+// The CUDA module, loaded on first use: the executable's own directory first (favorlab and libfavorlab_cuda.so are
+// built side by side), then the build directory (the test programs live below it). Loaded once; a failure (the
+// module or a CUDA library missing, or too little address space to map them) is kept as the reason the backend is
+// unavailable.
+struct LoadedCudaModule {
+  const CudaModule* table = nullptr;
+  std::string reason;
+};
+
+LoadedCudaModule load_cuda_module() {
+  std::vector<std::filesystem::path> candidates;
+  std::error_code ec;
+  const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec) candidates.push_back(self.parent_path() / "libfavorlab_cuda.so");
+  candidates.push_back(std::filesystem::path(FAVORLAB_CUDA_MODULE_DIR) / "libfavorlab_cuda.so");
+  std::string errors;
+  for (const auto& path : candidates) {
+    if (!std::filesystem::exists(path, ec)) continue;
+    void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (handle == nullptr) {
+      const char* why = dlerror();
+      errors = why != nullptr ? why : path.string() + ": cannot be loaded";
+      continue;
+    }
+    using Entry = const CudaModule* (*)();
+    const auto entry = reinterpret_cast<Entry>(dlsym(handle, "favorlab_cuda_module"));
+    if (entry == nullptr) {
+      errors = path.string() + " has no favorlab_cuda_module";
+      continue;
+    }
+    return {entry(), ""};
+  }
+  return {nullptr, "cannot load the CUDA backend (" +
+                       (errors.empty() ? std::string("libfavorlab_cuda.so not found beside the executable") : errors) +
+                       ")"};
+}
+
+const LoadedCudaModule& cuda_module() {
+  static const LoadedCudaModule module = load_cuda_module();
+  return module;
+}
+
+// The loaded table; only after require_backend(Backend::cuda) has succeeded.
+const CudaModule& cuda() { return *cuda_module().table; }
+
+}  // namespace
+#endif
 
 std::string_view backend_name(Backend backend) { return backend == Backend::cuda ? "cuda" : "cpu"; }
 
@@ -18,8 +73,10 @@ Backend parse_backend(std::string_view name) {
 
 CudaAvailability cuda_available() {
 #ifdef FAVORLAB_HAVE_CUDA
+  const LoadedCudaModule& module = cuda_module();
+  if (module.table == nullptr) return {false, module.reason};
   CudaAvailability status;
-  status.available = cuda_device_present(status.reason);
+  status.available = module.table->device_present(status.reason);
   return status;
 #else
   // FAVORLAB_CUDA_OFF_CODE comes from CMake (cmake/cuda_backend_option.cmake): why the backend was not built.
@@ -50,7 +107,7 @@ Heads<float> attend_on_backend(Backend backend, const Heads<float>& q, const Hea
   }
   require_backend(backend);
 #ifdef FAVORLAB_HAVE_CUDA
-  return attend_cuda<float>(q, k, v, w, config, half);
+  return cuda().attend(q, k, v, w, config, half);
 #else
   throw std::logic_error("unreachable: CUDA reported available in a build without CUDA");
 #endif
@@ -60,7 +117,7 @@ Heads<float> attend_on_backend(Backend backend, const AttentionInputs<float>& in
   if (backend == Backend::cpu) return attend(in, threads);
   require_backend(backend);
 #ifdef FAVORLAB_HAVE_CUDA
-  return attend_cuda(in, half);
+  return cuda().attend_inputs(in, half);
 #else
   (void)half;
   throw std::logic_error("unreachable: CUDA reported available in a build without CUDA");
@@ -93,7 +150,7 @@ CudaTiming time_on_cuda(CudaWork work, const Heads<float>& q, const Heads<float>
   if (half != HalfInputs::off && work != CudaWork::attention)
     throw std::invalid_argument("time_on_cuda: 16-bit inputs are timed for attention only (the floors are float32)");
 #ifdef FAVORLAB_HAVE_CUDA
-  return time_cuda(work, q, k, v, w, config, repeats, half);
+  return cuda().time(work, q, k, v, w, config, repeats, half);
 #else
   (void)work, (void)q, (void)k, (void)v, (void)w, (void)config, (void)half;
   throw std::logic_error("unreachable: CUDA reported available in a build without CUDA");

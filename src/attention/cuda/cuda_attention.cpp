@@ -256,3 +256,14 @@ CudaTiming time_cuda(CudaWork work, const Heads<float>& q, const Heads<float>& k
 }
 
 }  // namespace favorlab
+
+extern "C" const favorlab::CudaModule* favorlab_cuda_module() {
+  using namespace favorlab;
+  static const CudaModule table{
+      &cuda_device_present,
+      [](const Heads<float>& q, const Heads<float>& k, const Heads<float>& v, const Eigen::MatrixXd& w,
+         const AttentionConfig& config, HalfInputs half) { return attend_cuda<float>(q, k, v, w, config, half); },
+      [](const AttentionInputs<float>& in, HalfInputs half) { return attend_cuda(in, half); },
+      &time_cuda};
+  return &table;
+}

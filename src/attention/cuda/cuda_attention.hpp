@@ -40,4 +40,19 @@ Heads<float> attend_cuda(const AttentionInputs<float>& in, HalfInputs half);
 CudaTiming time_cuda(CudaWork work, const Heads<float>& q, const Heads<float>& k, const Heads<float>& v,
                      const Eigen::MatrixXd& w, const AttentionConfig& config, int repeats, HalfInputs half);
 
+// The entry points above as a table: the module libfavorlab_cuda.so exports favorlab_cuda_module(), which the
+// executable looks up with dlopen only when --backend cuda asks for the GPU (attention/backend.cpp), so that a
+// CPU run never maps the CUDA libraries (they reserve far more address space than favorlab itself needs).
+struct CudaModule {
+  bool (*device_present)(std::string& reason);
+  Heads<float> (*attend)(const Heads<float>& q, const Heads<float>& k, const Heads<float>& v, const Eigen::MatrixXd& w,
+                         const AttentionConfig& config, HalfInputs half);
+  Heads<float> (*attend_inputs)(const AttentionInputs<float>& in, HalfInputs half);
+  CudaTiming (*time)(CudaWork work, const Heads<float>& q, const Heads<float>& k, const Heads<float>& v,
+                     const Eigen::MatrixXd& w, const AttentionConfig& config, int repeats, HalfInputs half);
+};
+
 }  // namespace favorlab
+
+// The module's one exported name; the same compiler builds both sides, so the table's C++ types match.
+extern "C" const favorlab::CudaModule* favorlab_cuda_module();
