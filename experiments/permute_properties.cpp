@@ -211,9 +211,9 @@ class PermutePropertiesExperiment final : public Experiment {
     const PermuteHead head{random_permutation(columns, ctx.seed, kPermStream, 0), std::nullopt, r_};
     CountedCheck tally;
     for (std::int64_t L : s.lengths) {
-      const PermuteLongRun run =
-          permute_long_run(gaussian_input(static_cast<int>(L), d_, scale_, ctx.seed, kLongStream, 0),
-                           gaussian_input(static_cast<int>(L), d_, scale_, ctx.seed, kLongStream + 1, 0), w, config, head);
+      const PermuteLongRun run = permute_long_run(
+          gaussian_input(static_cast<int>(L), d_, scale_, ctx.seed, kLongStream, 0),
+          gaussian_input(static_cast<int>(L), d_, scale_, ctx.seed, kLongStream + 1, 0), w, config, head);
       tally.add(run.badness, fname + ", L=" + std::to_string(L));
       result.rows.push_back(permute_long_run_row(run, fname, d_, r_, chunk_));
     }
@@ -247,7 +247,8 @@ class PermutePropertiesExperiment final : public Experiment {
     if (m_ <= 0) throw std::invalid_argument("--m must be positive, got " + std::to_string(m_));
     if (m_ % 2 != 0)
       throw std::invalid_argument("--m must be even (2-D halves for pi_x and pi_y), got " + std::to_string(m_));
-    if (m_ < 12) throw std::invalid_argument("--m must be at least 12 (the order-60 permutation), got " + std::to_string(m_));
+    if (m_ < 12)
+      throw std::invalid_argument("--m must be at least 12 (the order-60 permutation), got " + std::to_string(m_));
     if (!(r_ > 0 && r_ < 1)) throw std::invalid_argument("--r must lie in (0, 1), got " + format_number(r_));
     if (features_.empty()) throw std::invalid_argument("--features needs at least one feature map");
     for (const auto& f : features_)

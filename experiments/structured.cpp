@@ -188,9 +188,9 @@ class StructuredExperiment final : public Experiment {
         [&](std::size_t cell, int look) {
           const std::size_t sweep = cell / per_sweep, local = cell % per_sweep, e = local / np, p = local % np;
           const std::size_t di = sweep / kControls, c = sweep % kControls;
-          return scratch[c * ne + e].judge(structured_bias_evidence(cell_figures(controls.cell(cell), controls.truth(cell)),
-                                                         moments[di][local], dims_[di], points[p],
-                                                         ctx.looks.sequential() ? look : -1));
+          return scratch[c * ne + e].judge(
+              structured_bias_evidence(cell_figures(controls.cell(cell), controls.truth(cell)), moments[di][local],
+                                       dims_[di], points[p], ctx.looks.sequential() ? look : -1));
         },
         ctx.progress);
     for (std::size_t di = 0; di < nd; ++di)

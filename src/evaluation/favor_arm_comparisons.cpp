@@ -108,7 +108,9 @@ std::vector<ArmComparison> fig4_comparisons(const std::vector<FavorArm>& arms, c
                                             const std::vector<Coupling>& couplings,
                                             const std::vector<std::string>& modes, const ArmInputs& inputs,
                                             const std::vector<int>& ms, std::vector<std::string>& prefixes) {
-  const auto has_coupling = [&](Coupling c) { return std::find(couplings.begin(), couplings.end(), c) != couplings.end(); };
+  const auto has_coupling = [&](Coupling c) {
+    return std::find(couplings.begin(), couplings.end(), c) != couplings.end();
+  };
   const auto has_features = [&](Family f) { return std::find(features.begin(), features.end(), f) != features.end(); };
   std::vector<ArmComparison> comparisons;
   if (has_coupling(Coupling::iid) && has_coupling(Coupling::orthogonal))

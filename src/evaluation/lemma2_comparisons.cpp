@@ -44,13 +44,15 @@ std::vector<std::pair<std::size_t, std::size_t>> lemma2_ratio_steps(const std::v
 CellPairs lemma2_combined_cells(const std::vector<EstimatorSpec>& specs, int m, const std::vector<Geometry>& points) {
   CellPairs pairs;
   const std::size_t n = points.size();
-  if (const auto t = find_estimator_spec(specs, Family::trig, m), pos = find_estimator_spec(specs, Family::positive, m); t && pos)
+  if (const auto t = find_estimator_spec(specs, Family::trig, m), pos = find_estimator_spec(specs, Family::positive, m);
+      t && pos)
     for (auto [a, b] : lemma2_ratio_steps(points)) {
       const std::size_t cells[] = {*t * n + a, *pos * n + a, *t * n + b, *pos * n + b};
       for (std::size_t i = 0; i < 4; ++i)
         for (std::size_t j = i + 1; j < 4; ++j) pairs.emplace_back(cells[i], cells[j]);
     }
-  if (const auto h = find_estimator_spec(specs, Family::hyperbolic, m), pos2 = find_estimator_spec(specs, Family::positive, 2 * m);
+  if (const auto h = find_estimator_spec(specs, Family::hyperbolic, m),
+      pos2 = find_estimator_spec(specs, Family::positive, 2 * m);
       h && pos2)
     for (std::size_t p = 0; p < n; ++p) pairs.emplace_back(*h * n + p, *pos2 * n + p);
   return pairs;

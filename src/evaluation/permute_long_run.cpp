@@ -63,7 +63,8 @@ PermuteLongRun permute_long_run(const Eigen::MatrixXd& q, const Eigen::MatrixXd&
 void report_permute_long_runs(const CountedCheck& tally, const std::string& features, int columns, double r, int chunk,
                               std::int64_t longest, Result& result) {
   const std::int64_t naive = first_infinite_float_power(r);
-  result.rows.push_back(Json{{"kind", "naive_overflow"}, {"features", features}, {"r", r}, {"first_infinite_j", naive}});
+  result.rows.push_back(
+      Json{{"kind", "naive_overflow"}, {"features", features}, {"r", r}, {"first_infinite_j", naive}});
   result.checks.push_back(tally.check(
       "PF property 2: causal float32 output finite and sum_j sim(i, j) <= |phi(q_i)| max|phi(k)| / (1 - r)",
       features + " features, m'=" + std::to_string(columns) + ", r=" + format_number(r) + ", chunk " +

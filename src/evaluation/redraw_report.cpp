@@ -22,7 +22,8 @@ void average_rows(const RedrawSetting& s, Result& result, const std::string& fna
                   const std::vector<MseSummary>& summaries, const RedrawSweep& sweep, const BiasVarianceFigures& bv,
                   const std::string& no_mean) {
   const MseSummary& single = summaries[static_cast<std::size_t>(std::find(s.ks.begin(), s.ks.end(), 1) - s.ks.begin())];
-  const std::size_t big_k = static_cast<std::size_t>(std::count_if(s.ks.begin(), s.ks.end(), [](int k) { return k > 1; }));
+  const std::size_t big_k =
+      static_cast<std::size_t>(std::count_if(s.ks.begin(), s.ks.end(), [](int k) { return k > 1; }));
   const std::string claim1 = "Redrawing: averaging k redrawn outputs cuts the output MSE like 1/k (k MSE_k = MSE_1)";
   const std::string claim2 = "Redrawing: MSE of the k-average = bias^2 + variance/k (B, V from the single draws)";
   ClaimCheck one_over_k(claim1, where, s.alpha, std::max<std::size_t>(big_k, 1));

@@ -22,7 +22,8 @@ ClaimCheck structured_bias_claim(Coupling c, Family e, const std::vector<int>& d
                                  double alpha);
 
 // A cell's evidence for check 1, judged at `look` (−1: the whole α).
-PointEvidence structured_bias_evidence(const CellFigures& f, const ErrorMoments& em, int d, const Geometry& g, int look);
+PointEvidence structured_bias_evidence(const CellFigures& f, const ErrorMoments& em, int d, const Geometry& g,
+                                       int look);
 
 // Check 2 for coupling c and estimator e: at[p], at_lo[p] are geometry p's cells at the largest and the smallest d,
 // em_hi[p], em_lo[p] their error moments.

@@ -124,14 +124,16 @@ void SmregRatioTally::compare(double log_exact, double log_series, double gap, c
 Check smreg_series_check(const SmregRatioTally& t, double tolerance) {
   Check c;
   c.claim = "eq. 30: the Poisson series of SMREG/SM equals the Bessel closed form";
-  c.where = std::to_string(t.compared) + " points (ratio and bound rows); relative tolerance " + format_number(tolerance);
+  c.where =
+      std::to_string(t.compared) + " points (ratio and bound rows); relative tolerance " + format_number(tolerance);
   const bool differs = t.discrepancy.value > tolerance;
   set_point_counts(c, differs ? 0 : static_cast<std::int64_t>(t.compared), differs ? 1 : 0,
                    static_cast<std::int64_t>(t.unavailable));
   c.power = tolerance + t.discrepancy.value;  // a relative departure beyond this, either way, is caught
   c.statistic = t.discrepancy.value;
   c.detail = "largest |log ratio_exact - log ratio_series| = " + format_number(t.discrepancy.value) + " at " +
-             t.discrepancy.where + " (statistic); tolerance from floating-point error analysis, see experiments/smreg.cpp";
+             t.discrepancy.where +
+             " (statistic); tolerance from floating-point error analysis, see experiments/smreg.cpp";
   if (t.unavailable > 0)
     c.detail += "; the Bessel form underflows long double at " + std::to_string(t.unavailable) + " grid points (e.g. " +
                 t.unavailable_where + "), not compared";
@@ -167,7 +169,8 @@ Theorem1BoundChecks theorem1_bound_rows(double c, const std::vector<int>& grid_d
   std::ostringstream seq;
   int first_above = 0;
   double last_gap = 0;
-  // The corrected statement, for every d: d (1 − inf ratio) ≤ (2 ln C)² (docs/theory.md#reading-the-premise-of-theorem-1).
+  // The corrected statement, for every d: d (1 − inf ratio) ≤ (2 ln C)²
+  // (docs/theory.md#reading-the-premise-of-theorem-1).
   std::int64_t corrected_held = 0, corrected_violated = 0;
   double tightest = 0;  // the largest d (1 − inf ratio) / (2 ln C)²: how close the corrected constant is to sharp
   int tightest_d = 0;

@@ -1,8 +1,8 @@
 #pragma once
 // The points of `favorlab smreg`: a ratio row per (d, ‖z‖), SMREG/SM by the Bessel form and by the series beside the
-// smreg estimator's Monte Carlo mean, and a bound row per (C, d). Theorem 1's checks decided without sampling (docs/theory.md#the-regularized-kernel-smreg-theorem-1), over the ratio
-// points (d, ‖z‖) and the bound points (C, d) of `favorlab smreg`, each within a relative tolerance on SMREG/SM that
-// the caller derives from floating-point error analysis:
+// smreg estimator's Monte Carlo mean, and a bound row per (C, d). Theorem 1's checks decided without sampling
+// (docs/theory.md#the-regularized-kernel-smreg-theorem-1), over those points, each within a relative tolerance on
+// SMREG/SM that the caller derives from floating-point error analysis:
 //   eq. 30       the Poisson series of SMREG/SM equals the Bessel closed form;
 //   SMREG ≤ SM   at every point, by both computations;
 //   the bound    per C: inf SMREG/SM ≥ 1 − 2/d + o(1/d) as claimed (its limit d(1 − inf ratio) = (2 ln C)² ≤ 2), and

@@ -131,7 +131,8 @@ double report_layer_bytes(const ReportLayerSize& l, double max_m, double columns
   // One after another: the exact outputs, A (one-hot V, exact attention with dv = L), A's BDCSVD (a copy, the
   // bidiagonal form and an L × L work matrix), the tasks (A kept).
   const double exact_outputs = braced_heads_bytes(exact) + attend_bytes(exact, threads);
-  const double exact_matrix_bytes = matrix ? one_hot + braced_heads_bytes(exact) + attend_bytes(exact_matrix, threads) : 0;
+  const double exact_matrix_bytes =
+      matrix ? one_hot + braced_heads_bytes(exact) + attend_bytes(exact_matrix, threads) : 0;
   const double phases = std::max({exact_outputs, exact_matrix_bytes, 5 * a, a + task_workers(tasks, threads) * task});
   // Float32 copies of Q, K, V and their bfloat16-rounded ones (half the doubles' bytes each), made through two
   // transient double copies of one matrix.

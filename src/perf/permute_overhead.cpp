@@ -92,7 +92,8 @@ double permute_overhead_bytes(const PermuteOverheadGrid& grid) {
         a.permute = true;
         forward = std::max(forward, attend_bytes(a, 1));
       }
-      most = std::max(most, projection_bytes(Coupling::orthogonal, mo, grid.d) + L * d * (5 * kFloat + kDouble) + forward);
+      most =
+          std::max(most, projection_bytes(Coupling::orthogonal, mo, grid.d) + L * d * (5 * kFloat + kDouble) + forward);
     }
   return most;
 }

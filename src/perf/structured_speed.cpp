@@ -61,7 +61,8 @@ double structured_speed_bytes(const std::vector<int>& dims, int batch) {
   double peak = 0;
   const double b = std::max(0, batch);
   for (int d : dims)
-    peak = std::max(peak, (static_cast<double>(d) * d + 6.0 * d * b) * kDouble + projection_bytes(Coupling::givens, d, d));
+    peak =
+        std::max(peak, (static_cast<double>(d) * d + 6.0 * d * b) * kDouble + projection_bytes(Coupling::givens, d, d));
   return peak;
 }
 

@@ -42,7 +42,8 @@ TEST_CASE("PF long run: float32 row sums match the pairwise double sums and stay
   CHECK(run.badness <= 1);
   CHECK(run.max_ratio_to_bound > 0.05);  // the bound is not vacuous here
   // The largest row sum against Σ_{j≤i} sim(i, j) formed in double from absolute positions.
-  const Eigen::MatrixXd phi_q = explicit_permute_features(q, w, config), phi_k = explicit_permute_features(k, w, config);
+  const Eigen::MatrixXd phi_q = explicit_permute_features(q, w, config),
+                        phi_k = explicit_permute_features(k, w, config);
   double largest = 0;
   for (Eigen::Index i = 0; i < L; ++i) {
     double sum = 0;
