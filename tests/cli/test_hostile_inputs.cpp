@@ -556,7 +556,7 @@ TEST_CASE("a CPU run maps no GPU library, --backend cuda that cannot load them s
   };
   CHECK(run_limited("700000", "list") == 0);
   CHECK(read_text(dir / "out.txt").find("unbiased") != std::string::npos);
-  CHECK(run_limited("700000", "kernels --quick --quiet --out k.json") == 0);
+  CHECK(run_limited("700000", "kernels --quick --quiet --threads 1 --out k.json") == 0);  // one thread: one stack
   CHECK(fs::exists(dir / "k.json"));
   if (cuda_available().reason.rfind("favorlab was built without CUDA", 0) != 0) {
     // A build with the module: under 400 MB the module's CUDA libraries cannot be mapped, and the run refuses with
