@@ -2,10 +2,11 @@
 # headers of its own layer and of the layers it reaches through DEPS, nothing else; favorlab_check_layers() enforces
 # that at configure time, and the test layers_point_down re-checks it on every test run (an include added to an
 # existing file does not re-run the configure step). Order, bottom up:
-#   rng, io → runtime, stats → results → kernels → features → mc, perm → attention → evaluation, perf → experiments
-#   → cli
-# The attention engine (attention: exact, FAVOR, PermuteFormer, the backends) needs features, perm, runtime, io and
-# rng only; what measures it (evaluation: errors, sweeps, reports, the capture manifest) adds mc, stats and results.
+#   rng, io, linalg → runtime, stats → results → kernels → features → mc, perm → attention → evaluation, perf
+#   → experiments → cli
+# The attention engine (attention: exact, FAVOR, PermuteFormer, the backends) needs features (with linalg's GEMM),
+# perm, runtime, io and rng only; what measures it (evaluation: errors, sweeps, reports, the capture manifest) adds mc,
+# stats and results.
 # with the claims ledger (ledger: the source of every claim, read by the command line) on stats and io alone.
 if(CMAKE_SCRIPT_MODE_FILE)
   cmake_minimum_required(VERSION 3.25)  # script mode starts with old policies (IN_LIST needs CMP0057)
@@ -14,11 +15,12 @@ endif()
 set(FAVORLAB_LAYERS
   "rng src/rng"
   "io src/io"
+  "linalg src/linalg"
   "runtime src/runtime io"
   "stats src/stats io"
   "results src/results stats io"
   "kernels src/kernels"
-  "features src/features kernels rng"
+  "features src/features kernels rng linalg"
   "mc src/mc features kernels rng stats runtime"
   "perm src/perm rng"
   "attention src/attention features perm runtime io rng"

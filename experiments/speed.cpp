@@ -174,7 +174,8 @@ class SpeedExperiment final : public Experiment {
                                  {"runs", peak->runs},
                                  {"threads", 1},
                                  {"load_average", load_average()}});
-      result.checks.push_back(fma_fraction_check(sweep.points, config.shapes, d_, m_, *peak));
+      for (Check& c : fma_fraction_checks(sweep.points, config.shapes, d_, m_, *peak))
+        result.checks.push_back(std::move(c));
       for (Check& c : cpu_speed_checks(sweep.points, shapes_)) result.checks.push_back(std::move(c));
       emit_mc_engine(result, ctx, config.repeats);
     }

@@ -7,7 +7,8 @@ of plot_speed.py: exact red, causal exact orange, bidirectional FAVOR blue, caus
 implementation (favorlab solid, PyTorch dashed, performer-pytorch dotted), so each peer sits on the colour of the
 favorlab method it is compared with. Right: the ratios of the same run against L with their targets (dashed), and
 dotted in the same colour the ceiling of a performer-pytorch ratio (performer-pytorch over favorlab's bare GEMMs).
-Times are wall clock on a possibly shared machine: the title gives the median load average and the versions.
+Times are wall clock on a possibly shared machine: the title gives the median load average and the versions. A run
+over several thread counts is drawn at its smallest (the others are in the file and in the script's ratio table).
 
 Usage: /usr/bin/python3 plotting/plot_peer_speed.py [RESULT] [--out PNG]
 (defaults: results/peer-speed.json, results/figures/peer-speed.png). Needs no torch.
@@ -61,7 +62,9 @@ def plot_peer_speed(result):
     if not rows:
         raise ResultFileError("no time rows to plot")
     require_fields(rows, TIME_FIELDS)
-    ratios = [r for r in result["rows"] if r.get("kind") == "ratio"]
+    threads = min(r.get("threads", 1) for r in rows)  # files of one thread count have no other
+    rows = [r for r in rows if r.get("threads", 1) == threads]
+    ratios = [r for r in result["rows"] if r.get("kind") == "ratio" and r.get("threads", 1) == threads]
     require_fields(ratios, RATIO_FIELDS)
     params, provenance = result["params"], result.get("provenance", {})
 
@@ -86,7 +89,8 @@ def plot_peer_speed(result):
                       markersize=7)
     ax_t.set_ylabel("forward time, median over repeats (s)")
     ax_t.set_title(f"{params.get('heads')} heads, d = {params.get('d')}, m = {params.get('m')}, float32, "
-                   f"{params.get('threads')} thread" + ("; × last L before a drop" if dropped else ""), fontsize=10)
+                   f"{threads} thread{'s' if threads > 1 else ''}" + ("; × last L before a drop" if dropped else ""),
+                   fontsize=10)
     ax_t.legend(fontsize=6.5, ncol=2, loc="upper center", bbox_to_anchor=(0.5, -0.13))
 
     names = list(dict.fromkeys(r["name"] for r in ratios))

@@ -10,6 +10,7 @@ packages=(
   catch2 librandom123-dev libbenchmark-dev
   python3 python3-matplotlib python3-numpy
   libopenmpi-dev openmpi-bin
+  libdnnl-dev
   "$@"
 )
 

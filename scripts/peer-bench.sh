@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Optional benchmark: favorlab's attention next to PyTorch's scaled_dot_product_attention and performer-pytorch's
-# FastAttention on the shapes of `favorlab speed` (8 heads, d = dv = 64, m = 256, float32, one thread), all measured
-# in one interleaved run, plus performer-pytorch's numerical agreement with favorlab on a shared projection W.
-#   scripts/peer-bench.sh [FAVORLAB_BINARY] [--quick] [--max-L N] [--repeats R] [--time-cap S]
+# FastAttention on the shapes of `favorlab speed` (8 heads, d = dv = 64, m = 256, float32, 1 and 2 threads), all
+# measured in one interleaved run, plus performer-pytorch's numerical agreement with favorlab on a shared projection W.
+#   scripts/peer-bench.sh [FAVORLAB_BINARY] [--quick] [--max-L N] [--repeats R] [--time-cap S] [--threads LIST]
 # FAVORLAB_BINARY defaults to build/release/favorlab; a relative path is taken from the repository root.
 # --max-L: largest L, a power of 2 >= 1024 (default 16384; --quick 4096). --repeats: default 5 (--quick 3).
 # --time-cap: a peer method is skipped at larger L once one call took longer (seconds, default 60).
+# --threads: thread counts, comma-separated (default 1,2). Prints the ratio table (stdout) at the end.
 # Writes results/peer-speed.json (favorlab's result schema, experiment "peer-speed"; scripts/peer_bench.py measures)
 # and results/figures/peer-speed.png (plotting/plot_peer_speed.py, Debian's /usr/bin/python3 + matplotlib).
 # Progress goes to stderr. Exit status: 0 done, 1 a step failed, 2 bad arguments.
@@ -28,7 +29,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/torch_venv.sh
 
-usage="scripts/peer-bench.sh [FAVORLAB_BINARY] [--quick] [--max-L N] [--repeats R] [--time-cap S]"
+usage="scripts/peer-bench.sh [FAVORLAB_BINARY] [--quick] [--max-L N] [--repeats R] [--time-cap S] [--threads LIST]"
 say() { echo "peer-bench: $*" >&2; }
 die() { echo "peer-bench: error: $*" >&2; exit 2; }
 
@@ -36,13 +37,13 @@ binary=""
 py_args=()
 while [ $# -gt 0 ]; do
   case "$1" in
-    -h | --help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     --quick) py_args+=(--quick) ;;
-    --max-L | --repeats | --time-cap)
+    --max-L | --repeats | --time-cap | --threads)
       [ $# -ge 2 ] || die "$1 needs a value"
       py_args+=("$1" "$2")
       shift ;;
-    --max-L=* | --repeats=* | --time-cap=*) py_args+=("${1%%=*}" "${1#*=}") ;;
+    --max-L=* | --repeats=* | --time-cap=* | --threads=*) py_args+=("${1%%=*}" "${1#*=}") ;;
     -*) die "unknown option '$1' (usage: $usage)" ;;
     *)
       [ -z "$binary" ] || die "more than one favorlab binary given: '$binary' and '$1'"
@@ -61,6 +62,10 @@ for ((i = 0; i < ${#py_args[@]}; i++)); do
     --repeats)
       if ! [[ "$n" =~ ^[0-9]{1,4}$ ]] || [ "$((10#$n))" -lt 1 ] || [ "$((10#$n))" -gt 1000 ]; then
         die "--repeats must be an integer between 1 and 1000, got '$n'"
+      fi ;;
+    --threads)
+      if ! [[ "$n" =~ ^[0-9]{1,3}(,[0-9]{1,3})*$ ]] || [[ "$n" =~ (^|,)0+(,|$) ]]; then
+        die "--threads must be comma-separated thread counts >= 1, got '$n'"
       fi ;;
     --time-cap)
       if ! [[ "$n" =~ ^([0-9]+\.?[0-9]*|\.[0-9]+)$ ]] || ! [[ "$n" =~ [1-9] ]]; then

@@ -4,12 +4,14 @@ of performer-pytorch with favorlab on a shared projection W.
 Run by scripts/peer-bench.sh with the interpreter of build/peer-venv (torch, performer-pytorch, numpy); favorlab
 itself never needs torch. Writes a result file of favorlab's schema (favorlab.result/1, experiment "peer-speed").
 
-Shapes: those of `favorlab speed`, regular shape: 8 heads, d = dv = 64, m = 256 random features, float32, one thread,
-L = 1024, 2048, ... --max-L. Per L and repeat r, the entries [favorlab, SDPA, SDPA causal, FastAttention,
-FastAttention causal] run in that order rotated by r, so a load burst on a shared machine hits all of them alike:
+Shapes: those of `favorlab speed`, regular shape: 8 heads, d = dv = 64, m = 256 random features, float32,
+L = 1024, 2048, ... --max-L, on each of --threads (default 1 and 2 threads). Per L and repeat r, the entries
+[favorlab, then SDPA, SDPA causal, FastAttention, FastAttention causal at each thread count] run in that order rotated
+by r, so a load burst on a shared machine hits all of them alike:
   - favorlab: one `favorlab speed` subprocess at this L alone, which times every method it has (exact, FAVOR, ...;
-    the list is taken from its output, never assumed). Its --trials must be >= 2: a fresh process has no warm-up,
-    so the sample of this repeat is the faster of its two trials (its row's seconds_min);
+    the list is taken from its output, never assumed) at every thread count, and its FMA peak. Its --trials must be
+    >= 2: a fresh process has no warm-up, so the sample of this repeat is the faster of its two trials (its row's
+    seconds_min);
   - peers: torch.nn.functional.scaled_dot_product_attention (is_causal False/True) and performer-pytorch's
     FastAttention (dim_heads 64, nb_features 256, causal False/True) on (1, 8, L, 64) tensors under
     torch.inference_mode(); one untimed warm-up per method and L, then per repeat two back-to-back calls of which
@@ -67,7 +69,14 @@ def parse_args(argv):
     p.add_argument("--time-cap", dest="time_cap", type=float, default=60.0,
                    help="skip a peer method at larger L once one call took more seconds (default %(default)s)")
     p.add_argument("--seed", type=int, default=2021, help="seed of the inputs (default %(default)s)")
+    p.add_argument("--threads", default="1,2", help="thread counts, comma-separated (default %(default)s)")
     args = p.parse_args(argv)
+    try:
+        args.thread_counts = sorted({int(t) for t in args.threads.split(",")})
+    except ValueError:
+        p.error(f"--threads must be comma-separated integers, got {args.threads!r}")
+    if not all(1 <= t <= 256 for t in args.thread_counts):
+        p.error(f"--threads must be between 1 and 256, got {args.threads!r}")
     if args.max_l is None:
         args.max_l = 4096 if args.quick else 16384
     if args.repeats is None:
@@ -111,31 +120,35 @@ def run_favorlab(binary, args, what):
     return proc.stdout
 
 
-def favorlab_speed_args(length):
+def favorlab_speed_args(length, thread_counts):
+    counts = [str(t) for t in thread_counts]
     return ["speed", "--min-L", str(length), "--max-L", str(length), "--trials", str(CALLS_PER_REPEAT),
-            "--shapes", "regular", "--thread-counts", "1", "--threads", "1", "--d", str(D), "--m", str(M),
+            "--shapes", "regular", "--thread-counts", *counts, "--threads", counts[-1], "--d", str(D), "--m", str(M),
             "--no-memory", "--mc-trials", "0", "--time-cap", "1000", "--quiet", "--out", "-"]
 
 
-def favorlab_speed(binary, length):
-    """One `favorlab speed` run at this L: ({method: (seconds, load)}, its provenance)."""
-    text = run_favorlab(binary, favorlab_speed_args(length), f"speed at L={length}")
+def favorlab_speed(binary, length, thread_counts):
+    """One `favorlab speed` run at this L: ({(method, threads): (seconds, load)}, FMA peak FLOP/s or None,
+    its provenance)."""
+    text = run_favorlab(binary, favorlab_speed_args(length, thread_counts), f"speed at L={length}")
     try:
         result = json.loads(text)
     except ValueError as e:
         raise RuntimeError(f"favorlab speed at L={length} wrote no JSON result: {e}") from e
-    times = {}
+    times, peak = {}, None
     for row in result.get("rows", []):
-        if row.get("kind") != "time" or row.get("L") != length or row.get("threads") != 1:
+        if row.get("kind") == "fma_peak":
+            peak = finite_or_none(row.get("flops_per_second"))
+        if row.get("kind") != "time" or row.get("L") != length or row.get("threads") not in thread_counts:
             continue
         if row.get("heads") != HEADS or row.get("d") != D or row.get("m") != M:
             raise RuntimeError(f"favorlab speed reported an unexpected shape: {row}")
         seconds = finite_or_none(row.get("seconds_min"))
         if seconds is not None:
-            times[row["method"]] = (seconds, finite_or_none(row.get("load_average")))
+            times[(row["method"], row["threads"])] = (seconds, finite_or_none(row.get("load_average")))
     if not times:
         raise RuntimeError(f"favorlab speed at L={length} reported no time rows")
-    return times, result.get("provenance", {})
+    return times, peak, result.get("provenance", {})
 
 
 class Peers:
@@ -163,8 +176,9 @@ class Peers:
         g = self.torch.Generator().manual_seed(seed + length)
         return tuple(self.torch.randn(1, HEADS, length, D, generator=g, dtype=self.torch.float32) for _ in range(3))
 
-    def call(self, name, q, k, v):
-        """Seconds of one call of method name."""
+    def call(self, name, q, k, v, threads=1):
+        """Seconds of one call of method name on that many threads."""
+        self.torch.set_num_threads(threads)
         fn = self.methods[name][1]
         with self.torch.inference_mode():
             start = time.perf_counter()
@@ -176,38 +190,43 @@ class Peers:
 
 
 def measure(args, peers):
-    """The interleaved timing loop. Returns (lengths, samples, dropped rows, favorlab's provenance), where
-    samples[(implementation, method)][L] is the list of (seconds, load average) of each repeat, in repeat order."""
+    """The interleaved timing loop. Returns (lengths, samples, peaks, dropped rows, favorlab's provenance), where
+    samples[(implementation, method)][(L, threads)] is the list of (seconds, load average) of each repeat, in repeat
+    order, and peaks the FMA peaks (FLOP/s of one core) favorlab measured, one per repeat and L."""
     lengths = [MIN_L << i for i in range(int(math.log2(args.max_l // MIN_L)) + 1)]
-    samples, dropped, provenance = {}, [], None
+    samples, peaks, dropped, provenance = {}, [], [], None
     active = list(peers.methods)
     for length in lengths:
         q, k, v = peers.inputs(length, args.seed)
         over_cap = set()
         for name in list(active):  # one untimed warm-up per method and L
-            seconds = peers.call(name, q, k, v)
+            seconds = peers.call(name, q, k, v, args.thread_counts[0])
             if seconds > args.time_cap:
                 over_cap.add(name)
-        entries = ["favorlab"] + active
+        entries = ["favorlab"] + [(name, t) for name in active for t in args.thread_counts]
         for r in range(args.repeats):
             order = entries[r % len(entries):] + entries[:r % len(entries)]
             line = []
             for entry in order:
                 if entry == "favorlab":
                     start = time.perf_counter()
-                    times, prov = favorlab_speed(args.favorlab, length)
+                    times, peak, prov = favorlab_speed(args.favorlab, length, args.thread_counts)
                     provenance = provenance or prov
-                    for method, point in times.items():
-                        samples.setdefault(("favorlab", method), {}).setdefault(length, []).append(point)
-                    line.append(f"favorlab {time.perf_counter() - start:.2f} s ({len(times)} methods)")
+                    if peak is not None:
+                        peaks.append(peak)
+                    for (method, threads), point in times.items():
+                        samples.setdefault(("favorlab", method), {}).setdefault((length, threads), []).append(point)
+                    line.append(f"favorlab {time.perf_counter() - start:.2f} s ({len(times)} points)")
                     continue
+                name, threads = entry
                 load = load_average()
-                calls = [peers.call(entry, q, k, v) for _ in range(CALLS_PER_REPEAT)]
+                calls = [peers.call(name, q, k, v, threads) for _ in range(CALLS_PER_REPEAT)]
                 if max(calls) > args.time_cap:
-                    over_cap.add(entry)
-                implementation = peers.methods[entry][0]
-                samples.setdefault((implementation, entry), {}).setdefault(length, []).append((min(calls), load))
-                line.append(f"{entry} {min(calls):.4g} s")
+                    over_cap.add(name)
+                implementation = peers.methods[name][0]
+                samples.setdefault((implementation, name), {}).setdefault((length, threads), []).append(
+                    (min(calls), load))
+                line.append(f"{name}@{threads} {min(calls):.4g} s")
             say(f"L={length} repeat {r + 1}/{args.repeats}: " + ", ".join(line))
         for name in active:
             if name in over_cap and length < lengths[-1]:
@@ -217,27 +236,28 @@ def measure(args, peers):
                 say(f"{name}: {why}")
         active = [name for name in active if name not in over_cap]
         del q, k, v
-    return lengths, samples, dropped, provenance or {}
+    return lengths, samples, peaks, dropped, provenance or {}
 
 
 def time_rows(samples):
     rows = []
-    for (implementation, method), by_length in samples.items():
-        for length in sorted(by_length):
-            seconds = [s for s, _ in by_length[length]]
+    for (implementation, method), by_point in samples.items():
+        for length, threads in sorted(by_point):
+            seconds = [s for s, _ in by_point[(length, threads)]]
             rows.append({"kind": "time", "implementation": implementation, "method": method, "L": length,
-                         "heads": HEADS, "d": D, "dv": D, "m": M, "threads": 1,
+                         "heads": HEADS, "d": D, "dv": D, "m": M, "threads": threads,
                          "seconds_median": statistics.median(seconds), "seconds_min": min(seconds),
                          "seconds_repeats": seconds, "repeats": len(seconds),
-                         "load_average": median_or_none([l for _, l in by_length[length]])})
+                         "load_average": median_or_none([l for _, l in by_point[(length, threads)]])})
     return rows
 
 
 # (numerator, denominator, check claim or None, target, "at least"/"at most" as the target reads)
 RATIOS = [
     (("favorlab", "exact"), ("pytorch", "sdpa_bidirectional"),
-     "Target: exact attention <= 1.2x PyTorch scaled_dot_product_attention", 1.2, "at most"),
-    (("favorlab", "exact_causal"), ("pytorch", "sdpa_causal"), None, None, None),
+     "Target: exact attention <= 1.0x PyTorch scaled_dot_product_attention", 1.0, "at most"),
+    (("favorlab", "exact_causal"), ("pytorch", "sdpa_causal"),
+     "Target: causal exact attention <= 1.0x PyTorch scaled_dot_product_attention (is_causal)", 1.0, "at most"),
     (("performer-pytorch", "fast_attention_bidirectional"), ("favorlab", "favor_bidirectional"),
      "Target: FAVOR bidirectional >= 5x faster than performer-pytorch", 5.0, "at least"),
     (("performer-pytorch", "fast_attention_causal"), ("favorlab", "favor_causal"),
@@ -255,15 +275,16 @@ def ratio_name(num, den):
     return f"{num[0]} {num[1]} / {den[0]} {den[1]}"
 
 
-def ratio_rows(samples, lengths):
+def ratio_rows(samples, lengths, thread_counts):
     rows = []
     for num, den, _, target, sense in RATIOS:
-        for length in lengths:
-            a, b = samples.get(num, {}).get(length), samples.get(den, {}).get(length)
+        for length, threads in ((length, t) for t in thread_counts for length in lengths):
+            a = samples.get(num, {}).get((length, threads))
+            b = samples.get(den, {}).get((length, threads))
             if not a or not b:
                 continue
             paired = [x[0] / y[0] for x, y in zip(a, b)]
-            rows.append({"kind": "ratio", "name": ratio_name(num, den), "L": length,
+            rows.append({"kind": "ratio", "name": ratio_name(num, den), "L": length, "threads": threads,
                          "numerator_implementation": num[0], "numerator_method": num[1],
                          "denominator_implementation": den[0], "denominator_method": den[1],
                          "value": statistics.median(s for s, _ in a) / statistics.median(s for s, _ in b),
@@ -282,7 +303,7 @@ def ratio_checks(rows, simd_note):
         name = ratio_name(num, den)
         points = [r for r in rows if r["kind"] == "ratio" and r["name"] == name]
         where = (f"time({num[0]} {num[1]}) / time({den[0]} {den[1]}), medians of the same run, {HEADS} heads, "
-                 f"d={D}, m={M}, float32, 1 thread, every L measured")
+                 f"d={D}, m={M}, float32, every L and thread count measured")
         if not points:
             checks.append({"claim": claim, "where": where, "status": "inconclusive", "source": "favorlab",
                            "kind": "target", "points_total": 0, "points_held": 0, "points_violated": 0,
@@ -294,9 +315,9 @@ def ratio_checks(rows, simd_note):
         held = sum((r["value"] >= target) if at_least else (r["value"] <= target) for r in points)
         load = worst["load_average"]
         detail = (f"{held} of {len(points)} points within the target; {TIMING_NOTE}; target "
-                  f"{'>=' if at_least else '<='} {target:g}; worst {worst['value']:.3g} at L={worst['L']}"
+                  f"{'>=' if at_least else '<='} {target:g}; worst {worst['value']:.3g} at {point_name(worst)}"
                   f" (load {'unknown' if load is None else f'{load:.2f}'}); all: "
-                  + ", ".join(f"L={r['L']}={r['value']:.3g}" for r in points) + f"; {simd_note}")
+                  + ", ".join(f"{point_name(r)}={r['value']:.3g}" for r in points) + f"; {simd_note}")
         check = {"claim": claim, "where": where, "status": "measured", "source": "favorlab", "kind": "target",
                  "value": worst["value"], "target": target, "detail": detail}
         if num[0] == "performer-pytorch":
@@ -305,6 +326,10 @@ def ratio_checks(rows, simd_note):
             check["ceiling"] = ceiling
         checks.append(check)
     return checks
+
+
+def point_name(row):
+    return f"L={row['L']}/threads={row['threads']}"
 
 
 def ceiling_of(rows, num, target):
@@ -316,9 +341,67 @@ def ceiling_of(rows, num, target):
     reachable = sum(r["value"] >= target for r in points)
     note = ("ceiling, time(performer-pytorch) / time(favorlab's four bare GEMMs of the same shapes), the ratio if "
             "favorlab's forward cost no more than its products: "
-            + ", ".join(f"L={r['L']}={r['value']:.3g}" for r in points)
+            + ", ".join(f"{point_name(r)}={r['value']:.3g}" for r in points)
             + f" (at or above the target at {reachable} of {len(points)})")
-    return note, [{"L": r["L"], "value": r["value"]} for r in points]
+    return note, [{"L": r["L"], "threads": r["threads"], "value": r["value"]} for r in points]
+
+
+# (implementation, method, FLOPs counted): FAVOR's four products for the linear methods, Q Kᵀ and P V for exact.
+FRACTIONS = [("favorlab", "gemm", "products"), ("favorlab", "favor_bidirectional", "products"),
+             ("favorlab", "favor_causal", "products"), ("favorlab", "exact", "exact"),
+             ("pytorch", "sdpa_bidirectional", "exact")]
+
+
+def flops_of(kind, length):
+    if kind == "products":  # per head 2·(2·L·d·m + 2·L·m·(dv + 1)), as favorlab's speed counts them
+        return HEADS * 2 * (2 * length * D * M + 2 * length * M * (D + 1))
+    return HEADS * 4 * length * length * D
+
+
+def fraction_rows(samples, lengths, thread_counts, peak):
+    """FLOP/s over (threads × one core's FMA peak, as favorlab measured it), medians of the run."""
+    rows = []
+    if peak is None:
+        return rows
+    for implementation, method, kind in FRACTIONS:
+        for length, threads in ((length, t) for t in thread_counts for length in lengths):
+            points = samples.get((implementation, method), {}).get((length, threads))
+            if not points:
+                continue
+            seconds = statistics.median(s for s, _ in points)
+            rows.append({"kind": "fraction_of_fma_peak", "implementation": implementation, "method": method,
+                         "L": length, "threads": threads, "flops": flops_of(kind, length), "flops_counted": kind,
+                         "value": flops_of(kind, length) / seconds / (threads * peak)})
+    return rows
+
+
+def ratio_table(rows, thread_counts, lengths):
+    """The ratios and fractions of the run as a plain-text table (stdout of scripts/peer-bench.sh)."""
+    def value(kind, key, length, threads):
+        for r in rows:
+            if r["kind"] == kind and r.get("name", r.get("method")) == key and r["L"] == length and \
+                    r["threads"] == threads:
+                return f"{r['value']:.3g}"
+        return "-"
+    columns = [("ratio", ratio_name(("favorlab", "exact"), ("pytorch", "sdpa_bidirectional")), "exact/SDPA"),
+               ("ratio", ratio_name(("favorlab", "exact_causal"), ("pytorch", "sdpa_causal")), "causal exact/SDPA"),
+               ("ratio", ratio_name(("performer-pytorch", "fast_attention_bidirectional"),
+                                    ("favorlab", "favor_bidirectional")), "performer/FAVOR"),
+               ("ratio", ratio_name(("performer-pytorch", "fast_attention_causal"), ("favorlab", "favor_causal")),
+                "performer/causal FAVOR"),
+               ("fraction_of_fma_peak", "gemm", "GEMMs/peak"),
+               ("fraction_of_fma_peak", "favor_bidirectional", "FAVOR/peak"),
+               ("fraction_of_fma_peak", "favor_causal", "causal/peak"),
+               ("fraction_of_fma_peak", "exact", "exact/peak"),
+               ("fraction_of_fma_peak", "sdpa_bidirectional", "SDPA/peak")]
+    table = [["threads", "L"] + [title for _, _, title in columns]]
+    for threads in thread_counts:
+        for length in lengths:
+            table.append([str(threads), str(length)] + [value(k, key, length, threads) for k, key, _ in columns])
+    widths = [max(len(row[i]) for row in table) for i in range(len(table[0]))]
+    lines = ["  ".join(cell.rjust(w) for cell, w in zip(row, widths)) for row in table]
+    return ("peer-speed: medians of one interleaved run (ratios: time over time; fractions: FLOP/s over threads x "
+            "one core's FMA peak)\n" + "\n".join(lines))
 
 
 def relative_error(x, reference):
@@ -472,10 +555,12 @@ def main(argv=None):
         warnings.simplefilter("ignore")
         agreement_rows, agreement_check, agreement_info = agreement(args, torch, performer_pytorch)
         peers = Peers(torch, performer_pytorch)
-        lengths, samples, dropped, favorlab_provenance = measure(args, peers)
+        lengths, samples, peaks, dropped, favorlab_provenance = measure(args, peers)
 
+    peak = statistics.median(peaks) if peaks else None
     rows = time_rows(samples) + dropped
-    rows += ratio_rows(samples, lengths)
+    rows += ratio_rows(samples, lengths, args.thread_counts)
+    rows += fraction_rows(samples, lengths, args.thread_counts, peak)
     # instruction_sets (the compiler's targets) where favorlab records it: Eigen's own string says "AVX" for AVX2 too.
     isa = favorlab_provenance.get("instruction_sets") or favorlab_provenance.get("eigen_simd", "unknown")
     simd_note = f"favorlab built for {isa}, torch's CPU capability {torch.backends.cpu.get_cpu_capability()}"
@@ -487,15 +572,19 @@ def main(argv=None):
         "experiment": "peer-speed",
         "params": {
             "min_L": MIN_L, "max_L": args.max_l, "lengths": lengths, "heads": HEADS, "d": D, "dv": D, "m": M,
-            "features": "positive", "precision": "float32", "threads": 1, "repeats": args.repeats,
+            "features": "positive", "precision": "float32", "threads": args.thread_counts, "repeats": args.repeats,
             "quick": args.quick, "time_cap": args.time_cap, "seed": args.seed, "calls_per_repeat": CALLS_PER_REPEAT,
-            "timing": ("wall clock; per L and repeat r the entries favorlab, SDPA, SDPA causal, FastAttention, "
-                       "FastAttention causal run in that order rotated by r; each repeat's sample is the faster of "
+            "timing": ("wall clock; per L and repeat r the entries favorlab (every thread count in one process), then "
+                       "SDPA, SDPA causal, FastAttention, FastAttention causal at each thread count run in that order "
+                       "rotated by r; each repeat's sample is the faster of "
                        "two back-to-back calls (favorlab: its speed experiment with --trials 2, seconds_min; "
                        "peers: after one untimed warm-up per method and L); rows give the median and minimum over "
                        "repeats, ratios divide medians"),
             "favorlab_binary": args.favorlab,
-            "favorlab_command": "FAVORLAB " + " ".join(favorlab_speed_args("L")),
+            "favorlab_command": "FAVORLAB " + " ".join(favorlab_speed_args("L", args.thread_counts)),
+            "fma_peak_flops_per_second": peak,
+            "fma_peak": "one core's, the median of favorlab speed's fma_peak rows of this run (12 multiply-add "
+                        "chains on its widest float packet)",
             "favorlab_methods": favorlab_methods,
             "peer_methods": {
                 "sdpa_bidirectional": "torch.nn.functional.scaled_dot_product_attention(q, k, v)",
@@ -516,7 +605,7 @@ def main(argv=None):
             "python": platform.python_version(),
             "torch": torch.__version__,
             "torch_cpu_capability": torch.backends.cpu.get_cpu_capability(),
-            "torch_threads": torch.get_num_threads(),
+            "torch_threads": args.thread_counts,
             "performer_pytorch": version("performer-pytorch"),
             "local_attention": version("local-attention"),
             "einops": version("einops"),
@@ -530,6 +619,7 @@ def main(argv=None):
     }
     write_atomically(result, args.out)
     say(f"wrote {args.out}")
+    print(ratio_table(rows, args.thread_counts, lengths), flush=True)
     return 0
 
 

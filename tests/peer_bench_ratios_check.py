@@ -15,9 +15,10 @@ sys.path.insert(0, sys.argv[1])
 import peer_bench  # noqa: E402
 
 
-def samples_of(table):
-    """{(implementation, method): {L: [seconds of each repeat]}} -> the measure() layout with a load of 1.0."""
-    return {key: {length: [(s, 1.0) for s in seconds] for length, seconds in by_length.items()}
+def samples_of(table, threads=1):
+    """{(implementation, method): {L: [seconds of each repeat]}} -> the measure() layout, {(L, threads): ...}, with a
+    load of 1.0."""
+    return {key: {(length, threads): [(s, 1.0) for s in seconds] for length, seconds in by_length.items()}
             for key, by_length in table.items()}
 
 
@@ -48,7 +49,7 @@ def main():
         ("performer-pytorch", "fast_attention_bidirectional"): {1024: [10.0, 10.5, 9.5], 2048: [30.0, 31.0, 29.0]},
         ("performer-pytorch", "fast_attention_causal"): {1024: [120.0, 110.0, 130.0], 2048: [400.0, 390.0, 410.0]},
     }
-    rows = peer_bench.ratio_rows(samples_of(table), [1024, 2048])
+    rows = peer_bench.ratio_rows(samples_of(table), [1024, 2048], [1])
     checks = {c["claim"]: c for c in peer_bench.ratio_checks(rows, "test")}
 
     ratio = {(r["name"], r["L"]): r["value"] for r in rows}
@@ -73,16 +74,46 @@ def main():
     if "(at or above the target at 2 of 2)" not in causal["detail"]:
         failures.append(f"causal: ceiling count missing or wrong in {causal['detail']!r}")
 
-    exact = checks["Target: exact attention <= 1.2x PyTorch scaled_dot_product_attention"]
-    expect("exact: worst ratio", exact["value"], 12.0 / 10.0)  # 1.2 at 1024 (within), 1.0 at 2048
-    if not exact["detail"].startswith("2 of 2 points within the target"):
-        failures.append(f"exact: counted {exact['detail'][:40]!r}, want 2 of 2")
+    exact = checks["Target: exact attention <= 1.0x PyTorch scaled_dot_product_attention"]
+    expect("exact: worst ratio", exact["value"], 12.0 / 10.0)  # 1.2 at 1024 (outside), 1.0 at 2048 (within)
+    if not exact["detail"].startswith("1 of 2 points within the target"):
+        failures.append(f"exact: counted {exact['detail'][:40]!r}, want 1 of 2")
+    if "worst 1.2 at L=1024/threads=1" not in exact["detail"]:
+        failures.append(f"exact: worst point not named in {exact['detail']!r}")
     if "ceiling" in exact:
         failures.append("exact: a ceiling on a target that has none")
 
+    # Two thread counts: every ratio per (L, threads); a check's points span both.
+    two = samples_of(table)
+    for key, by_point in samples_of(table, threads=2).items():
+        two[key].update({p: [(2 * s, load) for s, load in v] for p, v in by_point.items()})  # 2 threads: all 2x
+    two[("pytorch", "sdpa_bidirectional")][(1024, 2)] = [(5.0, 1.0)] * 3  # SDPA gains from 2 threads, exact not
+    rows2 = peer_bench.ratio_rows(two, [1024, 2048], [1, 2])
+    exact2 = {c["claim"]: c for c in peer_bench.ratio_checks(rows2, "test")}[
+        "Target: exact attention <= 1.0x PyTorch scaled_dot_product_attention"]
+    expect("two thread counts: worst exact ratio", exact2["value"], 24.0 / 5.0)
+    if not exact2["detail"].startswith("2 of 4 points") or "at L=1024/threads=2" not in exact2["detail"]:
+        failures.append(f"two thread counts: {exact2['detail'][:90]!r}")
+
+    # Fractions of the FMA peak: FLOP/s over threads x peak, FAVOR's products for FAVOR, 4 L^2 d per head for exact.
+    fractions = peer_bench.fraction_rows(two, [1024, 2048], [1, 2], 1e9)
+    gemm = {(r["L"], r["threads"]): r["value"] for r in fractions if r["method"] == "gemm"}
+    products = 8 * 2 * (2 * 1024 * 64 * 256 + 2 * 1024 * 256 * 65)
+    expect("fraction: gemm at 1024, 1 thread", gemm[(1024, 1)], products / 2.0 / 1e9)
+    expect("fraction: gemm at 1024, 2 threads", gemm[(1024, 2)], products / 4.0 / (2 * 1e9))
+    sdpa = next(r["value"] for r in fractions if r["method"] == "sdpa_bidirectional" and r["L"] == 2048
+                and r["threads"] == 1)
+    expect("fraction: SDPA at 2048", sdpa, 8 * 4 * 2048 * 2048 * 64 / 40.0 / 1e9)
+    if peer_bench.fraction_rows(two, [1024], [1], None):
+        failures.append("fractions without a measured peak")
+    table_text = peer_bench.ratio_table(rows2 + fractions, [1, 2], [1024, 2048])
+    lines = table_text.splitlines()
+    if len(lines) != 6 or "exact/SDPA" not in lines[1] or not lines[5].split()[:3] == ["2", "2048", "1"]:
+        failures.append(f"ratio table: {table_text!r}")
+
     # Without favorlab's GEMM rows the ceiling is reported as not measured, never invented.
     del table[("favorlab", "gemm")]
-    rows = peer_bench.ratio_rows(samples_of(table), [1024, 2048])
+    rows = peer_bench.ratio_rows(samples_of(table), [1024, 2048], [1])
     bi = {c["claim"]: c for c in peer_bench.ratio_checks(rows, "test")}[
         "Target: FAVOR bidirectional >= 5x faster than performer-pytorch"]
     if bi["ceiling"] is not None or "ceiling not measured" not in bi["detail"]:
@@ -91,7 +122,7 @@ def main():
     # A ceiling below the target is counted as such: performer-pytorch bi at 1024 takes 9 (ceiling 4.5 < 5).
     table[("favorlab", "gemm")] = {1024: [2.0, 2.0, 2.0], 2048: [4.0, 4.0, 4.0]}
     table[("performer-pytorch", "fast_attention_bidirectional")][1024] = [9.0, 9.0, 9.0]
-    rows = peer_bench.ratio_rows(samples_of(table), [1024, 2048])
+    rows = peer_bench.ratio_rows(samples_of(table), [1024, 2048], [1])
     bi = {c["claim"]: c for c in peer_bench.ratio_checks(rows, "test")}[
         "Target: FAVOR bidirectional >= 5x faster than performer-pytorch"]
     if "(at or above the target at 1 of 2)" not in bi["detail"]:

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "features/shifted_exp.hpp"
+#include "linalg/gemm.hpp"
 
 namespace favorlab {
 
@@ -25,7 +26,13 @@ ScaledFeatures<T> attention_features(const Matrix<T>& u, const Matrix<T>& w, con
   const MapFunctions<T>& map = map_functions<T>(config);
   ScaledFeatures<T> out;
   if (!estimates_softmax(config.features)) {
-    const Matrix<T> pre = config.project ? Matrix<T>(u * w.transpose()) : u;
+    Matrix<T> pre;
+    if (config.project) {
+      pre.resize(u.rows(), w.rows());
+      gemm<T>(u, Op::none, w, Op::transpose, T(0), pre);
+    } else {
+      pre = u;
+    }
     map.entrywise(pre, out.values);
     out.values.array() += T(config.kernel_epsilon);
   } else if (config.stabilizer) {

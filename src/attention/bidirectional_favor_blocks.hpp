@@ -15,6 +15,7 @@
 #include "attention/attention_features.hpp"
 #include "attention/favor_features.hpp"
 #include "attention/values_with_ones.hpp"
+#include "linalg/gemm.hpp"
 #include "runtime/parallel_for.hpp"
 
 namespace favorlab {
@@ -32,7 +33,9 @@ Matrix<T> bidirectional_favor_blocks(Eigen::Index lq, const Matrix<T>& v, const 
   parallel_for(key_blocks, threads, [&](Eigen::Index b) {
     const Eigen::Index first = b * block, rows = std::min(block, lk - first);
     const auto f = features.keys(first, rows);
-    states[std::size_t(b)].noalias() = f.values.transpose() * values_with_ones(v, first, rows);
+    Matrix<T>& s = states[std::size_t(b)];
+    s.resize(f.values.cols(), dv + 1);
+    gemm<T>(f.values, Op::transpose, values_with_ones(v, first, rows), Op::none, T(0), s);
     block_scale[std::size_t(b)] = f.log_scale;
   });
   const T key_scale = *std::max_element(block_scale.begin(), block_scale.end());
@@ -45,7 +48,7 @@ Matrix<T> bidirectional_favor_blocks(Eigen::Index lq, const Matrix<T>& v, const 
     const Eigen::Index first = b * block, rows = std::min(block, lq - first);
     const auto f = features.queries(first, rows);
     Matrix<T> num(rows, dv + 1);
-    num.noalias() = f.values * state;
+    gemm<T>(f.values, Op::none, state, Op::none, T(0), num);
     if (config.renormalize)
       out.middleRows(first, rows) = (num.leftCols(dv).array().colwise() / num.col(dv).array()).matrix();
     else

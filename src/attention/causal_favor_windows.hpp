@@ -23,6 +23,7 @@
 #include "attention/favor_features.hpp"
 #include "attention/values_with_ones.hpp"
 #include "features/shifted_exp.hpp"
+#include "linalg/gemm.hpp"
 #include "runtime/parallel_for.hpp"
 
 namespace favorlab {
@@ -77,8 +78,8 @@ ChunkPart<T> chunk_part(const Queries& queries, Keys&& keys, Column<T> running, 
   // the mask below zeroes it — which saves a quarter of the scores' and of the local product's multiply-adds.
   const Eigen::Index h = rows / 2;
   Matrix<T> scores(rows, rows);
-  scores.topLeftCorner(h, h).noalias() = queries.topRows(h) * keys.topRows(h).transpose();
-  scores.bottomRows(rows - h).noalias() = queries.bottomRows(rows - h) * keys.transpose();
+  gemm<T>(queries.topRows(h), Op::none, keys.topRows(h), Op::transpose, T(0), scores.topLeftCorner(h, h));
+  gemm<T>(queries.bottomRows(rows - h), Op::none, keys, Op::transpose, T(0), scores.bottomRows(rows - h));
   // Query i weighs key j ≤ i by exp(r_j − r_i) · r^(i−j) ≤ 1. The running maximum only grows, so when its first
   // and last values agree every exp factor is exactly 1 and, without decay, the products can be skipped — the common
   // case once the maximum has been reached. Column by column: contiguous entries and one vectorized exp per column.
@@ -98,8 +99,8 @@ ChunkPart<T> chunk_part(const Queries& queries, Keys&& keys, Column<T> running, 
     scores.col(j).tail(later).array() *= weights;
   }
   part.local.resize(rows, values.cols());
-  part.local.topRows(h).noalias() = scores.topLeftCorner(h, h) * values.topRows(h);
-  part.local.bottomRows(rows - h).noalias() = scores.bottomRows(rows - h) * values;
+  gemm<T>(scores.topLeftCorner(h, h), Op::none, values.topRows(h), Op::none, T(0), part.local.topRows(h));
+  gemm<T>(scores.bottomRows(rows - h), Op::none, values, Op::none, T(0), part.local.bottomRows(rows - h));
 
   // The keys carried to the next chunk's start: × exp(r_j − r_last) · r^(rows − j).
   const T last = part.running(rows - 1);
@@ -111,7 +112,8 @@ ChunkPart<T> chunk_part(const Queries& queries, Keys&& keys, Column<T> running, 
     if (decayed) factor *= decay.segment(1, rows).reverse();
     keys.array().colwise() *= factor;
   }
-  part.state.noalias() = keys.transpose() * values;
+  part.state.resize(keys.cols(), values.cols());
+  gemm<T>(keys, Op::transpose, values, Op::none, T(0), part.state);
   return part;
 }
 
@@ -181,7 +183,9 @@ void finish_chunk(const BlockPart<T, Queries>& block, Eigen::Index index, Eigen:
   if (g != nullptr) {
     exp_into(factor, scale - top, T(1));
     if (decay.size() > 0) factor *= decay.head(rows);
-    num += ((block.queries.values.middleRows(offset, rows) * *g).array().colwise() * factor).matrix();
+    Matrix<T> carried(rows, g->cols());
+    gemm<T>(block.queries.values.middleRows(offset, rows), Op::none, *g, Op::none, T(0), carried);
+    num += (carried.array().colwise() * factor).matrix();
   }
   if (renormalize)
     out.middleRows(first, rows) = (num.leftCols(dv).array().colwise() / num.col(dv).array()).matrix();

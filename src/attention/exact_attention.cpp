@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "features/shifted_exp.hpp"
+#include "linalg/gemm.hpp"
 #include "runtime/eigen_threads.hpp"
 #include "runtime/parallel_for.hpp"
 
@@ -20,8 +21,6 @@ constexpr Eigen::Index kKeyTile = 256;
 
 template <class T>
 using Column = Eigen::Array<T, Eigen::Dynamic, 1>;
-template <class T>
-using RowTile = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
 }  // namespace
 
@@ -44,6 +43,7 @@ Matrix<T> exact_attention(const Matrix<T>& q, const Matrix<T>& k, const Matrix<T
   }
   const Eigen::Index lq = q.rows(), dv = v.cols();
   const T scale = T(1 / std::sqrt(double(q.cols())));
+  constexpr T kMinusInf = -std::numeric_limits<T>::infinity();
   Matrix<T> out(lq, dv);
   const EigenSingleThread eigen_single_thread;  // the query blocks are the parallelism (same bits on any --threads)
   const Eigen::Index blocks = (lq + kQueryBlock - 1) / kQueryBlock;
@@ -51,40 +51,43 @@ Matrix<T> exact_attention(const Matrix<T>& q, const Matrix<T>& k, const Matrix<T
     const Eigen::Index first = b * kQueryBlock, rows = std::min(kQueryBlock, lq - first);
     const Eigen::Index keys = causal ? first + rows : k.rows();  // a causal block never reads later keys
     const Matrix<T> scaled_q = q.middleRows(first, rows) * scale;
-    // Row-major logits: each query's row of a tile is contiguous, so its maximum, its exponentials and their sum are
-    // one pass over 1 KiB in L1 per row, not strided passes over the whole tile in L2
-    // (docs/performance.md#tried-and-dropped).
-    RowTile<T> tile_buffer(rows, std::min(kKeyTile, keys));
+    // The logits tile is column-major, as both products want it (tile = Q Kᵀ, acc += tile V, no transposed operand);
+    // the softmax sweeps it column by column, each column contiguous and the per-row running values in L1.
+    Matrix<T> tile_buffer(rows, std::min(kKeyTile, keys));
     Matrix<T> acc = Matrix<T>::Zero(rows, dv);  // Σ_j exp(s_ij − top_i) v_j over the keys so far
     // Running row maxima (−∞ before a row's first key) and Σ_j exp(s_ij − top_i); factor_i rescales a row's sums
-    // when its maximum grows.
-    Column<T> top = Column<T>::Constant(rows, -std::numeric_limits<T>::infinity()), total = Column<T>::Zero(rows);
-    Column<T> factor(rows);
+    // when its maximum grows. Every row sees key 0 in the first tile, so top is finite from then on.
+    Column<T> top = Column<T>::Constant(rows, kMinusInf), total = Column<T>::Zero(rows);
+    Column<T> tile_top(rows), factor(rows), tile_sum(rows);
     for (Eigen::Index first_key = 0; first_key < keys; first_key += kKeyTile) {
       const Eigen::Index cols = std::min(kKeyTile, keys - first_key);
       auto tile = tile_buffer.leftCols(cols);
-      tile.noalias() = scaled_q * k.middleRows(first_key, cols).transpose();
-      bool grew = false;
-      for (Eigen::Index i = 0; i < rows; ++i) {
-        // Causal: keys after query first + i get weight exactly 0 (no output sees a later key).
-        const Eigen::Index visible =
-            causal ? std::clamp<Eigen::Index>(first + i + 1 - first_key, 0, cols) : cols;
-        Eigen::Map<Column<T>> row(tile.row(i).data(), cols);
-        row.tail(cols - visible).setZero();
-        factor(i) = T(1);
-        if (visible == 0) continue;
-        auto seen = row.head(visible);
-        const T tile_top = seen.maxCoeff();
-        if (tile_top > top(i)) {  // a new maximum: what was summed so far is rescaled (by 0 before the first key)
-          factor(i) = std::exp(top(i) - tile_top);
-          top(i) = tile_top;
-          grew = true;
-        }
-        exp_into(seen, seen - top(i), T(1));  // SIMD exp, exact underflow (features/shifted_exp.hpp)
-        total(i) = total(i) * factor(i) + seen.sum();
+      gemm<T>(scaled_q, Op::none, k.middleRows(first_key, cols), Op::transpose, T(0), tile);
+      // Causal: key first_key + j is later than queries i < first_key + j − first, which get −∞ (weight exactly 0).
+      if (causal)
+        for (Eigen::Index j = 0; j < cols; ++j)
+          tile.col(j).head(std::clamp<Eigen::Index>(first_key + j - first, 0, rows)).setConstant(kMinusInf);
+      tile_top = tile.col(0).array();
+      for (Eigen::Index j = 1; j < cols; ++j) tile_top = tile_top.max(tile.col(j).array());
+      const bool grew = (tile_top > top).any();
+      if (grew) {  // rows with a new maximum rescale what they summed so far (by 0 before the first key)
+        tile_top = tile_top.max(top);
+        exp_into(factor, top - tile_top, T(1));
+        top = tile_top;
       }
-      if (grew) acc.array().colwise() *= factor;
-      acc.noalias() += tile * v.middleRows(first_key, cols);
+      tile_sum.setZero();
+      for (Eigen::Index j = 0; j < cols; ++j) {
+        auto column = tile.col(j);
+        exp_into(column, column.array() - top, T(1));  // SIMD exp, exact underflow (features/shifted_exp.hpp)
+        tile_sum += column.array();
+      }
+      if (grew) {
+        total = total * factor + tile_sum;
+        acc.array().colwise() *= factor;
+      } else {
+        total += tile_sum;
+      }
+      gemm<T>(tile, Op::none, v.middleRows(first_key, cols), Op::none, T(1), acc);
     }
     if (renormalize)
       out.middleRows(first, rows) = (acc.array().colwise() / total).matrix();

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "features/feature_family.hpp"
+#include "linalg/gemm.hpp"
 
 namespace favorlab {
 
@@ -26,7 +27,9 @@ Exponents<T> positive_exponents(const Matrix<T>& x, Eigen::Index first, Eigen::I
   const Matrix<T> u = x.middleRows(first, count) * input_scale;
   Exponents<T> e;
   e.proj.resize(count, w.rows());
-  e.proj.noalias() = u * w.transpose();
+  // The row-major proj's memory read column-major is projᵀ = W uᵀ.
+  gemm<T>(w, Op::none, u, Op::transpose, T(0),
+          Eigen::Map<Matrix<T>>(e.proj.data(), w.rows(), count));
   e.top = e.proj.rowwise().maxCoeff().array();
   e.half_norm = u.rowwise().squaredNorm().array() / T(2);
   return e;

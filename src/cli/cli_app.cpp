@@ -1,13 +1,14 @@
 #include "cli/cli_app.hpp"
 
 #include "cli/option_checks.hpp"
+#include "linalg/gemm.hpp"
 #include "results/result.hpp"
 
 namespace favorlab {
 
 std::string version_text() {
   return std::string("favorlab ") + FAVORLAB_VERSION + " (" + git_commit() + ", " + FAVORLAB_BUILD_TYPE + ", arch " +
-         FAVORLAB_ARCH + ": " + compiled_instruction_sets() + ")";
+         FAVORLAB_ARCH + ": " + compiled_instruction_sets() + "; GEMM: " + gemm_engine() + ")";
 }
 
 CliApp::CliApp()

@@ -6,6 +6,7 @@
 #include "features/feature_map.hpp"
 #include "features/scaled_sin_cos.hpp"
 #include "features/shifted_exp.hpp"
+#include "linalg/gemm.hpp"
 
 namespace favorlab {
 
@@ -25,7 +26,7 @@ template <class T>
 void trig_features(const Matrix<T>& u, const Matrix<T>& w, Matrix<T>& out) {
   const Eigen::Index m = w.rows();
   out.resize(u.rows(), 2 * m);
-  out.leftCols(m).noalias() = u * w.transpose();  // Wu, replaced column by column by its sine
+  gemm<T>(u, Op::none, w, Op::transpose, T(0), out.leftCols(m));  // Wu, replaced column by column by its sine
   const Eigen::Array<T, Eigen::Dynamic, 1> scale = half_squared_norms(u).exp() / std::sqrt(T(m));
   scaled_sin_cos<T>(out.leftCols(m), scale.data(), out.leftCols(m), out.rightCols(m));
 }
@@ -33,7 +34,7 @@ void trig_features(const Matrix<T>& u, const Matrix<T>& w, Matrix<T>& out) {
 template <class T>
 void positive_features(const Matrix<T>& u, const Matrix<T>& w, Matrix<T>& out) {
   out.resize(u.rows(), w.rows());
-  out.noalias() = u * w.transpose();
+  gemm<T>(u, Op::none, w, Op::transpose, T(0), out);
   shifted_exp(out.array(), half_squared_norms(u), T(1) / std::sqrt(T(w.rows())));
 }
 
@@ -43,7 +44,7 @@ void hyperbolic_features(const Matrix<T>& u, const Matrix<T>& w, Matrix<T>& out)
   const Eigen::Array<T, Eigen::Dynamic, 1> h = half_squared_norms(u);
   const T factor = T(1) / std::sqrt(T(2 * m));
   out.resize(u.rows(), 2 * m);
-  out.leftCols(m).noalias() = u * w.transpose();
+  gemm<T>(u, Op::none, w, Op::transpose, T(0), out.leftCols(m));
   out.rightCols(m) = out.leftCols(m);
   shifted_exp(out.leftCols(m).array(), h, factor);
   shifted_exp(out.rightCols(m).array(), h, factor, T(-1));
@@ -53,7 +54,7 @@ template <class T>
 void shifted_positive_features(const Matrix<T>& u, const Matrix<T>& prepared, Matrix<T>& out) {
   const Eigen::Index m = prepared.rows(), d = u.cols();
   out.resize(u.rows(), m);
-  out.noalias() = u * prepared.leftCols(d).transpose();
+  gemm<T>(u, Op::none, prepared.leftCols(d), Op::transpose, T(0), out);
   out.rowwise() += prepared.col(d).transpose();
   shifted_exp(out.array(), half_squared_norms(u), T(1) / std::sqrt(T(m)));
 }
@@ -82,9 +83,9 @@ template <class T, bool kShifted>
 Matrix<T> projected(const Matrix<T>& u, const Matrix<T>& w) {
   Matrix<T> proj(u.rows(), w.rows());
   if constexpr (!kShifted) {
-    proj.noalias() = u * w.transpose();
+    gemm<T>(u, Op::none, w, Op::transpose, T(0), proj);
   } else {
-    proj.noalias() = u * w.leftCols(u.cols()).transpose();
+    gemm<T>(u, Op::none, w.leftCols(u.cols()), Op::transpose, T(0), proj);
     proj.rowwise() += w.col(u.cols()).transpose();
   }
   return proj;

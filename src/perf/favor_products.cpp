@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "attention/head_parallel.hpp"
+#include "linalg/gemm.hpp"
 #include "runtime/parallel_for.hpp"
 
 namespace favorlab {
@@ -22,9 +23,9 @@ Matrix<T> one_head(const Matrix<T>& q, const Matrix<T>& k, const Matrix<T>& v, c
     values.leftCols(dv) = v.middleRows(first, rows);
     values.col(dv).setOnes();
     Matrix<T> p(rows, w.rows());
-    p.noalias() = k.middleRows(first, rows) * w.transpose();
+    gemm<T>(k.middleRows(first, rows), Op::none, w, Op::transpose, T(0), p);
     Matrix<T> s(w.rows(), dv + 1);
-    s.noalias() = p.transpose() * values;
+    gemm<T>(p, Op::transpose, values, Op::none, T(0), s);
     states[std::size_t(b)] = std::move(s);
   });
   Matrix<T> state = Matrix<T>::Zero(w.rows(), dv + 1);
@@ -34,8 +35,8 @@ Matrix<T> one_head(const Matrix<T>& q, const Matrix<T>& k, const Matrix<T>& v, c
   parallel_for(query_blocks, threads, [&](Eigen::Index b) {
     const Eigen::Index first = b * kBlock, rows = std::min(kBlock, lq - first);
     Matrix<T> r(rows, w.rows());
-    r.noalias() = q.middleRows(first, rows) * w.transpose();
-    out.middleRows(first, rows).noalias() = r * state;
+    gemm<T>(q.middleRows(first, rows), Op::none, w, Op::transpose, T(0), r);
+    gemm<T>(r, Op::none, state, Op::none, T(0), out.middleRows(first, rows));
   });
   return out;
 }

@@ -44,7 +44,7 @@ Json time_row(const SpeedShape& shape, int threads, const std::string& method, i
            {"memory_ratio",
             number_or_null(p.peak_bytes >= 0 ? (in_b + double(p.peak_bytes)) / (in_b + out_b) : NAN)},
            {"load_average", p.load}};
-  if (method == "favor_bidirectional" || method == "gemm") {
+  if (method == "favor_bidirectional" || method == "favor_causal" || method == "gemm") {
     const double flops = speed_gemm_flops(shape.heads, l, s.d, s.m);
     row["gemm_flops_per_second"] = flops / p.seconds_median;
     if (s.peak) row["fraction_of_fma_peak"] = fraction_of_fma_peak(flops, p.seconds_median, threads, *s.peak);

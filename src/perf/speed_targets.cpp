@@ -1,5 +1,7 @@
 #include "perf/speed_targets.hpp"
 
+#include <tuple>
+
 #include "io/format_number.hpp"
 #include "perf/ratio_checks.hpp"
 #include "perf/speed_rows.hpp"
@@ -80,25 +82,34 @@ std::vector<Check> cuda_speed_checks(const SpeedPoints& points, const std::vecto
   return c;
 }
 
-Check fma_fraction_check(const SpeedPoints& points, const std::vector<SpeedShape>& shapes, int d, int m,
-                         const FmaPeak& peak) {
-  Ratios r;
-  for (const SpeedShape& shape : shapes)
-    for (const auto& [threads, by_method] : points.at(shape.name)) {
-      const auto gemm = by_method.find("gemm");
-      if (gemm == by_method.end()) continue;
-      for (const auto& [l, p] : gemm->second)
-        r.add(shape.name + "/L=" + std::to_string(l) + "/threads=" + std::to_string(threads),
-              fraction_of_fma_peak(speed_gemm_flops(shape.heads, l, d, m), p.seconds_median, threads, peak), p.load);
-    }
-  return timing("Measured: the bare GEMMs' FLOP/s as a fraction of the FMA peak (one core per thread)",
-                "FLOPs of gemm / time(gemm) / (threads x the fma_peak row), every shape, L and thread count", r, 1.0,
-                false,
-                "a timing (wall clock on a possibly shared machine), measured, never judged; the peak is " +
-                    std::to_string(peak.chains) + " independent " +
-                    (peak.fused ? "fused multiply-add" : "multiply and add") + " chains on " +
-                    std::to_string(peak.lanes) + " floats, " + format_number(peak.flops_per_second / 1e9, 4) +
-                    " GFLOP/s on one core (the 1 compared with is the peak itself); ");
+std::vector<Check> fma_fraction_checks(const SpeedPoints& points, const std::vector<SpeedShape>& shapes, int d, int m,
+                                       const FmaPeak& peak) {
+  const std::string note = "a timing (wall clock on a possibly shared machine), measured, never judged; the peak is " +
+                           std::to_string(peak.chains) + " independent " +
+                           (peak.fused ? "fused multiply-add" : "multiply and add") + " chains on " +
+                           std::to_string(peak.lanes) + " floats, " +
+                           format_number(peak.flops_per_second / 1e9, 4) + " GFLOP/s on one core; ";
+  std::vector<Check> c;
+  for (const auto& [method, what, target] : {std::tuple{"gemm", "the bare GEMMs", 0.8},
+                                             {"favor_bidirectional", "bidirectional FAVOR", 0.7},
+                                             {"favor_causal", "causal FAVOR", 0.6}}) {
+    Ratios r;
+    for (const SpeedShape& shape : shapes)
+      for (const auto& [threads, by_method] : points.at(shape.name)) {
+        const auto found = by_method.find(method);
+        if (found == by_method.end()) continue;
+        for (const auto& [l, p] : found->second)
+          r.add(shape.name + "/L=" + std::to_string(l) + "/threads=" + std::to_string(threads),
+                fraction_of_fma_peak(speed_gemm_flops(shape.heads, l, d, m), p.seconds_median, threads, peak),
+                p.load);
+      }
+    const std::string pct = format_number(target, 2);
+    c.push_back(timing("Target: " + std::string(what) + " at >= " + pct + " of the FMA peak (one core per thread)",
+                       "FLOPs of FAVOR's four products / time(" + std::string(method) +
+                           ") / (threads x the fma_peak row), every shape, L and thread count",
+                       r, target, true, note));
+  }
+  return c;
 }
 
 Check causal_memory_check(const SpeedPoints& points, const std::vector<SpeedShape>& shapes, int d, int m, int max_l,

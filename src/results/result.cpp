@@ -97,6 +97,7 @@ Json provenance_json(const RunInfo& info) {
   if (!info.distribution.empty()) p["mpi_distribution"] = info.distribution;
   p["eigen_simd"] = Eigen::SimdInstructionSetsInUse();
   p["instruction_sets"] = compiled_instruction_sets();  // what the compiler may use (Eigen names AVX for AVX2 too)
+  p["gemm"] = FAVORLAB_GEMM_ENGINE;  // linalg/gemm.hpp: what the float and double products ran on
   p["utc"] = utc_now();
   p["wall_seconds"] = info.wall_seconds;
   if (info.memory_estimate_bytes >= 0) p["memory_estimate_bytes"] = number_or_null(info.memory_estimate_bytes);

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_runner.hpp"
+#include "linalg/gemm.hpp"
 #include "results/result.hpp"
 
 using namespace favorlab::testing;
@@ -30,6 +31,7 @@ TEST_CASE("list and --version", "[cli]") {
   CHECK(version.status == 0);
   CHECK(version.out.find("favorlab 0.") != std::string::npos);
   CHECK(version.out.find(std::string("arch ") + FAVORLAB_ARCH) != std::string::npos);
+  CHECK(version.out.find("GEMM: " + favorlab::gemm_engine()) != std::string::npos);  // what the products run on
   fs::remove_all(dir);
 }
 
@@ -65,7 +67,7 @@ TEST_CASE("an experiment writes a complete result document", "[cli]") {
   CHECK(doc["experiment"] == "mse");
   for (const char* key : {"seed", "trials", "threads", "d", "m", "x_norm", "estimators"})
     CHECK(doc["params"].contains(key));
-  for (const char* key : {"version", "git_commit", "compiler", "build_type", "arch", "eigen_simd", "backend",
+  for (const char* key : {"version", "git_commit", "compiler", "build_type", "arch", "eigen_simd", "gemm", "backend",
                           "omp_threads", "utc", "wall_seconds", "evaluations_per_second"})
     CHECK(doc["provenance"].contains(key));
   CHECK(doc["provenance"]["arch"] == FAVORLAB_ARCH);

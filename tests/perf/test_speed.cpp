@@ -293,12 +293,13 @@ TEST_CASE("speed driver at a tiny size writes every method, field, fit and check
     CHECK(row["seconds_median"].get<double>() > 0);
     CHECK(row["peak_bytes"].get<double>() >= 0);
     CHECK(row["ratio_to_identity"].is_number());
-    if (row["method"] == "gemm") gemm_rows.push_back(row);
+    if (row["method"] == "gemm" || row["method"] == "favor_bidirectional" || row["method"] == "favor_causal")
+      gemm_rows.push_back(row);
   }
-  // The GEMMs' fraction of the FMA peak: their FLOP/s over (threads × the peak row), on every gemm row. Exact: the
-  // driver divides the same two doubles in the same order, and the JSON round trip keeps every bit.
+  // The fraction of the FMA peak: FAVOR's product FLOP/s over (threads × the peak row), on every gemm and FAVOR row.
+  // Exact: the driver divides the same two doubles in the same order, and the JSON round trip keeps every bit.
   REQUIRE(peak_rows == 1);
-  REQUIRE(gemm_rows.size() == 8);
+  REQUIRE(gemm_rows.size() == 3 * 8);
   for (const auto& row : gemm_rows)
     CHECK(row["fraction_of_fma_peak"].get<double>() ==
           row["gemm_flops_per_second"].get<double>() / (row["threads"].get<double>() * peak));
@@ -317,9 +318,9 @@ TEST_CASE("speed driver at a tiny size writes every method, field, fit and check
         nlohmann::json({"favor_bidirectional_bfloat16_inputs", "favor_causal_float16_inputs",
                         "favor_causal_bfloat16_inputs"}));
   // FAVOR vs its GEMMs, causal vs bidirectional, 2 threads (3 methods), PermuteFormer vs FAVOR (2), the tiled exact
-  // kernel's gain, oprf and sderf vs positive, exact vs FAVOR (2), the GEMMs against the FMA peak, the Monte Carlo
-  // engine, causal peak memory.
-  REQUIRE(doc["checks"].size() == 15);
+  // kernel's gain, oprf and sderf vs positive, exact vs FAVOR (2), the GEMMs and FAVOR both ways against the FMA peak
+  // (3), the Monte Carlo engine, causal peak memory.
+  REQUIRE(doc["checks"].size() == 17);
   for (const auto& c : doc["checks"]) {
     const std::string status = c["status"];
     // Timings are measurements, never verdicts; the peak-memory target is a count, judged at the L it names
