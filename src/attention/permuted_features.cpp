@@ -27,9 +27,7 @@ Exponents<T> positive_exponents(const Matrix<T>& x, Eigen::Index first, Eigen::I
   const Matrix<T> u = x.middleRows(first, count) * input_scale;
   Exponents<T> e;
   e.proj.resize(count, w.rows());
-  // The row-major proj's memory read column-major is projᵀ = W uᵀ.
-  gemm<T>(w, Op::none, u, Op::transpose, T(0),
-          Eigen::Map<Matrix<T>>(e.proj.data(), w.rows(), count));
+  gemm<T>(u, Op::none, w, Op::transpose, T(0), e.proj);
   e.top = e.proj.rowwise().maxCoeff().array();
   e.half_norm = u.rowwise().squaredNorm().array() / T(2);
   return e;

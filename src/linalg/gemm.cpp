@@ -88,7 +88,7 @@ void onednn_gemm(const GemmIn<float>& a, Op op_a, const GemmIn<float>& b, Op op_
 }  // namespace
 
 template <class T>
-void gemm(const GemmIn<T>& a, Op op_a, const GemmIn<T>& b, Op op_b, T beta, GemmOut<T> c) {
+void gemm_column_major(const GemmIn<T>& a, Op op_a, const GemmIn<T>& b, Op op_b, T beta, GemmOut<T> c) {
   check_shapes(a, op_a, b, op_b, c);
   if (c.size() == 0) return;
   if (op_cols(a, op_a) == 0) {  // an empty sum: C ← beta·C (beta = 0 overwrites, NaN included)
@@ -119,7 +119,7 @@ std::string gemm_engine() {
 #endif
 }
 
-template void gemm(const GemmIn<float>&, Op, const GemmIn<float>&, Op, float, GemmOut<float>);
-template void gemm(const GemmIn<double>&, Op, const GemmIn<double>&, Op, double, GemmOut<double>);
+template void gemm_column_major(const GemmIn<float>&, Op, const GemmIn<float>&, Op, float, GemmOut<float>);
+template void gemm_column_major(const GemmIn<double>&, Op, const GemmIn<double>&, Op, double, GemmOut<double>);
 
 }  // namespace favorlab

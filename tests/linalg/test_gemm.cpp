@@ -98,6 +98,37 @@ TEST_CASE("gemm: blocks of larger matrices are read and written in place", "[lin
   CHECK((untouched.array() == 7.0f).all());  // nothing outside the block was written
 }
 
+TEST_CASE("gemm: row-major operands and outputs, blocks of them included, within the rounding bound", "[linalg]") {
+  using RowMat = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  const Mat<float> a = filled<float>(96, 70, 1), b = filled<float>(70, 33, 2);
+  const RowMat a_rows = a, b_rows_t = b.transpose();  // A row-major; Bᵀ row-major (so op(B) = (Bᵀ)ᵀ)
+  const RowMat big_a = filled<float>(120, 80, 4);     // a row-major block: rows 10..105, columns 5..74 = A
+  RowMat a_in_big = big_a;
+  a_in_big.block(10, 5, 96, 70) = a;
+  const Mat<long double> wa = widened(a), wb = widened(b), zero = Mat<long double>::Zero(96, 33);
+  Mat<float> c(96, 33);
+  gemm<float>(a_rows, Op::none, b, Op::none, 0.0f, c);
+  CHECK(entries_outside_bound<float>(c, wa, wb, zero, 0.0L) == 0);
+  gemm<float>(a, Op::none, b_rows_t, Op::transpose, 0.0f, c);
+  CHECK(entries_outside_bound<float>(c, wa, wb, zero, 0.0L) == 0);
+  gemm<float>(a_in_big.block(10, 5, 96, 70), Op::none, b_rows_t, Op::transpose, 0.0f, c);
+  CHECK(entries_outside_bound<float>(c, wa, wb, zero, 0.0L) == 0);
+  RowMat c_rows(96, 33);
+  gemm<float>(a_rows, Op::none, b, Op::none, 0.0f, c_rows);
+  CHECK(entries_outside_bound<float>(Mat<float>(c_rows), wa, wb, zero, 0.0L) == 0);
+  RowMat big_c = RowMat::Constant(100, 40, 3.0f);  // into a block of a row-major C, the rest untouched
+  gemm<float>(a, Op::none, b, Op::none, 0.0f, big_c.block(2, 4, 96, 33));
+  CHECK(entries_outside_bound<float>(Mat<float>(big_c.block(2, 4, 96, 33)), wa, wb, zero, 0.0L) == 0);
+  big_c.block(2, 4, 96, 33).setConstant(3.0f);
+  CHECK((big_c.array() == 3.0f).all());
+  // Power case: a row-major A taken as if column-major (its memory is Aᵀ) is far outside the bound.
+  const Mat<float> a_square = filled<float>(70, 70, 5);
+  const RowMat a_square_rows = a_square;
+  Mat<float> wrong(70, 33);
+  gemm<float>(Eigen::Map<const Mat<float>>(a_square_rows.data(), 70, 70), Op::none, b, Op::none, 0.0f, wrong);
+  CHECK(entries_outside_bound<float>(wrong, widened(a_square), wb, Mat<long double>::Zero(70, 33), 0.0L) > 1000);
+}
+
 TEST_CASE("gemm: empty sums give beta·C, empty outputs do nothing", "[linalg]") {
   const Mat<float> a(4, 0), b(0, 3);
   Mat<float> c = Mat<float>::Constant(4, 3, 2.0f);
