@@ -74,6 +74,29 @@ for launch in "-np 2 $favorlab unbiased --quick --threads 1 --quiet --out /proc/
   [ ! -e "$dir/asym.json" ] || { echo "a refused MPI job wrote its result" >&2; exit 1; }
 done
 
+# A refusal at run time that one rank alone meets (an MPMD launch: rank 1 compares a file that is no result while
+# rank 0 is at work): that rank's one line, naming it, status 2, no file. Once this ended the job with MPI's abort
+# notice and no word of why.
+echo '{}' > "$dir/not-a-result.json"
+status=0
+timeout 120 "${mpi[@]}" -np 1 "$favorlab" mse "${grid[@]}" --trials 4000000 --threads 1 --out "$dir/alone.json" \
+  : -np 1 "$favorlab" compare "$dir/not-a-result.json" "$dir/not-a-result.json" > /dev/null 2> "$dir/alone.err" ||
+  status=$?
+if [ "$status" -ne 2 ] || [ "$(grep -c '^favorlab: error: rank 1 of 2: baseline has no "schema"' "$dir/alone.err")" -ne 1 ] ||
+  [ "$(grep -c '^favorlab: error: ' "$dir/alone.err")" -ne 1 ] || [ -e "$dir/alone.json" ]; then
+  echo "a run-time refusal of rank 1 alone: status $status, not its one line naming the rank:" >&2
+  cat "$dir/alone.err" >&2; exit 1
+fi
+# Both ranks refusing alike at run time: rank 0's one line, without a rank.
+status=0
+timeout 120 "${mpi[@]}" -np 2 "$favorlab" compare "$dir/not-a-result.json" "$dir/not-a-result.json" \
+  > /dev/null 2> "$dir/alike.err" || status=$?
+if [ "$status" -ne 2 ] || [ "$(grep -c '^favorlab: error: baseline has no' "$dir/alike.err")" -ne 1 ] ||
+  [ "$(grep -c '^favorlab: error: ' "$dir/alike.err")" -ne 1 ]; then
+  echo "a run-time refusal every rank meets: status $status, not rank 0's one line:" >&2
+  cat "$dir/alike.err" >&2; exit 1
+fi
+
 # A bad option every rank sees: one line (rank 0's), status 2.
 status=0
 "${mpi[@]}" -np 2 "$favorlab" unbiased --quick --trials 1 --out "$dir/parse.json" > /dev/null 2> "$dir/parse.err" || status=$?

@@ -5,10 +5,12 @@
 #include <Eigen/Core>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "cli/cli_app.hpp"
@@ -18,6 +20,18 @@
 #include "runtime/allocator.hpp"
 
 namespace fl = favorlab;
+
+// Bad input. Under MPI every rank usually meets it alike, and rank 0 says it once. Another rank waits a moment for
+// rank 0 to end the job with that line; if it is still running, the refusal is this rank's alone (its own options or
+// files), and this rank says it, naming itself, before the job ends.
+void say_bad_input(const fl::RankInfo& ranks, const char* what) {
+  if (ranks.rank != 0) {
+    std::this_thread::sleep_for(std::chrono::seconds(3));
+    std::fprintf(stderr, "favorlab: error: rank %d of %d: %s\n", ranks.rank, ranks.size, fl::printable(what).c_str());
+    return;
+  }
+  std::fprintf(stderr, "favorlab: error: %s\n", fl::printable(what).c_str());
+}
 
 // Runs the parsed command; its exit status (bad input: one line, 2). `failed`: the status is a failure, not a
 // verdict (compare's 1 for a change is a verdict).
@@ -51,17 +65,15 @@ int dispatch(fl::CliApp& cli, const fl::RankInfo& ranks, bool& failed) {
         return 0;
       }
   } catch (const std::invalid_argument& e) {
-    // Bad input is seen alike by every rank of an MPI job: rank 0 says it once.
-    if (ranks.rank == 0) std::fprintf(stderr, "favorlab: error: %s\n", fl::printable(e.what()).c_str());
+    say_bad_input(ranks, e.what());
     failed = true;
     return 2;
   } catch (const fl::OutputError& e) {
-    if (ranks.rank == 0) std::fprintf(stderr, "favorlab: error: %s\n", fl::printable(e.what()).c_str());
+    say_bad_input(ranks, e.what());
     failed = true;
     return 2;
   } catch (const std::filesystem::filesystem_error& e) {
-    // A path the user gave that cannot be created or read: bad input.
-    if (ranks.rank == 0) std::fprintf(stderr, "favorlab: error: %s\n", fl::printable(e.what()).c_str());
+    say_bad_input(ranks, e.what());  // a path the user gave that cannot be created or read
     failed = true;
     return 2;
   } catch (const std::bad_alloc&) {
