@@ -125,7 +125,7 @@ class RedrawExperiment final : public Experiment {
             .front();
 
     const RedrawPlan plan{N, ks_, groups, kJackknifeBlocks};
-    const RedrawSetting setting{coupling_, causal_, m_, L_, d_, ks_, unlucky_factor_, alpha_, kJackknifeBlocks};
+    const RedrawSetting setting{coupling_, causal_, m_, L_, d_, plan, unlucky_factor_, alpha_};
     std::vector<std::vector<double>> per_draw;
     for (std::size_t fi = 0; fi < features.size(); ++fi) {
       AttentionConfig config;

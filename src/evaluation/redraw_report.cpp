@@ -21,21 +21,21 @@ constexpr double kBiasMargin = 0.02;  // "no bias" means B within 2 % of one dra
 void average_rows(const RedrawSetting& s, Result& result, const std::string& fname, const std::string& where,
                   const std::vector<MseSummary>& summaries, const RedrawSweep& sweep, const BiasVarianceFigures& bv,
                   const std::string& no_mean) {
-  const MseSummary& single = summaries[static_cast<std::size_t>(std::find(s.ks.begin(), s.ks.end(), 1) - s.ks.begin())];
+  const MseSummary& single = summaries[static_cast<std::size_t>(std::find(s.plan.ks.begin(), s.plan.ks.end(), 1) - s.plan.ks.begin())];
   const std::size_t big_k =
-      static_cast<std::size_t>(std::count_if(s.ks.begin(), s.ks.end(), [](int k) { return k > 1; }));
+      static_cast<std::size_t>(std::count_if(s.plan.ks.begin(), s.plan.ks.end(), [](int k) { return k > 1; }));
   const std::string claim1 = "Redrawing: averaging k redrawn outputs cuts the output MSE like 1/k (k MSE_k = MSE_1)";
   const std::string claim2 = "Redrawing: MSE of the k-average = bias^2 + variance/k (B, V from the single draws)";
   ClaimCheck one_over_k(claim1, where, s.alpha, std::max<std::size_t>(big_k, 1));
   ClaimCheck law(claim2, where, s.alpha, std::max<std::size_t>(big_k, 1));
   const double tail_alpha = s.alpha / static_cast<double>(std::max<std::size_t>(big_k, 1));
-  for (std::size_t i = 0; i < s.ks.size(); ++i) {
-    const int k = s.ks[i];
+  for (std::size_t i = 0; i < s.plan.ks.size(); ++i) {
+    const int k = s.plan.ks[i];
     const MseSummary& g = summaries[i];
     const MsePrediction predicted = averaged_mse_prediction(sweep.blocks, k);
     Json row{{"kind", "average"},   {"features", fname},  {"estimator", fname}, {"coupling", s.coupling},
              {"causal", s.causal},   {"m", s.m},            {"L", s.L},            {"d", s.d},
-             {"k", k},              {"groups", g.count},  {"jackknife_blocks", s.jackknife_blocks},
+             {"k", k},              {"groups", g.count},  {"jackknife_blocks", s.plan.jackknife_blocks},
              {"nonfinite", g.nonfinite},
              {"mse", number_or_null(g.mean)}, {"mse_stderr", number_or_null(g.stderr_)},
              {"mse_skewness", g.skewness}, {"mse_skewness_bound", number_or_null(g.skewness_bound)},
@@ -43,8 +43,8 @@ void average_rows(const RedrawSetting& s, Result& result, const std::string& fna
              {"mse_theory", number_or_null(predicted.value)}, {"mse_theory_stderr", number_or_null(predicted.stderr_)}};
     if (k > 1) {
       const std::string label = "k=" + std::to_string(k);
-      const RedrawGap a = one_over_k_gap(sweep.group_cross[i], k, s.jackknife_blocks);
-      const RedrawGap b = law_gap(sweep.group_cross[i], k, s.jackknife_blocks, bv, s.jackknife_blocks);
+      const RedrawGap a = one_over_k_gap(sweep.group_cross[i], k, s.plan.jackknife_blocks);
+      const RedrawGap b = law_gap(sweep.group_cross[i], k, s.plan.jackknife_blocks, bv, s.plan.jackknife_blocks);
       row["one_over_k_gap"] = number_or_null(a.value);
       row["one_over_k_gap_stderr"] = number_or_null(a.stderr_);
       row["law_gap"] = number_or_null(b.value);
@@ -90,7 +90,7 @@ Json draws_row(const RedrawSetting& s, const std::string& fname, const DrawDistr
   Json row{{"kind", "draws"}, {"features", fname}, {"estimator", fname}, {"coupling", s.coupling},
            {"causal", s.causal}, {"m", s.m},         {"L", s.L},            {"d", s.d},
            {"k", nullptr},  // the key field of the average rows
-           {"draws", dist.draws}, {"jackknife_blocks", s.jackknife_blocks}, {"nonfinite", dist.nonfinite}};
+           {"draws", dist.draws}, {"jackknife_blocks", s.plan.jackknife_blocks}, {"nonfinite", dist.nonfinite}};
   row["mse_mean"] = number_or_null(single.mean);
   row["mse_stderr"] = number_or_null(single.stderr_);
   row["mse_median"] = number_or_null(dist.median);
@@ -122,10 +122,10 @@ Json draws_row(const RedrawSetting& s, const std::string& fname, const DrawDistr
 void report_redraw(const RedrawSetting& s, const std::string& fname, const RedrawSweep& sweep, Result& result) {
   const std::string where = fname + " features, " + s.coupling + ", m=" + std::to_string(s.m) + ", L=" +
                             std::to_string(s.L) + ", d=" + std::to_string(s.d) + (s.causal ? ", causal" : "");
-  std::vector<MseSummary> summaries;  // per entry of s.ks
-  for (std::size_t i = 0; i < s.ks.size(); ++i)
-    summaries.push_back(summarize_mse(s.ks[i] == 1 ? sweep.draw_mse : sweep.group_mse[i], s.jackknife_blocks));
-  const MseSummary& single = summaries[static_cast<std::size_t>(std::find(s.ks.begin(), s.ks.end(), 1) - s.ks.begin())];
+  std::vector<MseSummary> summaries;  // per entry of s.plan.ks
+  for (std::size_t i = 0; i < s.plan.ks.size(); ++i)
+    summaries.push_back(summarize_mse(s.plan.ks[i] == 1 ? sweep.draw_mse : sweep.group_mse[i], s.plan.jackknife_blocks));
+  const MseSummary& single = summaries[static_cast<std::size_t>(std::find(s.plan.ks.begin(), s.plan.ks.end(), 1) - s.plan.ks.begin())];
   const DrawDistribution dist = draw_distribution(sweep.draw_mse, s.unlucky_factor, s.alpha);
   const BiasVarianceFigures bv = bias_variance_figures(sweep.blocks);
   // Signed features: a draw with a negative normalizer shows the output has no mean, so B, V and every MSE_k are
@@ -145,7 +145,7 @@ void report_redraw(const RedrawSetting& s, const std::string& fname, const Redra
   // 3× the nominal level).
   const std::string bias_claim =
       "Redrawing: no bias remains after averaging (B = 0 within 2 % of one draw's output MSE)";
-  const std::string bias_where = where + ", jackknife SE over " + std::to_string(s.jackknife_blocks) + " blocks";
+  const std::string bias_where = where + ", jackknife SE over " + std::to_string(s.plan.jackknife_blocks) + " blocks";
   if (!no_mean.empty()) {
     result.checks.push_back(unreachable_check(bias_claim, bias_where, 1, no_mean));
   } else {
@@ -153,7 +153,7 @@ void report_redraw(const RedrawSetting& s, const std::string& fname, const Redra
     PointEvidence bias{bv.bias_sq, 0, bv.bias_sq_stderr, 0, 0, bv.draws, sweep.nonfinite_draws,
                        "B=" + format_number(bv.bias_sq)};
     bias.scale = single.mean;
-    bias.degrees_of_freedom = s.jackknife_blocks - 1;
+    bias.degrees_of_freedom = s.plan.jackknife_blocks - 1;
     unbiased.judge(bias);
     result.checks.push_back(unbiased.result());
   }
@@ -168,7 +168,7 @@ void report_redraw(const RedrawSetting& s, const std::string& fname, const Redra
 
 // For compare: average rows pair by features × k, the draws row by features (k null). The mean MSE over the groups
 // of k draws is a statistic over its groups (params.groups, or params.draws for k = 1: the single draws, less the
-// non-finite ones); B, the squared bias, one over the 20 jackknife blocks (params.jackknife_blocks). Their gate
+// non-finite ones); B, the squared bias, one over the 20 jackknife blocks (params.plan.jackknife_blocks). Their gate
 // figure and range come from add_compare_figures. V and the law's prediction B + V/k are not declared:
 // V = MSE_1 − B exactly (stats/bias_variance.hpp), so both are functions of declared figures.
 Json redraw_row_schema() {

@@ -26,9 +26,8 @@ struct RedrawSetting {
   std::string coupling;
   bool causal = false;
   int m = 0, L = 0, d = 0;
-  std::vector<int> ks;  // contains 1
+  RedrawPlan plan;  // the sweep's: its ks (containing 1) and jackknife blocks
   double unlucky_factor = 2, alpha = 1e-3;
-  int jackknife_blocks = 20;
 };
 
 // The rows and checks of feature map `fname`.

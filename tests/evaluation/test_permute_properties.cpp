@@ -6,28 +6,16 @@
 
 #include <stdexcept>
 
-#include "attention/attention_projection.hpp"
-#include "attention/permute_reference.hpp"
-#include "attention/random_inputs.hpp"
+#include "evaluation/permute_draw_fixture.hpp"
 #include "evaluation/permute_properties.hpp"
 
 using namespace favorlab;
 
 namespace {
 
-constexpr int kD = 4, kM = 12;
-
-PermuteDraw random_draw(const Eigen::VectorXd& phi_q, const Eigen::VectorXd& phi_k) {
-  return {phi_q, phi_k, random_permutation(kM, 3, 1, 0), random_permutation(kM / 2, 3, 2, 0),
-          random_permutation(kM / 2, 3, 3, 0), "test, "};
-}
-
-Eigen::VectorXd features_of(std::uint64_t stream) {
-  AttentionConfig c;
-  c.m = kM;
-  const Eigen::MatrixXd w = draw_attention_projection(c, kD, 7, 0);
-  return explicit_permute_features(gaussian_input(1, kD, 1.0, 11, stream, 0), w, c).row(0).transpose();
-}
+constexpr int kM = testing::kPermuteDrawM;
+const auto random_draw = testing::permute_draw;
+const auto features_of = testing::permute_draw_features;
 
 PermutePropertyGrid small_grid() {
   PermutePropertyGrid g;

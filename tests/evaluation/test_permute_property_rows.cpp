@@ -5,9 +5,7 @@
 
 #include <cmath>
 
-#include "attention/attention_projection.hpp"
-#include "attention/permute_reference.hpp"
-#include "attention/random_inputs.hpp"
+#include "evaluation/permute_draw_fixture.hpp"
 #include "evaluation/permute_property_rows.hpp"
 #include "evaluation/permute_similarity.hpp"
 
@@ -15,18 +13,10 @@ using namespace favorlab;
 
 namespace {
 
-constexpr int kD = 4, kM = 12;
-
-Eigen::VectorXd features_of(std::uint64_t stream) {
-  AttentionConfig c;
-  c.m = kM;
-  const Eigen::MatrixXd w = draw_attention_projection(c, kD, 7, 0);
-  return explicit_permute_features(gaussian_input(1, kD, 1.0, 11, stream, 0), w, c).row(0).transpose();
-}
+constexpr int kD = testing::kPermuteDrawD, kM = testing::kPermuteDrawM;
 
 PermuteDraw draw() {
-  return {features_of(1), features_of(2), random_permutation(kM, 3, 1, 0), random_permutation(kM / 2, 3, 2, 0),
-          random_permutation(kM / 2, 3, 3, 0), "test, "};
+  return testing::permute_draw(testing::permute_draw_features(1), testing::permute_draw_features(2));
 }
 
 }  // namespace

@@ -18,14 +18,14 @@ const Check* find_check(const Result& r, const std::string& start) {
 }
 
 struct Fixture {
-  RedrawSetting setting{"orthogonal", false, 64, 48, 4, {1, 2, 4}, 2.0, 1e-3, 20};
+  RedrawSetting setting{"orthogonal", false, 64, 48, 4, {200, {1, 2, 4}, 100, 20}, 2.0, 1e-3};
   AttentionInput in = gaussian_attention_input(48, 4, 4, 0.5, 1.0, 3, 0);
   RedrawSweep sweep;
   Fixture() {
     AttentionConfig config;
     config.m = 64;
     const Eigen::MatrixXd exact = exact_attention<double>(in.q, in.k, in.v, false, true, 1);
-    sweep = run_redraw_sweep(in, exact, config, {200, setting.ks, 100, 20}, 9, Backend::cpu, 2);
+    sweep = run_redraw_sweep(in, exact, config, setting.plan, 9, Backend::cpu, 2);
   }
 };
 
@@ -45,7 +45,9 @@ TEST_CASE("redraw report: rows and checks of one feature map", "[redraw]") {
   REQUIRE(result.checks.size() == 4);
   const Check* law = find_check(result, "Redrawing: MSE of the k-average");
   REQUIRE(law != nullptr);
-  CHECK(law->status != Verdict::violated);
+  // The law is true of these draws; 200 single draws and 100 groups per k are too few to confirm an equality within
+  // its margin, so the honest verdict is inconclusive (neither refuted nor confirmed).
+  CHECK(law->status == Verdict::inconclusive);
   CHECK(law->points_total == 2);
   CHECK(find_check(result, "Redrawing: fraction of unlucky draws")->status == Verdict::measured);
   CHECK(redraw_row_schema()["key"] == Json::array({"kind", "features", "k"}));
