@@ -28,17 +28,14 @@ endif()
 # The provenance of every result names the engine (src/results/result.cpp).
 if(FAVORLAB_GEMM_ONEDNN)
   set(engine "oneDNN sgemm (float), Eigen (double)")
-else()
-  set(engine "Eigen")
-endif()
-set_property(SOURCE ${CMAKE_SOURCE_DIR}/src/results/result.cpp APPEND PROPERTY COMPILE_DEFINITIONS
-             FAVORLAB_GEMM_ENGINE="${engine}")
-if(FAVORLAB_GEMM_ONEDNN)
   target_link_libraries(favorlab_linalg PUBLIC ${DNNL_LIBRARY})
   target_include_directories(favorlab_linalg SYSTEM PRIVATE ${DNNL_INCLUDE_DIR})
   set_property(SOURCE ${CMAKE_SOURCE_DIR}/src/linalg/gemm.cpp APPEND PROPERTY COMPILE_DEFINITIONS
                FAVORLAB_HAVE_ONEDNN=1)
   message(STATUS "favorlab: float GEMMs through oneDNN's sgemm (${DNNL_LIBRARY}), double through Eigen")
 else()
+  set(engine "Eigen")
   message(STATUS "favorlab: GEMMs through Eigen (${why})")
 endif()
+set_property(SOURCE ${CMAKE_SOURCE_DIR}/src/results/result.cpp APPEND PROPERTY COMPILE_DEFINITIONS
+             FAVORLAB_GEMM_ENGINE="${engine}")

@@ -101,30 +101,35 @@ def ceiling(claim, L, threads=1):
                             if c["L"] == L and c["threads"] == threads)
 
 
+def regular_times(doc):
+    """{(method, L, threads): time row} of the 8-head speed points."""
+    return {(r["method"], r["L"], r["threads"]): r for r in doc["rows"] if r["kind"] == "time"
+            and r["shape"] == "regular"}
+
+
+def min_max(values):
+    """[min, max] getters of values(doc)."""
+    return [lambda doc: min(values(doc)), lambda doc: max(values(doc))]
+
+
 def regular_range(method, over=None):
     """(min, max) over the 8-head speed points (every L and thread count) of a method's fraction_of_fma_peak, or of
     its time over `over`'s."""
-
-    def values(doc):
-        t = {(r["method"], r["L"], r["threads"]): r for r in doc["rows"] if r["kind"] == "time"
-             and r["shape"] == "regular"}
-        if over is None:
-            return [r["fraction_of_fma_peak"] for (m, _, _), r in t.items() if m == method]
-        return [r["seconds_median"] / t[(over, L, th)]["seconds_median"] for (m, L, th), r in t.items()
-                if m == method]
-
-    return [lambda doc: min(values(doc)), lambda doc: max(values(doc))]
+    if over is None:
+        return min_max(lambda doc: [r["fraction_of_fma_peak"] for (m, _, _), r in regular_times(doc).items()
+                                    if m == method])
+    return combined_range([(method, over)])
 
 
 def combined_range(pairs):
     """(min, max) of time(a)/time(b) over the 8-head points of every (a, b) in pairs."""
 
     def values(doc):
-        t = {(r["method"], r["L"], r["threads"]): r["seconds_median"] for r in doc["rows"] if r["kind"] == "time"
-             and r["shape"] == "regular"}
-        return [v / t[(b, L, th)] for a, b in pairs for (m, L, th), v in t.items() if m == a]
+        t = regular_times(doc)
+        return [r["seconds_median"] / t[(b, L, th)]["seconds_median"] for a, b in pairs
+                for (m, L, th), r in t.items() if m == a]
 
-    return [lambda doc: min(values(doc)), lambda doc: max(values(doc))]
+    return min_max(values)
 
 
 def peer_fraction(method, L, threads=1):

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "features/row_maxima.hpp"
 #include "features/shifted_exp.hpp"
 #include "linalg/gemm.hpp"
 #include "runtime/eigen_threads.hpp"
@@ -67,8 +68,7 @@ Matrix<T> exact_attention(const Matrix<T>& q, const Matrix<T>& k, const Matrix<T
       if (causal)
         for (Eigen::Index j = 0; j < cols; ++j)
           tile.col(j).head(std::clamp<Eigen::Index>(first_key + j - first, 0, rows)).setConstant(kMinusInf);
-      tile_top = tile.col(0).array();
-      for (Eigen::Index j = 1; j < cols; ++j) tile_top = tile_top.max(tile.col(j).array());
+      tile_top = row_maxima<T>(tile.array());
       const bool grew = (tile_top > top).any();
       if (grew) {  // rows with a new maximum rescale what they summed so far (by 0 before the first key)
         tile_top = tile_top.max(top);
@@ -76,9 +76,10 @@ Matrix<T> exact_attention(const Matrix<T>& q, const Matrix<T>& k, const Matrix<T
         top = tile_top;
       }
       tile_sum.setZero();
+      // shifted_exp's column sweep (features/shifted_exp.hpp), with the row sums taken while each column is in L1.
       for (Eigen::Index j = 0; j < cols; ++j) {
         auto column = tile.col(j);
-        exp_into(column, column.array() - top, T(1));  // SIMD exp, exact underflow (features/shifted_exp.hpp)
+        exp_into(column, column.array() - top, T(1));  // SIMD exp, exact underflow
         tile_sum += column.array();
       }
       if (grew) {

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "features/feature_map.hpp"
+#include "features/row_maxima.hpp"
 #include "features/scaled_sin_cos.hpp"
 #include "features/shifted_exp.hpp"
 #include "linalg/gemm.hpp"
@@ -91,15 +92,6 @@ Matrix<T> projected(const Matrix<T>& u, const Matrix<T>& w) {
   return proj;
 }
 
-// Row maxima of a column-major block (an array expression) as one sweep over its columns: contiguous reads, the running
-// maxima in L1. Eigen's rowwise().maxCoeff() strides across all columns for each packet of rows instead
-// (docs/performance.md#tried-and-dropped). The values are the same (max is exact).
-template <class T, class Block>
-Column<T> row_maxima(const Block& x) {
-  Column<T> top = x.col(0);
-  for (Eigen::Index c = 1; c < x.cols(); ++c) top = top.max(x.col(c));
-  return top;
-}
 
 template <class T>
 void trig_stabilized(const Matrix<T>& u, const Matrix<T>& w, ScaledFeatures<T>& out) {

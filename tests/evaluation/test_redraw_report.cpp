@@ -46,8 +46,10 @@ TEST_CASE("redraw report: rows and checks of one feature map", "[redraw]") {
   const Check* law = find_check(result, "Redrawing: MSE of the k-average");
   REQUIRE(law != nullptr);
   // The law is true of these draws; 200 single draws and 100 groups per k are too few to confirm an equality within
-  // its margin, so the honest verdict is inconclusive (neither refuted nor confirmed).
+  // its ±2 % margin, so the honest verdict is inconclusive, with the trials that would settle it and its power.
   CHECK(law->status == Verdict::inconclusive);
+  CHECK(law->detail.find("trials per point would likely settle them") != std::string::npos);
+  CHECK(law->detail.find("power: a theory off by") != std::string::npos);
   CHECK(law->points_total == 2);
   CHECK(find_check(result, "Redrawing: fraction of unlucky draws")->status == Verdict::measured);
   CHECK(redraw_row_schema()["key"] == Json::array({"kind", "features", "k"}));
@@ -65,6 +67,10 @@ TEST_CASE("redraw report: shared errors refute 1/k, a negative normalizer puts t
   const Check* one_over_k = find_check(refuted, "Redrawing: averaging k redrawn outputs");
   REQUIRE(one_over_k != nullptr);
   CHECK(one_over_k->status == Verdict::violated);
+  // The law's power case: a k-average whose draws share their errors is far above bias² + variance/k.
+  const Check* law = find_check(refuted, "Redrawing: MSE of the k-average");
+  REQUIRE(law != nullptr);
+  CHECK(law->status == Verdict::violated);
 
   RedrawSweep signed_features = f.sweep;
   signed_features.negative = {3, 7, -0.25};

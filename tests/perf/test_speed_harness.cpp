@@ -314,3 +314,45 @@ TEST_CASE("the causal memory target from synthetic peaks: judged at L = 65536 on
   CHECK(c.status == Verdict::inconclusive);
   CHECK(c.detail.find("small/L=4096=") != std::string::npos);
 }
+
+TEST_CASE("FMA-peak targets on known timings: worst point, points within, FLOPs of FAVOR's four products", "[speed]") {
+  // Times built from chosen fractions f: seconds = FLOPs of the four products / (threads · peak · f). Any other FLOP
+  // count (another d, m or head count, the products of one side only) or another peak per thread gives other values.
+  FmaPeak peak;
+  peak.flops_per_second = 1e11;
+  peak.lanes = 16;
+  peak.fused = true;
+  const std::vector<SpeedShape> shapes{{"regular", 8}, {"small", 1}};
+  const std::map<std::string, double> fraction{{"gemm", 0.9}, {"favor_bidirectional", 0.65}, {"favor_causal", 0.62}};
+  SpeedPoints points;
+  for (const SpeedShape& shape : shapes)
+    for (int threads : {1, 2})
+      for (int l : {1024, 4096})
+        for (const auto& [method, f] : fraction)
+          points[shape.name][threads][method][l] =
+              point(speed_gemm_flops(shape.heads, l, 64, 256) / (threads * peak.flops_per_second * f));
+  // One slow point per method, on the 1-head shape at two threads (a thread with no block to run).
+  for (const auto& [method, f] : fraction) {
+    SpeedPoint& p = points["small"][2][method][1024];
+    p = point(p.seconds_median * 2);
+  }
+  const std::vector<Check> c = fma_fraction_checks(points, shapes, 64, 256, peak);
+  REQUIRE(c.size() == 3);
+  const std::vector<std::pair<double, const char*>> want{{0.45, "7 of 8 points within the target"},
+                                                         {0.325, "0 of 8 points within the target"},
+                                                         {0.31, "7 of 8 points within the target"}};
+  for (std::size_t i = 0; i < c.size(); ++i) {
+    INFO(c[i].claim);
+    CHECK(c[i].status == Verdict::measured);
+    CHECK(c[i].value == Approx(want[i].first).epsilon(1e-12));
+    CHECK(c[i].detail.rfind(want[i].second, 0) == 0);
+    CHECK(c[i].detail.find("at small/L=1024/threads=2") != std::string::npos);
+  }
+  CHECK(c[0].claim.find(">= 0.8") != std::string::npos);
+  CHECK(c[1].claim.find(">= 0.7") != std::string::npos);
+  CHECK(c[2].claim.find(">= 0.6") != std::string::npos);
+  // A wrong theory of the work: the same times judged with m = 128 count half the products' FLOPs.
+  const std::vector<Check> half = fma_fraction_checks(points, shapes, 64, 128, peak);
+  CHECK(half[0].value < 0.25);
+  CHECK(half[0].detail.rfind("0 of 8 points", 0) == 0);
+}
