@@ -29,7 +29,7 @@ namespace favorlab {
 
 namespace {
 
-constexpr std::uint64_t kInputStream = 0x0F17'2000ULL;
+constexpr std::uint64_t kKernelInputStream = 0x0F17'2000ULL;
 
 class KernelsExperiment final : public Experiment {
  public:
@@ -100,9 +100,9 @@ class KernelsExperiment final : public Experiment {
     const std::size_t parts = scales_.size() * cases.size();
     for (std::size_t si = 0; si < scales_.size(); ++si) {
       const double s = scales_[si];
-      const AttentionInput input{gaussian_input(length_, d_, s, ctx.seed, kInputStream + 3 * si, 0),
-                                 gaussian_input(length_, d_, s, ctx.seed, kInputStream + 3 * si + 1, 0),
-                                 gaussian_input(length_, d_, s, ctx.seed, kInputStream + 3 * si + 2, 0)};
+      const AttentionInput input{gaussian_input(length_, d_, s, ctx.seed, kKernelInputStream + 3 * si, 0),
+                                 gaussian_input(length_, d_, s, ctx.seed, kKernelInputStream + 3 * si + 1, 0),
+                                 gaussian_input(length_, d_, s, ctx.seed, kKernelInputStream + 3 * si + 2, 0)};
       const ExactSoftmax exact = exact_softmax(input, backend);
       for (std::size_t ci = 0; ci < cases.size(); ++ci) {
         const KernelCase& c = cases[ci];

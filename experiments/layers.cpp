@@ -31,7 +31,7 @@ namespace favorlab {
 
 namespace {
 
-constexpr std::uint64_t kInputStream = 0x0F17'3000ULL, kLayerStream = 0x0F17'3001ULL;
+constexpr std::uint64_t kLayerInputStream = 0x0F17'3000ULL, kLayerStream = 0x0F17'3001ULL;
 
 struct DepthErrors {
   std::vector<RunningMoments> error, local;
@@ -137,7 +137,7 @@ class LayersExperiment final : public Experiment {
   DepthErrors measure(const RunContext& ctx, const AttentionConfig& favor, Backend backend, int head_size) const {
     AttentionConfig exact;
     exact.mechanism = Mechanism::exact;
-    const Eigen::MatrixXd x = gaussian_input(length_, width_, 1.0, ctx.seed, kInputStream, 0);
+    const Eigen::MatrixXd x = gaussian_input(length_, width_, 1.0, ctx.seed, kLayerInputStream, 0);
     std::vector<TransformerLayerWeights> weights;
     std::vector<Eigen::MatrixXd> exact_out{x};
     for (int n = 0; n < layers_; ++n) {

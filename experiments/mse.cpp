@@ -38,7 +38,7 @@ namespace favorlab {
 namespace {
 
 // Streams of the importance-sampled checks (disjoint from the sweep's, which are the coupling codes).
-constexpr std::uint64_t kImportanceStream = 0x1500'0000ULL;
+constexpr std::uint64_t kMseImportanceStream = 0x1500'0000ULL;
 
 class MseExperiment final : public EstimatorGridExperiment {
  public:
@@ -242,7 +242,7 @@ class MseExperiment final : public EstimatorGridExperiment {
     JudgedPoints sampled;
     std::vector<MseFigure> figures;
     for (std::size_t p = 0; p < points.size(); ++p) {
-      const std::uint64_t stream = kImportanceStream + stream_base + p;
+      const std::uint64_t stream = kMseImportanceStream + stream_base + p;
       ImportanceSampledMse is;
       double perp_sd = 1;  // the proposal's sd across x + y (gerf and oprf scale it; 1 elsewhere)
       if (lemma) {

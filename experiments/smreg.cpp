@@ -50,7 +50,7 @@ constexpr double kRatioTolerance = 1e-10;
 const std::string kSetupClaim = "Theorem 1 (setup): E[smreg estimate] = SMREG";
 
 // Streams of the importance-sampled runs, above every sweep's (the dimension d): base + point index.
-constexpr std::uint64_t kImportanceStream = std::uint64_t{1} << 40;
+constexpr std::uint64_t kSmregImportanceStream = std::uint64_t{1} << 40;
 
 struct SmregOptions {
   std::vector<int> dims{2, 4, 8, 16, 32, 64, 128, 256};
@@ -242,7 +242,7 @@ class SmregExperiment final : public Experiment {
       const OpenPoint& o = open[i];
       const CoupledImportanceSampledMse r =
           importance_sampled_mean(Family::smreg, Coupling::iid, o.g, o.d, o_.m, trials, ctx.seed,
-                                  kImportanceStream + o.point, ctx.threads);
+                                  kSmregImportanceStream + o.point, ctx.threads);
       const PointVerdict v = check.judge({r.estimate_mean, o.truth, r.estimate_stderr, kRoundingAllowance * o.truth,
                                           r.estimate_gate_skewness(), r.trials, r.nonfinite, o.label});
       sampled[o.point] = v;

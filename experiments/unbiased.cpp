@@ -26,7 +26,7 @@ namespace favorlab {
 namespace {
 
 // Streams of the importance-sampled runs, disjoint from the sweeps' (the coupling codes): base + check·2³² + point.
-constexpr std::uint64_t kImportanceStream = 0x1900'0000ULL;
+constexpr std::uint64_t kUnbiasedImportanceStream = 0x1900'0000ULL;
 constexpr std::uint64_t kIdentityStream = 0x1C00'0000ULL;
 constexpr std::int64_t kDefaultImportanceTrials = -1;  // --importance-trials not given: by run size
 
@@ -241,7 +241,7 @@ class UnbiasedExperiment final : public EstimatorGridExperiment {
           const std::size_t p = cell % np;
           const auto& r = out.runs[cell].emplace(importance_sampled_mean(
               e, couplings[ci], points[p], grid_.d, grid_.m, trials, ctx.seed,
-              kImportanceStream + ((ci * specs.size() + s) << 32) + p, ctx.threads,
+              kUnbiasedImportanceStream + ((ci * specs.size() + s) << 32) + p, ctx.threads,
               part_progress(progress, done++, runs)));
           const double truth = sweeps.truth(cell);
           out.verdicts[cell] = check.judge({r.estimate_mean, truth, r.estimate_stderr, kRoundingAllowance * truth,

@@ -108,7 +108,7 @@ void check_experiment(const fl::Experiment& experiment, const fl::CommonOptions&
     const std::int64_t trials = o.trials > 0 ? o.trials : experiment.default_trials(o.quick);
     if (trials < 2) bug(experiment.name() + ": default_trials(" + (o.quick ? "true" : "false") + ") is " +
                         std::to_string(trials));
-    const fl::RunContext ctx{o.seed, trials, threads, o.quick, {}};
+    const fl::RunContext ctx{o.seed, trials, threads, o.quick, {}, {}};
     const fl::MemoryEstimate memory = experiment.memory_estimate(ctx);
     if (std::isnan(memory.bytes) || memory.bytes < 0)
       bug(experiment.name() + ": memory_estimate gave " + std::to_string(memory.bytes) + " bytes");

@@ -14,7 +14,7 @@ if [ $# -ge 2 ]; then
 fi
 bash scripts/deps.sh
 if [ "${FAVORLAB_BUILD_VERBOSE:-0}" = 1 ]; then
-  cmake --preset "$preset" >/dev/null
+  bash scripts/configure.sh "$preset" >/dev/null
   exec cmake --build --preset "$preset" -j "$(nproc)" "${target[@]}"
 fi
 mkdir -p build
@@ -27,7 +27,7 @@ failed() {
   exit 1
 }
 echo "build: configuring ($preset preset)"
-cmake --preset "$preset" >"$log" 2>&1 || failed "configuring"
+bash scripts/configure.sh "$preset" >"$log" 2>&1 || failed "configuring"
 echo "build: compiling $what on $(nproc) cores (a fresh clone takes minutes; output in $log)"
 cmake --build --preset "$preset" -j "$(nproc)" "${target[@]}" >>"$log" 2>&1 &
 builder=$!
@@ -36,7 +36,9 @@ trap 'kill "$builder" 2>/dev/null; exit 130' INT TERM
 shown=""
 while kill -0 "$builder" 2>/dev/null; do
   sleep 5
-  percent=$(grep -o '^\[ *[0-9]*%\]' "$log" | tail -n 1 | tr -dc '0-9' || true)
+  # Ninja's progress, "[done/total]", as a percentage.
+  percent=$(grep -o '^\[[0-9]*/[0-9]*\]' "$log" | tail -n 1 | tr -d '[]' |
+            awk -F/ '$2 > 0 { printf "%d", 100 * $1 / $2 }' || true)
   # One line when the percentage has moved by ten points or more: a heartbeat, not a transcript.
   if [ -n "$percent" ] && { [ -z "$shown" ] || [ "$percent" -ge $((shown + 10)) ]; }; then
     echo "build: $percent % ($((SECONDS - start)) s)"

@@ -5,7 +5,7 @@
 set -euo pipefail
 
 packages=(
-  cmake g++ make git
+  cmake ninja-build g++ make git
   libeigen3-dev libxsimd-dev libboost-math-dev libarmadillo-dev libcli11-dev nlohmann-json3-dev
   catch2 librandom123-dev libbenchmark-dev
   python3 python3-matplotlib python3-numpy

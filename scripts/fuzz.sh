@@ -32,7 +32,7 @@ done
 bash scripts/deps.sh clang libclang-rt-dev libomp-dev
 
 build="$PWD/build/fuzz"  # absolute: cli_fuzz handles each input in a directory of its own
-cmake --preset fuzz >/dev/null
+bash scripts/configure.sh fuzz >/dev/null
 build_targets=()
 for t in "${targets[@]}"; do build_targets+=(--target "${t}_fuzz"); done
 cmake --build "$build" "${build_targets[@]}" -j "$(nproc)"

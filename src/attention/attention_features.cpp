@@ -12,9 +12,6 @@ namespace favorlab {
 namespace {
 
 template <class T>
-using Column = Eigen::Array<T, Eigen::Dynamic, 1>;
-
-template <class T>
 const MapFunctions<T>& map_functions(const AttentionConfig& config) {
   return family_info(config.features).map->template functions<T>();
 }

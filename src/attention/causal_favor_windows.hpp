@@ -43,9 +43,6 @@ inline constexpr Eigen::Index kCausalFeatureRows = 256;
 
 namespace causal_detail {
 
-template <class T>
-using Column = Eigen::Array<T, Eigen::Dynamic, 1>;
-
 // What one chunk computes on its own, before the state of earlier chunks is known. Everything is relative to the
 // running maximum r_j of the key log scales over the chunk's feature block (r starts at −∞ at the block's first
 // row, so it never depends on later keys): once the block's maximum is reached r is flat over whole chunks, whose

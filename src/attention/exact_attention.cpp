@@ -20,9 +20,6 @@ namespace {
 constexpr Eigen::Index kQueryBlock = 128;
 constexpr Eigen::Index kKeyTile = 256;
 
-template <class T>
-using Column = Eigen::Array<T, Eigen::Dynamic, 1>;
-
 }  // namespace
 
 template <class T>

@@ -10,7 +10,7 @@
 namespace favorlab {
 
 namespace {
-constexpr Eigen::Index kQueryBlock = 128;
+constexpr Eigen::Index kReferenceQueryBlock = 128;
 }
 
 template <class T>
@@ -20,9 +20,9 @@ Matrix<T> exact_attention_reference(const Matrix<T>& q, const Matrix<T>& k, cons
   const T scale = T(1 / std::sqrt(double(q.cols())));
   Matrix<T> out(lq, dv);
   const EigenSingleThread eigen_single_thread;  // the query blocks are the parallelism (same bits on any --threads)
-  const Eigen::Index blocks = (lq + kQueryBlock - 1) / kQueryBlock;
+  const Eigen::Index blocks = (lq + kReferenceQueryBlock - 1) / kReferenceQueryBlock;
   parallel_for(blocks, threads, [&](Eigen::Index b) {
-    const Eigen::Index first = b * kQueryBlock, rows = std::min(kQueryBlock, lq - first);
+    const Eigen::Index first = b * kReferenceQueryBlock, rows = std::min(kReferenceQueryBlock, lq - first);
     const Eigen::Index keys = causal ? first + rows : k.rows();  // a causal block never reads later keys
     Matrix<T> logits = (q.middleRows(first, rows) * k.topRows(keys).transpose()) * scale;
     if (causal)

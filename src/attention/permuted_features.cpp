@@ -10,9 +10,6 @@ namespace favorlab {
 
 namespace {
 
-template <class T>
-using Column = Eigen::Array<T, Eigen::Dynamic, 1>;
-
 // The stabilized positive features of rows [first, first + count) of X in exponent form: with u = d^{-1/4} x,
 // φ(u) = exp(proj − half_norm) / √m, proj = W u (row-major), and top = max_a proj_a, the row's largest exponent.
 template <class T>

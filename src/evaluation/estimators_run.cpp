@@ -21,7 +21,7 @@ namespace {
 
 // Streams of the importance-sampled runs, disjoint from the sweeps' (7000 + …): base + (d index, coupling, family)·2³²
 // + point.
-constexpr std::uint64_t kImportanceStream = 0x1800'0000ULL;
+constexpr std::uint64_t kEstimatorsImportanceStream = 0x1800'0000ULL;
 
 // The sweeps of one d (m = d): its specs and points, shared by the couplings.
 struct Grid {
@@ -211,7 +211,7 @@ class EstimatorsRun {
           if (proposals.empty())
             for (const Geometry& x : g.points) proposals.push_back(optimal_row_proposal(e, x));
           const std::uint64_t stream =
-              kImportanceStream + (((di * 8 + static_cast<std::uint64_t>(couplings_[ci])) * 64 + s) << 32);
+              kEstimatorsImportanceStream + (((di * 8 + static_cast<std::uint64_t>(couplings_[ci])) * 64 + s) << 32);
           sampled_.emplace(k, importance_run(k, proposals, stream,
                                              part_progress(part_progress(ctx_.progress, 1, 2), done++, runs)));
         }

@@ -11,7 +11,7 @@ namespace favorlab {
 namespace {
 
 // Streams of the synthetic heads (disjoint from the projection streams and those of gaussian_attention_input).
-constexpr std::uint64_t kQueryStream = 0xA77E'2000ULL, kKeyStream = 0xA77E'2001ULL, kValueStream = 0xA77E'2002ULL;
+constexpr std::uint64_t kHeadsQueryStream = 0xA77E'2000ULL, kHeadsKeyStream = 0xA77E'2001ULL, kHeadsValueStream = 0xA77E'2002ULL;
 
 // Input number of head h of layer `layer`: layers are far apart so their heads never share streams.
 std::uint64_t input_index(std::uint64_t layer, int head) {
@@ -44,23 +44,23 @@ std::vector<AttentionInput> synthetic_heads(SyntheticHeads kind, int heads, int 
   for (int h = 0; h < heads; ++h) {
     const std::uint64_t index = input_index(layer, h);
     AttentionInput in;
-    in.v = gaussian_input(L, dv, 1.0, seed, kValueStream, index);
+    in.v = gaussian_input(L, dv, 1.0, seed, kHeadsValueStream, index);
     switch (kind) {
       case SyntheticHeads::gaussian: {
         const double s = heads == 1 ? 0.4 : 0.4 * std::pow(2.5, static_cast<double>(h) / (heads - 1));
-        in.q = gaussian_input(L, d, s, seed, kQueryStream, index);
-        in.k = gaussian_input(L, d, s, seed, kKeyStream, index);
+        in.q = gaussian_input(L, d, s, seed, kHeadsQueryStream, index);
+        in.k = gaussian_input(L, d, s, seed, kHeadsKeyStream, index);
         break;
       }
       case SyntheticHeads::low_rank: {
-        in.q = gaussian_input(L, d, 1.0, seed, kQueryStream, index);
-        const Eigen::MatrixXd prototypes = gaussian_input(kLowRank, d, 1.0, seed, kKeyStream, index);
+        in.q = gaussian_input(L, d, 1.0, seed, kHeadsQueryStream, index);
+        const Eigen::MatrixXd prototypes = gaussian_input(kLowRank, d, 1.0, seed, kHeadsKeyStream, index);
         in.k.resize(L, d);
         for (int j = 0; j < L; ++j) in.k.row(j) = prototypes.row(j % kLowRank);
         break;
       }
       case SyntheticHeads::one_hot: {
-        Eigen::MatrixXd u = gaussian_input(L, d, 1.0, seed, kQueryStream, index);
+        Eigen::MatrixXd u = gaussian_input(L, d, 1.0, seed, kHeadsQueryStream, index);
         u.rowwise().normalize();
         double max_cos = -1;
         if (L > 1) {
@@ -82,7 +82,7 @@ std::vector<AttentionInput> synthetic_heads(SyntheticHeads kind, int heads, int 
         break;
       case SyntheticHeads::query_zero:
         in.q = Eigen::MatrixXd::Zero(L, d);
-        in.k = gaussian_input(L, d, 1.0, seed, kKeyStream, index);
+        in.k = gaussian_input(L, d, 1.0, seed, kHeadsKeyStream, index);
         break;
     }
     out.push_back(std::move(in));

@@ -16,7 +16,7 @@ namespace favorlab {
 namespace {
 
 // Streams of the importance-sampled runs, disjoint from the sweeps' (below 3000): base + (3·d index + kind)·2³² + cell.
-constexpr std::uint64_t kImportanceStream = 0x1700'0000ULL;
+constexpr std::uint64_t kTheorem2ImportanceStream = 0x1700'0000ULL;
 // smreg's: base + (2·d index + coupling)·2³² + cell (cells stay below 2²⁴, so the two bases never meet).
 constexpr std::uint64_t kSphereImportanceStream = 0x1800'0000ULL;
 
@@ -210,7 +210,7 @@ Theorem2ImportanceRuns theorem2_importance_pilots(Family e, const Theorem2Cells&
           c.stream = kSphereImportanceStream + ((2 * di + k) << 32) + i * np + p;
           c.theory = {k == 0 ? iid_mse(Family::smreg, g, cells.d, m) : orthogonal_mse(Family::smreg, g, cells.d, m)};
         } else {
-          c.stream = kImportanceStream + ((3 * di + k) << 32) + i * np + p;
+          c.stream = kTheorem2ImportanceStream + ((3 * di + k) << 32) + i * np + p;
           c.theory = {*exact_mse(e, r.kinds[k], g, cells.d, m)};
           if (k == 2) c.theory.push_back(0.0);  // simplex ≤ orthogonal: the difference is at most 0
         }

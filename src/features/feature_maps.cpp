@@ -14,9 +14,6 @@ namespace favorlab {
 namespace {
 
 template <class T>
-using Column = Eigen::Array<T, Eigen::Dynamic, 1>;
-
-template <class T>
 Column<T> half_squared_norms(const Matrix<T>& u) {
   return u.rowwise().squaredNorm().array() / T(2);
 }

@@ -14,6 +14,8 @@ namespace favorlab {
 
 template <class T>
 using Matrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>;
+template <class T>
+using Column = Eigen::Array<T, Eigen::Dynamic, 1>;
 
 // Each map writes φ(U) into `out`, resized to its shape (no allocation when it already has it: a Monte Carlo trial
 // reuses its buffers, mc/estimator_sweep.cpp). out may not alias u, w or prepared.

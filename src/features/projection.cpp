@@ -25,12 +25,12 @@ Coupling parse_coupling(std::string_view name) {
                               "' (expected iid, orthogonal, hadamard, givens or simplex)");
 }
 
-namespace {
-
-void require_shape(int m, int d) {
+void require_projection_shape(int m, int d) {
   if (m <= 0) throw std::invalid_argument("number of random features m must be positive, got " + std::to_string(m));
   if (d <= 0) throw std::invalid_argument("dimension d must be positive, got " + std::to_string(d));
 }
+
+namespace {
 
 // A d×d Haar-random orthogonal matrix. Without the sign fix QR would favour a positive diagonal of R and Q would
 // not be Haar-distributed.
@@ -56,7 +56,7 @@ double chi_variate(int d, PhiloxStream& rng) {
 }
 
 Eigen::MatrixXd iid_projection(int m, int d, PhiloxStream& rng) {
-  require_shape(m, d);
+  require_projection_shape(m, d);
   Eigen::MatrixXd w(m, d);
   Eigen::RowVectorXd row(d);  // drawn row by row, through a buffer: no second m × d matrix at any m
   for (int i = 0; i < m; ++i) {
@@ -67,7 +67,7 @@ Eigen::MatrixXd iid_projection(int m, int d, PhiloxStream& rng) {
 }
 
 Eigen::MatrixXd orthogonal_projection(int m, int d, PhiloxStream& rng) {
-  require_shape(m, d);
+  require_projection_shape(m, d);
   Eigen::MatrixXd w(m, d);
   for (int start = 0; start < m; start += d) {
     const int rows = std::min(d, m - start);
@@ -79,7 +79,7 @@ Eigen::MatrixXd orthogonal_projection(int m, int d, PhiloxStream& rng) {
 }
 
 Eigen::MatrixXd simplex_projection(int m, int d, PhiloxStream& rng) {
-  require_shape(m, d);
+  require_projection_shape(m, d);
   if (d < 2) throw std::invalid_argument("simplex random features need d >= 2, got d = " + std::to_string(d));
   // The d vertices of a regular simplex centred at 0: s_i = (e_i − 1/d)/√(1 − 1/d), so ‖s_i‖ = 1,
   // s_iᵀs_j = (−1/d)/(1 − 1/d) = −1/(d − 1) and Σ s_i = 0.

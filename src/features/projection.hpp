@@ -26,6 +26,9 @@ enum class Coupling { iid, orthogonal, hadamard, givens, simplex };
 std::string_view coupling_name(Coupling c);
 Coupling parse_coupling(std::string_view name);  // throws std::invalid_argument naming the bad value
 
+// Throws std::invalid_argument naming m or d unless both are positive (every projection's first check).
+void require_projection_shape(int m, int d);
+
 Eigen::MatrixXd iid_projection(int m, int d, PhiloxStream& rng);
 Eigen::MatrixXd orthogonal_projection(int m, int d, PhiloxStream& rng);
 // Simplex random features (Reid et al., ICML 2023): independent blocks of ≤ d rows; inside a block row i is

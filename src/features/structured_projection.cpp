@@ -12,11 +12,6 @@ namespace favorlab {
 
 namespace {
 
-void require_shape(int m, int d) {
-  if (m <= 0) throw std::invalid_argument("number of random features m must be positive, got " + std::to_string(m));
-  if (d <= 0) throw std::invalid_argument("dimension d must be positive, got " + std::to_string(d));
-}
-
 int blocks_for(int m, int d) { return (m + d - 1) / d; }
 
 // Per-row norms: √d for sqrt_d; for chi the norm of an independent N(0, I_d) vector.
@@ -36,7 +31,7 @@ int uniform_index(int n, PhiloxStream& rng) { return static_cast<int>(rng.bits()
 // Hadamard
 
 HadamardProjection HadamardProjection::draw(int m, int d, RowNorms norms, PhiloxStream& rng) {
-  require_shape(m, d);
+  require_projection_shape(m, d);
   if (!is_power_of_two(d))
     throw std::invalid_argument("hadamard projections need d to be a power of 2, got d=" + std::to_string(d));
   HadamardProjection p;
@@ -110,7 +105,7 @@ int GivensProjection::rotations_per_block(int d) {
 }
 
 GivensProjection GivensProjection::draw(int m, int d, RowNorms norms, PhiloxStream& rng) {
-  require_shape(m, d);
+  require_projection_shape(m, d);
   GivensProjection p;
   p.m_ = m;
   p.d_ = d;

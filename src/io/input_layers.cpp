@@ -17,7 +17,7 @@ namespace {
 
 constexpr std::array<char, 3> kLetters = {'q', 'k', 'v'};
 
-[[noreturn]] void fail(const std::string& option, const std::string& problem) {
+[[noreturn]] void fail_option(const std::string& option, const std::string& problem) {
   throw std::invalid_argument(option + ": " + problem);
 }
 
@@ -35,12 +35,12 @@ void require_regular_file(const fs::path& path, const std::string& option) {
   if (st.type() == fs::file_type::not_found) {
     std::error_code link_ec;
     if (fs::symlink_status(path, link_ec).type() == fs::file_type::symlink)
-      fail(option, path.string() + ": broken symbolic link (its target does not exist)");
-    fail(option, path.string() + ": no such file");
+      fail_option(option, path.string() + ": broken symbolic link (its target does not exist)");
+    fail_option(option, path.string() + ": no such file");
   }
-  if (ec) fail(option, path.string() + ": cannot examine: " + ec.message());
-  if (st.type() == fs::file_type::directory) fail(option, path.string() + ": is a directory, not a file");
-  fail(option, path.string() + ": not a regular file");
+  if (ec) fail_option(option, path.string() + ": cannot examine: " + ec.message());
+  if (st.type() == fs::file_type::directory) fail_option(option, path.string() + ": is a directory, not a file");
+  fail_option(option, path.string() + ": not a regular file");
 }
 
 // "layer0_q.npy" -> "layer0", "attnq.npy" -> "attn", "queries.npy" -> "queries"; "q.npy", "_q.npy" -> "layer<index>".
@@ -111,10 +111,10 @@ std::vector<LayerFiles> layers_from_triples(const std::vector<std::string>& path
                                 (paths.size() == 1 ? " path" : " paths"));
   const std::size_t count = paths.size() / 3;
   if (count > kMaxInputLayers)
-    fail(option, std::to_string(count) + " layers given, at most " + std::to_string(kMaxInputLayers) + " allowed");
+    fail_option(option, std::to_string(count) + " layers given, at most " + std::to_string(kMaxInputLayers) + " allowed");
   for (std::size_t i = 0; i < paths.size(); ++i)
     if (paths[i].empty())
-      fail(option, std::string("empty path as the ") + kLetters[i % 3] + " file of triple " +
+      fail_option(option, std::string("empty path as the ") + kLetters[i % 3] + " file of triple " +
                        std::to_string(i / 3 + 1) + " of " + std::to_string(count));
   for (const std::string& path : paths) require_regular_file(path, option);
 
@@ -134,14 +134,14 @@ std::vector<LayerFiles> layers_from_triples(const std::vector<std::string>& path
 std::vector<LayerFiles> layers_from_directory(const fs::path& dir, const std::string& option) {
   std::error_code ec;
   const fs::file_status st = fs::status(dir, ec);
-  if (st.type() == fs::file_type::not_found) fail(option, dir.string() + ": no such directory");
-  if (ec) fail(option, dir.string() + ": cannot examine: " + ec.message());
-  if (st.type() != fs::file_type::directory) fail(option, dir.string() + ": not a directory");
+  if (st.type() == fs::file_type::not_found) fail_option(option, dir.string() + ": no such directory");
+  if (ec) fail_option(option, dir.string() + ": cannot examine: " + ec.message());
+  if (st.type() != fs::file_type::directory) fail_option(option, dir.string() + ": not a directory");
 
   // Per layer name and letter (q, k, v), the names of the matching entries: one per separator at most.
   std::map<std::string, std::array<std::vector<std::string>, 3>, NaturalLess> found;
   fs::directory_iterator it(dir, ec);
-  if (ec) fail(option, dir.string() + ": cannot read: " + ec.message());
+  if (ec) fail_option(option, dir.string() + ": cannot read: " + ec.message());
   const fs::directory_iterator end;
   while (it != end) {
     const std::string file = it->path().filename().string();
@@ -156,14 +156,14 @@ std::vector<LayerFiles> layers_from_directory(const fs::path& dir, const std::st
       if (slot < kLetters.size() && is_separator(file[letter_pos - 1])) {
         found[file.substr(0, letter_pos - 1)][slot].push_back(file);
         if (found.size() > kMaxInputLayers)
-          fail(option, "more than " + std::to_string(kMaxInputLayers) + " layers in " + dir.string());
+          fail_option(option, "more than " + std::to_string(kMaxInputLayers) + " layers in " + dir.string());
       }
     }
     it.increment(ec);
-    if (ec) fail(option, dir.string() + ": cannot read: " + ec.message());
+    if (ec) fail_option(option, dir.string() + ": cannot read: " + ec.message());
   }
   if (found.empty())
-    fail(option, "no files named <layer>_q.npy, <layer>_k.npy, <layer>_v.npy (separator _ . or -) in " +
+    fail_option(option, "no files named <layer>_q.npy, <layer>_k.npy, <layer>_v.npy (separator _ . or -) in " +
                      dir.string());
 
   std::vector<LayerFiles> layers;
@@ -177,14 +177,14 @@ std::vector<LayerFiles> layers_from_directory(const fs::path& dir, const std::st
         std::string listed;
         for (std::size_t m = 0; m < matches.size(); ++m)
           listed += (m == 0 ? "" : m + 1 == matches.size() ? " and " : ", ") + (dir / matches[m]).string();
-        fail(option, "ambiguous " + std::string(1, kLetters[s]) + " file for layer " + quoted(name) + ": " + listed +
+        fail_option(option, "ambiguous " + std::string(1, kLetters[s]) + " file for layer " + quoted(name) + ": " + listed +
                          " (use one separator per layer)");
       }
       std::string& list = matches.empty() ? missing : present;
       list += (list.empty() ? "" : ", ") + (matches.empty() ? std::string(1, kLetters[s]) : matches.front());
     }
     if (!missing.empty())
-      fail(option, "layer " + quoted(name) + " is missing " + missing + " (found " + present + " in " +
+      fail_option(option, "layer " + quoted(name) + " is missing " + missing + " (found " + present + " in " +
                        dir.string() + ")");
     LayerFiles layer{.name = printable(name), .q = dir / files[0][0], .k = dir / files[1][0], .v = dir / files[2][0]};
     require_regular_file(layer.q, option);

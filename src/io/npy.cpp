@@ -23,7 +23,7 @@ namespace {
 constexpr std::string_view kMagic = "\x93NUMPY";
 constexpr std::int64_t kInt64Max = std::numeric_limits<std::int64_t>::max();
 
-[[noreturn]] void fail(const std::string& source, const std::string& problem) {
+[[noreturn]] void fail_npy(const std::string& source, const std::string& problem) {
   throw std::invalid_argument(source + ": " + problem);
 }
 
@@ -106,7 +106,7 @@ class HeaderParser {
   }
 
  private:
-  [[noreturn]] void malformed(const std::string& what) const { fail(source_, "malformed header: " + what); }
+  [[noreturn]] void malformed(const std::string& what) const { fail_npy(source_, "malformed header: " + what); }
 
   bool at_end() const { return pos_ >= text_.size(); }
   char peek() const { return at_end() ? '\0' : text_[pos_]; }
@@ -147,7 +147,7 @@ class HeaderParser {
         if (text_[end] == '[') ++depth;
         if (text_[end] == ']' && --depth == 0) break;
       }
-      fail(source_, "unsupported dtype " + printable(text_.substr(pos_, end + 1 - pos_)) +
+      fail_npy(source_, "unsupported dtype " + printable(text_.substr(pos_, end + 1 - pos_)) +
                         " (a structured dtype): only float16/float32/float64 are supported");
     }
     malformed("key 'descr': expected a quoted dtype string such as '<f8', found '" +
@@ -228,7 +228,7 @@ Dtype parse_dtype(const std::string& descr, const std::string& source) {
   if (!plausible) {
     // numpy saves ml_dtypes' bfloat16 as a 2-byte void: nothing in the file says the bytes are bfloat16.
     const bool void2 = descr.size() == 3 && descr[1] == 'V' && descr[2] == '2';
-    fail(source, "unsupported dtype '" + printable(descr) +
+    fail_npy(source, "unsupported dtype '" + printable(descr) +
                      "': only float16/float32/float64 are supported ('<f2', '<f4', '<f8', and '>' for big-endian)" +
                      (void2 ? "; a bfloat16 array saved through ml_dtypes looks like this, but its bytes could be "
                               "anything: save it as float32 (x.astype(numpy.float32)), which is exact"
@@ -333,15 +333,15 @@ std::size_t preamble_length(std::string_view bytes) { return static_cast<unsigne
 // file that is not a .npy is refused after reading a few bytes.
 std::size_t header_end(std::string_view bytes, const std::string& source) {
   if (bytes.size() < kMagic.size() || bytes.substr(0, kMagic.size()) != kMagic)
-    fail(source, "not a .npy file (bad magic string: expected \\x93NUMPY, found '" +
+    fail_npy(source, "not a .npy file (bad magic string: expected \\x93NUMPY, found '" +
                      printable(bytes.substr(0, kMagic.size())) + "')");
-  if (bytes.size() < 8) fail(source, "truncated header: the file ends inside the version bytes");
+  if (bytes.size() < 8) fail_npy(source, "truncated header: the file ends inside the version bytes");
   const int major = static_cast<unsigned char>(bytes[6]), minor = static_cast<unsigned char>(bytes[7]);
   if ((major != 1 && major != 2 && major != 3) || minor != 0)
-    fail(source, "unsupported .npy version " + std::to_string(major) + "." + std::to_string(minor) +
+    fail_npy(source, "unsupported .npy version " + std::to_string(major) + "." + std::to_string(minor) +
                      " (supported: 1.0, 2.0, 3.0)");
   const std::size_t preamble = preamble_length(bytes);
-  if (bytes.size() < preamble) fail(source, "truncated header: the file ends inside the header length");
+  if (bytes.size() < preamble) fail_npy(source, "truncated header: the file ends inside the header length");
   return preamble + little_endian_uint(bytes, 8, preamble - 8);
 }
 
@@ -350,7 +350,7 @@ Layout parse_layout(std::string_view bytes, const std::string& source) {
   const std::size_t end = header_end(bytes, source);
   const std::size_t preamble = preamble_length(bytes);
   if (bytes.size() < end)
-    fail(source, "truncated header: the header declares " + std::to_string(end - preamble) + " bytes, the file has " +
+    fail_npy(source, "truncated header: the header declares " + std::to_string(end - preamble) + " bytes, the file has " +
                      std::to_string(bytes.size() - preamble) + " after the preamble");
   Layout layout;
   layout.header = HeaderParser(bytes.substr(preamble, end - preamble), source).parse();
@@ -358,7 +358,7 @@ Layout parse_layout(std::string_view bytes, const std::string& source) {
   layout.data_offset = end;
   const auto count = element_count(layout.header.shape, layout.dtype.item_size);
   if (!count)
-    fail(source,
+    fail_npy(source,
          "shape " + npy_shape_string(layout.header.shape) + " has too many elements (the byte count overflows)");
   layout.data_bytes = static_cast<std::size_t>(*count) * layout.dtype.item_size;
   return layout;
@@ -368,11 +368,11 @@ Layout parse_layout(std::string_view bytes, const std::string& source) {
 void check_data_size(const Layout& layout, std::size_t found, const std::string& source) {
   const std::size_t expected = layout.data_bytes;
   if (found < expected)
-    fail(source, "truncated data: expected " + std::to_string(expected) + " bytes for shape " +
+    fail_npy(source, "truncated data: expected " + std::to_string(expected) + " bytes for shape " +
                      npy_shape_string(layout.header.shape) + " of '" + layout.header.descr + "', found " +
                      std::to_string(found));
   if (found > expected)
-    fail(source, "trailing bytes: expected " + std::to_string(expected) + " bytes of data, found " +
+    fail_npy(source, "trailing bytes: expected " + std::to_string(expected) + " bytes of data, found " +
                      std::to_string(found) + " (" + std::to_string(found - expected) + " extra)");
 }
 
@@ -419,7 +419,7 @@ NpyArray convert(const Layout& layout, std::string_view data, const std::string&
     if (!std::isfinite(out.values[i]) && bad++ == 0) first_bad = i;
   }
   if (bad > 0)
-    fail(source, "contains NaN/Inf (" + std::to_string(bad) + (bad == 1 ? " value" : " values") + ", first at " +
+    fail_npy(source, "contains NaN/Inf (" + std::to_string(bad) + (bad == 1 ? " value" : " values") + ", first at " +
                      index_string(static_cast<std::int64_t>(first_bad), out.shape) + ")");
   return out;
 }
@@ -450,23 +450,23 @@ struct OpenedNpy {
 void open_npy(const std::filesystem::path& path, const std::string& source, OpenedNpy& f) {
   std::error_code ec;
   const auto status = std::filesystem::status(path, ec);
-  if (std::filesystem::is_directory(status)) fail(source, "cannot open: it is a directory");
+  if (std::filesystem::is_directory(status)) fail_npy(source, "cannot open: it is a directory");
   // A FIFO would block the open until some process writes, a device never ends, a pipe cannot be read twice (header,
   // then data): inputs are regular files (io/input_file.hpp).
   if (std::filesystem::exists(status) && !std::filesystem::is_regular_file(status)) check_input_file(path, "");
   f.in.open(path, std::ios::binary);
-  if (!f.in) fail(source, std::string("cannot open: ") + std::strerror(errno));
+  if (!f.in) fail_npy(source, std::string("cannot open: ") + std::strerror(errno));
   std::string head;
   read_up_to(f.in, 12, head);
-  if (f.in.bad()) fail(source, std::string("cannot read: ") + std::strerror(errno));
+  if (f.in.bad()) fail_npy(source, std::string("cannot read: ") + std::strerror(errno));
   const std::size_t end = header_end(head, source);
   read_up_to(f.in, end - std::min(end, head.size()), head);
-  if (f.in.bad()) fail(source, std::string("cannot read: ") + std::strerror(errno));
+  if (f.in.bad()) fail_npy(source, std::string("cannot read: ") + std::strerror(errno));
   f.layout = parse_layout(head, source);
   f.regular = std::filesystem::is_regular_file(path, ec);
   if (f.regular) {
     const auto bytes = static_cast<std::size_t>(std::filesystem::file_size(path, ec));
-    if (ec) fail(source, "cannot read its size: " + ec.message());
+    if (ec) fail_npy(source, "cannot read its size: " + ec.message());
     check_data_size(f.layout, bytes - std::min(bytes, f.layout.data_offset), source);
   }
 }
@@ -493,7 +493,7 @@ NpyArray read_npy(const std::filesystem::path& path) {
   std::string data;
   if (f.regular) data.reserve(f.layout.data_bytes);  // checked against the file's size
   read_up_to(f.in, f.layout.data_bytes, data);
-  if (f.in.bad()) fail(source, std::string("cannot read: ") + std::strerror(errno));
+  if (f.in.bad()) fail_npy(source, std::string("cannot read: ") + std::strerror(errno));
   std::size_t found = data.size();
   if (found == f.layout.data_bytes) {  // anything after the data? (a pipe or a device has no size to ask)
     std::string extra;
@@ -508,11 +508,11 @@ std::string encode_npy(const std::vector<std::int64_t>& shape, std::span<const d
                        const std::string& source) {
   const std::size_t item_size = npy_item_size(dtype);
   for (const std::int64_t d : shape)
-    if (d < 0) fail(source, "cannot write shape " + npy_shape_string(shape) + ": negative dimension");
+    if (d < 0) fail_npy(source, "cannot write shape " + npy_shape_string(shape) + ": negative dimension");
   const auto count = element_count(shape, item_size);
-  if (!count) fail(source, "cannot write shape " + npy_shape_string(shape) + ": too many elements");
+  if (!count) fail_npy(source, "cannot write shape " + npy_shape_string(shape) + ": too many elements");
   if (static_cast<std::size_t>(*count) != values.size())
-    fail(source, "cannot write shape " + npy_shape_string(shape) + ": it holds " + std::to_string(*count) +
+    fail_npy(source, "cannot write shape " + npy_shape_string(shape) + ": it holds " + std::to_string(*count) +
                      " values, " + std::to_string(values.size()) + " given");
 
   const std::string dict = std::string("{'descr': '") + npy_descr(dtype) +

@@ -9,7 +9,7 @@ namespace favorlab {
 
 namespace {
 
-void require_dimension(int d) {
+void require_chi_dimension(int d) {
   if (d < 1) throw std::invalid_argument("chi moments need dimension d >= 1, got " + std::to_string(d));
 }
 
@@ -30,7 +30,7 @@ BigInt even_chi_moment(int d, int a) {
 }  // namespace
 
 double log_chi_moment(int d, double j) {
-  require_dimension(d);
+  require_chi_dimension(d);
   if (!(j >= 0)) throw std::invalid_argument("chi moment order must be >= 0");
   if (j == 0) return 0.0;  // exactly, so that zero parts cost no rounding
   return j / 2 * std::log(2.0) + std::lgamma((d + j) / 2) - std::lgamma(d / 2.0);
@@ -39,7 +39,7 @@ double log_chi_moment(int d, double j) {
 double chi_moment(int d, double j) { return std::exp(log_chi_moment(d, j)); }
 
 double log_chi_mgf(int d, double t) {
-  require_dimension(d);
+  require_chi_dimension(d);
   if (!(t >= 0) || !std::isfinite(t)) throw std::invalid_argument("chi MGF needs a finite t >= 0");
   if (t == 0) return 0.0;
   // log of term j, t^j μ_d(j)/j!; the ratio of consecutive terms falls like t/√j, so past the peak they vanish fast.
@@ -59,7 +59,7 @@ double log_chi_mgf(int d, double t) {
 }
 
 double log_tau(int d, const std::vector<int>& parts) {
-  require_dimension(d);
+  require_chi_dimension(d);
   require_parts(parts);
   double log_num = 0;
   int total = 0;
@@ -73,12 +73,12 @@ double log_tau(int d, const std::vector<int>& parts) {
 double tau(int d, const std::vector<int>& parts) { return std::exp(log_tau(d, parts)); }
 
 double lemma6_bound(int d) {
-  require_dimension(d);
+  require_chi_dimension(d);
   return d / (d + 2.0);
 }
 
 int exact_tau_vs_lemma6_bound(int d, const std::vector<int>& parts) {
-  require_dimension(d);
+  require_chi_dimension(d);
   require_parts(parts);
   // τ ≤ d/(d+2)  ⇔  (d+2) Π μ(d_i) ≤ d μ(Σ d_i), all positive integers.
   BigInt lhs = d + 2;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "kernels/lemma2.hpp"
+#include "kernels/log_add.hpp"
 #include "kernels/smreg.hpp"
 
 namespace favorlab {
@@ -22,15 +23,8 @@ void require(int d, double z_norm) {
     throw std::invalid_argument("norm of z must be finite and >= 0, got " + std::to_string(z_norm));
 }
 
-void require_m(int m) {
+void require_positive_m(int m) {
   if (m <= 0) throw std::invalid_argument("number of random features m must be positive, got " + std::to_string(m));
-}
-
-double log_add(double a, double b) {
-  if (a == kNegInf) return b;
-  if (b == kNegInf) return a;
-  const double hi = std::max(a, b);
-  return hi + std::log1p(std::exp(std::min(a, b) - hi));
 }
 
 // log (j−1)!! for even j ≥ 0: (2a−1)!! = (2a)!/(2^a a!), and (−1)!! = 1.
@@ -126,7 +120,7 @@ double log_regularized_pair_moment_exact(double z_norm, int d) {
 }
 
 double same_block_pair_fraction(int m, int d) {
-  require_m(m);
+  require_positive_m(m);
   if (d <= 0) throw std::invalid_argument("dimension d must be positive, got " + std::to_string(d));
   const double full = m / d, rest = m % d;
   const double pairs = full * d * (d - 1.0) + rest * (rest - 1);
@@ -134,7 +128,7 @@ double same_block_pair_fraction(int m, int d) {
 }
 
 double iid_mse(RowNorms norms, const Geometry& g, int d, int m) {
-  require_m(m);
+  require_positive_m(m);
   validate_geometry(g, d);
   if (norms == RowNorms::chi) return mse_positive(g, m);
   // (Λ² M(2√d‖z‖) − Λ² M(√d‖z‖)²)/m, as Λ² M(√d‖z‖)² · expm1(log M(2√d‖z‖) − 2 log M(√d‖z‖)) / m.

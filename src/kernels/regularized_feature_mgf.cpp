@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "kernels/log_add.hpp"
 #include "kernels/smreg.hpp"
 
 namespace favorlab {
@@ -22,13 +23,6 @@ constexpr double kQuadratureTolerance = 1e-13;
 boost::math::quadrature::tanh_sinh<double>& quadrature() {
   thread_local boost::math::quadrature::tanh_sinh<double> q;
   return q;
-}
-
-// log(a + b) from log a and log b.
-double log_add(double la, double lb) {
-  const double hi = std::max(la, lb);
-  if (hi == -std::numeric_limits<double>::infinity()) return hi;
-  return hi + std::log1p(std::exp(std::min(la, lb) - hi));
 }
 
 }  // namespace

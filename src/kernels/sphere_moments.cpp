@@ -8,7 +8,7 @@ namespace favorlab {
 
 namespace {
 
-void require_dimension(int d) {
+void require_sphere_dimension(int d) {
   if (d < 1) throw std::invalid_argument("sphere moments need dimension d >= 1, got " + std::to_string(d));
 }
 
@@ -19,7 +19,7 @@ constexpr int kProductUpTo = 256;
 }  // namespace
 
 double log_sphere_moment_even(int k, int d) {
-  require_dimension(d);
+  require_sphere_dimension(d);
   if (k < 0) throw std::invalid_argument("sphere moment order k must be >= 0, got " + std::to_string(k));
   // (2k−1)!! = 2^k Γ(k+½)/Γ(½) and d(d+2)⋯(d+2k−2) = 2^k Γ(d/2+k)/Γ(d/2); the powers of 2 cancel.
   const double half_d = d / 2.0;
@@ -27,7 +27,7 @@ double log_sphere_moment_even(int k, int d) {
 }
 
 double sphere_moment(int power, int d) {
-  require_dimension(d);
+  require_sphere_dimension(d);
   if (power < 0) throw std::invalid_argument("sphere moment power must be >= 0, got " + std::to_string(power));
   if (power % 2 == 1) return 0.0;
   const int k = power / 2;
@@ -38,7 +38,7 @@ double sphere_moment(int power, int d) {
 }
 
 double sphere_power_skewness(int power, int d) {
-  require_dimension(d);
+  require_sphere_dimension(d);
   if (power < 0) throw std::invalid_argument("sphere moment power must be >= 0, got " + std::to_string(power));
   if (power % 2 == 1 || power == 0 || d == 1) return 0.0;
   const int k = power / 2;
@@ -52,7 +52,7 @@ double sphere_power_skewness(int power, int d) {
 }
 
 double sphere_power_excess_kurtosis(int power, int d) {
-  require_dimension(d);
+  require_sphere_dimension(d);
   if (power < 0) throw std::invalid_argument("sphere moment power must be >= 0, got " + std::to_string(power));
   if (power == 0 || (d == 1 && power % 2 == 0)) return 0.0;
   if (power % 2 == 1) return std::exp(log_sphere_moment_even(2 * power, d) - 2 * log_sphere_moment_even(power, d)) - 3;

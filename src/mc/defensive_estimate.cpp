@@ -12,9 +12,6 @@ namespace favorlab {
 
 namespace {
 
-// Below this relative variance the weighted estimate is constant up to rounding (as in mc/importance_mse.cpp).
-constexpr double kRoundingVariance = 1e-26;
-
 // log(e^a + e^b) without overflow.
 double log_add_exp(double a, double b) {
   const double top = std::max(a, b);
@@ -25,9 +22,7 @@ double log_add_exp(double a, double b) {
 }  // namespace
 
 WeightedMoments defensive_estimate_moments(Family e, const Geometry& g, const ImportanceProposal& q, double beta) {
-  if (!is_importance_estimator(e))
-    throw std::invalid_argument("estimator must be positive or hyperbolic for importance sampling, got '" +
-                                std::string(estimator_name(e)) + "'");
+  require_importance_estimator(e);
   if (!(beta >= 0 && beta < 1))
     throw std::invalid_argument("the plain law's share must lie in [0, 1), got " + std::to_string(beta));
   check_importance_proposal(q);
@@ -64,7 +59,7 @@ WeightedMoments defensive_estimate_moments(Family e, const Geometry& g, const Im
   const double mean = out.mean;
   const double var = integrate([mean](double v) { return (v - mean) * (v - mean); });
   out.relative_variance = var / (mean * mean);
-  if (!(out.relative_variance > kRoundingVariance)) {
+  if (!(out.relative_variance > kRoundingRelativeVariance)) {
     out.relative_variance = 0;
     out.degenerate = true;
     return out;

@@ -26,7 +26,7 @@ using Big50 = mp::number<mp::cpp_bin_float<50>, mp::et_off>;
 using Big100 = mp::number<mp::cpp_bin_float<100>, mp::et_off>;
 using Big250 = mp::number<mp::cpp_bin_float<250>, mp::et_off>;
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
 // A double for messages: std::to_string prints 1e-30 as 0.000000.
 std::string number(double x) {
@@ -38,19 +38,17 @@ std::string number(double x) {
 // Search box in units of 1/√(1 − 8a⁺) (docs/theory.md#importance-sampling-for-the-gerf-families):
 // σ², τ² ≥ 0.81/(1 − 8a⁺) > 3/(4(1 − 8a⁺)), where the 4th moment of Y stops existing; 3 is far beyond the measured
 // optima (σ ≤ 1.75).
-constexpr double kMinSd = 0.9, kMaxSd = 3.0;
+constexpr double kMinScaledSd = 0.9, kMaxScaledSd = 3.0;
 // Start of the Newton search (after the μ scan): σ = τ = this (× 1/√(1 − 8a⁺)) is inside the box and near the
 // measured optima; τ = 1 there would be as good.
-constexpr double kStartSd = 1.3;
+constexpr double kStartScaledSd = 1.3;
 // Reported moments: relative rounding bound above which the 100-digit evaluation is redone with 250 digits.
 constexpr double kMomentTolerance = 1e-20;
 // Search objective: relative rounding bound above which an evaluation is redone at the next precision. The Newton
 // steps compare objective values ~1e-9 apart near convergence; 1e-11 keeps the noise below that.
 constexpr double kSearchTolerance = 1e-11;
-// Relative variance below which a weighted value counts as constant (compute_moments).
-constexpr double kRoundingVariance = 1e-26;
 
-void require_estimator(Family e) {
+void require_gerf_estimator(Family e) {
   if (!has_gerf_importance(e))
     throw std::invalid_argument("estimator must be " + family_list(has_gerf_importance, true) +
                                 " for gerf importance sampling, got '" + std::string(estimator_name(e)) + "'");
@@ -218,11 +216,11 @@ MomentsOut compute_moments(const Pair& p, const GerfProposal& q, bool squared_er
     raw[static_cast<std::size_t>(j)] = term_sum(t, j, terms, out.cancellation_digits);
   }
   const auto relative = [](const Value<Real>& v) {
-    return v.value != 0 ? static_cast<double>(v.error / abs(v.value)) : kInf;
+    return v.value != 0 ? static_cast<double>(v.error / abs(v.value)) : kInfinity;
   };
   const auto to_double = [](const Real& v) {
     const double x = static_cast<double>(v);
-    return std::isfinite(x) ? x : kInf;
+    return std::isfinite(x) ? x : kInfinity;
   };
   const Value<Real>& m1 = raw[1];
   const Value<Real>& m2 = raw[2];
@@ -232,11 +230,11 @@ MomentsOut compute_moments(const Pair& p, const GerfProposal& q, bool squared_er
     return out;
   }
   wm.mean = to_double(m1.value);
-  wm.second = m2.exists ? to_double(m2.value) : kInf;
-  wm.third = m3.exists ? to_double(m3.value) : kInf;
+  wm.second = m2.exists ? to_double(m2.value) : kInfinity;
+  wm.third = m3.exists ? to_double(m3.value) : kInfinity;
   wm.finite = m2.exists && m3.exists;
   if (!m2.exists) {
-    wm.relative_variance = wm.skewness = kInf;
+    wm.relative_variance = wm.skewness = kInfinity;
     return out;
   }
   // Central moments by differences of the raw ones (all in Real), with propagated rounding bounds.
@@ -245,7 +243,7 @@ MomentsOut compute_moments(const Pair& p, const GerfProposal& q, bool squared_er
   // Constant as far as double precision can tell (a zero-variance proposal, w h ≡ 1, given up to the rounding of its
   // parameters): the same threshold as importance_mse.cpp — one trial's value carries a relative rounding error of a
   // few ε, so a relative variance below 1e-26 is noise to the Monte Carlo, and a skewness divided by it meaningless.
-  if (abs(var) <= 4 * var_error || var / (m1.value * m1.value) < kRoundingVariance) {
+  if (abs(var) <= 4 * var_error || var / (m1.value * m1.value) < kRoundingRelativeVariance) {
     wm.degenerate = true;
     wm.relative_variance = wm.skewness = 0;
     return out;
@@ -253,7 +251,7 @@ MomentsOut compute_moments(const Pair& p, const GerfProposal& q, bool squared_er
   if (static_cast<double>(var_error / abs(var)) > kMomentTolerance) out.resolved = false;
   wm.relative_variance = to_double(var / (m1.value * m1.value));
   if (!m3.exists) {
-    wm.skewness = kInf;
+    wm.skewness = kInfinity;
     return out;
   }
   const Real mu3 = m3.value - 3 * m1.value * m2.value + 2 * m1.value * m1.value * m1.value;
@@ -293,7 +291,7 @@ WeightedMoments moments(Family e, const Geometry& g, int d, const FeatureParamet
 
 // log E_q[Y³] with its gradient and Hessian in x = (ν, λ, κ).
 struct Objective {
-  double f = kInf;
+  double f = kInfinity;
   Eigen::Vector3d gradient = Eigen::Vector3d::Zero();
   Eigen::Matrix3d hessian = Eigen::Matrix3d::Identity();
 };
@@ -412,7 +410,7 @@ bool has_gerf_importance(Family e) {
 }
 
 PairGerf gerf_importance_pair(Family e, const Geometry& g, int d, const FeatureParameters& params) {
-  require_estimator(e);
+  require_gerf_estimator(e);
   require_d(d);
   validate_geometry(g, d);
   return family_info(e).pair_gerf(std::max(0.0, g.z_sq()), d, params);
@@ -422,9 +420,9 @@ GerfProposal optimal_gerf_proposal(Family e, const Geometry& g, int d, const Fea
   const Pair p = pair_of(e, g, d, params);
   if (p.degenerate()) return {};
   const double scale = p.box_scale();
-  const double lambda_lo = 1 / (kMaxSd * kMaxSd * scale * scale), lambda_hi = 1 / (kMinSd * kMinSd * scale * scale);
+  const double lambda_lo = 1 / (kMaxScaledSd * kMaxScaledSd * scale * scale), lambda_hi = 1 / (kMinScaledSd * kMinScaledSd * scale * scale);
   const bool perp = p.perp_free();
-  const double start_lambda = 1 / (kStartSd * kStartSd * scale * scale);
+  const double start_lambda = 1 / (kStartScaledSd * kStartScaledSd * scale * scale);
 
   // Coarse scan of μ (σ, τ at the start value) around the mode 2Br/(1 − 8a) of φ h² along ẑ.
   const double r = std::sqrt(p.r_sq);
@@ -508,7 +506,7 @@ namespace {
 // The checks both entry points make before anything runs, in the order their errors are documented; returns SM.
 double checked_run(Family e, const Geometry& g, int d, int m, std::int64_t trials, int threads,
                    const FeatureParameters& params) {
-  require_estimator(e);
+  require_gerf_estimator(e);
   require_d(d);
   if (m < 1) throw std::invalid_argument("number of random features m must be positive, got " + std::to_string(m));
   if (trials < 2) throw std::invalid_argument("trials must be at least 2, got " + std::to_string(trials));
@@ -525,7 +523,7 @@ double checked_run(Family e, const Geometry& g, int d, int m, std::int64_t trial
 }  // namespace
 
 GerfProposal mean_tuned_gerf_proposal(Family e, const Geometry& g, int d, const FeatureParameters& params) {
-  require_estimator(e);
+  require_gerf_estimator(e);
   require_d(d);
   validate_geometry(g, d);
   const Pair pair = pair_of(e, g, d, params);

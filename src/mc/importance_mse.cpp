@@ -42,17 +42,13 @@ constexpr double kLogDrop = 80;
 // Lemma 2 to 1e-10 (tests); 1e-14 leaves four digits of margin above that and sits just above rounding.
 constexpr double kRelativeTolerance = 1e-14;
 constexpr unsigned kMaxDepth = 10;  // pieces are one Gaussian width already; smooth ones stop by depth 3
-// A variance of Y = v/E v below this is rounding: Y is formed with a relative error of a few ε, so (Y − 1)² ≲ 1e-30
-// is noise, and a skewness divided by its 3/2 power would be meaningless.
-constexpr double kRoundingVariance = 1e-26;
+}  // namespace
 
-void require_estimator(Family e) {
+void require_importance_estimator(Family e) {
   if (!is_importance_estimator(e))
     throw std::invalid_argument("estimator must be positive or hyperbolic for importance sampling, got '" +
                                 std::string(estimator_name(e)) + "'");
 }
-
-}  // namespace
 
 // The quadrature grid spans the widest Gaussian term at the resolution of the narrowest: |mean| ≤ 1000 and sd ≤ 100
 // keep it below ~1e5 points (proposals that wide are useless anyway: the optima have σ < 2, μ ≈ 2r).
@@ -258,7 +254,7 @@ LogParts log_central_moment(const Integrands& in, bool squared_error, int j, dou
 }
 
 WeightedMoments weighted_moments(Family e, const Geometry& g, const ImportanceProposal& q, bool squared_error) {
-  require_estimator(e);
+  require_importance_estimator(e);
   check_importance_proposal(q);
   validate_geometry(g, 2);  // the moments do not depend on d; d = 2 admits every cosine
   const Integrands in(e, z_norm(g), q);
@@ -279,7 +275,7 @@ WeightedMoments weighted_moments(Family e, const Geometry& g, const ImportancePr
   }
   const double log_var = log_central_moment(in, squared_error, 2, log_m1).positive;
   out.relative_variance = std::exp(log_var);
-  if (!(out.relative_variance > kRoundingVariance)) {
+  if (!(out.relative_variance > kRoundingRelativeVariance)) {
     out.relative_variance = 0;
     out.degenerate = true;
     return out;
@@ -346,7 +342,7 @@ WeightedMoments weighted_estimate_moments(Family e, const Geometry& g, const Imp
 }
 
 ImportanceProposal optimal_importance_proposal(Family e, const Geometry& g, ProposalCriterion criterion) {
-  require_estimator(e);
+  require_importance_estimator(e);
   validate_geometry(g, 2);
   const bool symmetric = e == Family::hyperbolic;
   const double r = z_norm(g);
@@ -416,13 +412,13 @@ void ImportanceTrials::report(double sm, int m, ImportanceSampledMse& out) const
 }
 
 ImportanceProposal mean_tuned_proposal(Family e, const Geometry& g) {
-  require_estimator(e);
+  require_importance_estimator(e);
   validate_geometry(g, 2);
   return {z_norm(g), 1, e == Family::hyperbolic};
 }
 
 double check_importance_run(Family e, const Geometry& g, int d, int m, std::int64_t trials, int threads) {
-  require_estimator(e);
+  require_importance_estimator(e);
   if (d < 1) throw std::invalid_argument("dimension d must be positive, got " + std::to_string(d));
   if (m < 1) throw std::invalid_argument("number of random features m must be positive, got " + std::to_string(m));
   if (trials < 2) throw std::invalid_argument("trials must be at least 2, got " + std::to_string(trials));

@@ -40,6 +40,13 @@ enum class ProposalCriterion { relative_second_moment, relative_third_moment };
 ImportanceProposal optimal_importance_proposal(Family e, const Geometry& g,
                                                ProposalCriterion criterion = ProposalCriterion::relative_third_moment);
 
+// Throws std::invalid_argument unless e is positive or hyperbolic (the families these proposals are for).
+void require_importance_estimator(Family e);
+
+// A relative variance Var(Y)/(E Y)² below this is rounding: Y is formed with a relative error of a few ε, so
+// (Y/E Y − 1)² ≲ 1e-30 is noise, and a skewness divided by its 3/2 power would be meaningless.
+inline constexpr double kRoundingRelativeVariance = 1e-26;
+
 // Exact (quadrature) moments of one trial's weighted value under q.
 struct WeightedMoments {
   double mean = 0, second = 0, third = 0;  // raw moments E_q[v^k], k = 1..3 (+inf where they do not exist, or overflow)

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "attention/bidirectional_favor_blocks.hpp"
 #include "attention/head_parallel.hpp"
 #include "linalg/gemm.hpp"
 #include "runtime/parallel_for.hpp"
@@ -10,15 +11,13 @@ namespace favorlab {
 
 namespace {
 
-constexpr Eigen::Index kBlock = 512;  // the block of bidirectional_favor_attention.cpp
-
 template <class T>
 Matrix<T> one_head(const Matrix<T>& q, const Matrix<T>& k, const Matrix<T>& v, const Matrix<T>& w, int threads) {
   const Eigen::Index lk = k.rows(), lq = q.rows(), dv = v.cols();
-  const Eigen::Index key_blocks = (lk + kBlock - 1) / kBlock;
+  const Eigen::Index key_blocks = (lk + kBidirectionalBlock - 1) / kBidirectionalBlock;
   std::vector<Matrix<T>> states(static_cast<std::size_t>(key_blocks));
   parallel_for(key_blocks, threads, [&](Eigen::Index b) {
-    const Eigen::Index first = b * kBlock, rows = std::min(kBlock, lk - first);
+    const Eigen::Index first = b * kBidirectionalBlock, rows = std::min(kBidirectionalBlock, lk - first);
     Matrix<T> values(rows, dv + 1);  // [V_b, 1], as FAVOR builds it
     values.leftCols(dv) = v.middleRows(first, rows);
     values.col(dv).setOnes();
@@ -31,9 +30,9 @@ Matrix<T> one_head(const Matrix<T>& q, const Matrix<T>& k, const Matrix<T>& v, c
   Matrix<T> state = Matrix<T>::Zero(w.rows(), dv + 1);
   for (const Matrix<T>& s : states) state += s;
   Matrix<T> out(lq, dv + 1);
-  const Eigen::Index query_blocks = (lq + kBlock - 1) / kBlock;
+  const Eigen::Index query_blocks = (lq + kBidirectionalBlock - 1) / kBidirectionalBlock;
   parallel_for(query_blocks, threads, [&](Eigen::Index b) {
-    const Eigen::Index first = b * kBlock, rows = std::min(kBlock, lq - first);
+    const Eigen::Index first = b * kBidirectionalBlock, rows = std::min(kBidirectionalBlock, lq - first);
     Matrix<T> r(rows, w.rows());
     gemm<T>(q.middleRows(first, rows), Op::none, w, Op::transpose, T(0), r);
     gemm<T>(r, Op::none, state, Op::none, T(0), out.middleRows(first, rows));

@@ -8,12 +8,12 @@
 #include <vector>
 
 #include "io/format_number.hpp"
+#include "stats/edgeworth.hpp"
 
 namespace favorlab {
 
 namespace {
 
-constexpr auto kMaxTrials = std::numeric_limits<std::int64_t>::max();
 
 const char* reason_name(SkippedStatistic::Reason r) {
   return r == SkippedStatistic::Reason::heavy_tailed ? "heavy_tailed" : "nonfinite";
@@ -65,7 +65,7 @@ Json skipped_json(const SkippedStatistic& s) {
   Json e{{"row", s.row_key_text}, {"field", s.field}, {"reason", reason_name(s.reason)}};
   if (s.reason == SkippedStatistic::Reason::heavy_tailed) {
     e["trials"] = s.trials;
-    e["trials_needed"] = s.trials_needed == kMaxTrials ? Json(nullptr) : Json(s.trials_needed);
+    e["trials_needed"] = s.trials_needed == kTrialsOutOfReach ? Json(nullptr) : Json(s.trials_needed);
   }
   return e;
 }
@@ -227,7 +227,7 @@ std::vector<std::string> compare_report_lines(const CompareReport& r, std::size_
                      (k.reason == SkippedStatistic::Reason::nonfinite
                           ? std::string("the baseline has no finite standard error or all-finite draws")
                           : "heavy-tailed, no closed-form variance, bound or range; a z test needs " +
-                                (k.trials_needed == kMaxTrials ? std::string("an unknown number of")
+                                (k.trials_needed == kTrialsOutOfReach ? std::string("an unknown number of")
                                                                : format_number(static_cast<double>(k.trials_needed), 3)) +
                                 " trials, the smaller run has " + std::to_string(k.trials)) +
                      ")");

@@ -35,7 +35,6 @@ namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kInf = std::numeric_limits<double>::infinity();
-constexpr auto kMaxTrials = std::numeric_limits<std::int64_t>::max();
 
 [[noreturn]] void fail(const std::string& message) { throw std::invalid_argument(message); }
 
@@ -567,7 +566,7 @@ Judgement judge_mean(const Candidate& c, const StatisticFields& f, double point_
   bool reliable = f.skewness.empty();
   if (!reliable) {
     j.trials_needed = std::isfinite(c.skewness) ? trials_for_reliable_z_test(c.skewness, z_critical, point_alpha)
-                                                : kMaxTrials;
+                                                : kTrialsOutOfReach;
     reliable = static_cast<double>(j.trials_needed) <= n_min;
   }
   j.spread_exact = std::isfinite(free_sd);

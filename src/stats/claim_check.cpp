@@ -15,13 +15,12 @@ namespace favorlab {
 
 namespace {
 constexpr double kHugeZ = 1e300;  // a difference beyond the allowance with zero standard error
-constexpr auto kMaxTrials = std::numeric_limits<std::int64_t>::max();
 }  // namespace
 
 std::int64_t trials_to_shrink(std::int64_t trials, double half_width, double gap) {
-  if (!(gap > 0) || !std::isfinite(half_width)) return kMaxTrials;
+  if (!(gap > 0) || !std::isfinite(half_width)) return kTrialsOutOfReach;
   const double n = static_cast<double>(trials) * (half_width / gap) * (half_width / gap);
-  return n >= 9e18 ? kMaxTrials : std::max<std::int64_t>(trials + 1, static_cast<std::int64_t>(std::ceil(n)));
+  return n >= 9e18 ? kTrialsOutOfReach : std::max<std::int64_t>(trials + 1, static_cast<std::int64_t>(std::ceil(n)));
 }
 
 ClaimCheck::ClaimCheck(std::string claim, std::string where, double family_alpha, std::size_t points, Sides sides,
@@ -58,7 +57,7 @@ PointVerdict ClaimCheck::judge(const PointEvidence& p) {
     ++unreliable_;
     v.trials_needed = reliable;
     most_trials_for_reliability_ = std::max(most_trials_for_reliability_, reliable);
-    if (reliable == kMaxTrials && reliability_reach_.empty())
+    if (reliable == kTrialsOutOfReach && reliability_reach_.empty())
       reliability_reach_ = std::isfinite(p.skewness) ? "skewness too large for a z test at any trial count"
                                                      : "infinite skewness (no third moment): no z test at any trial count";
     return v;
@@ -167,8 +166,8 @@ Check ClaimCheck::result() const {
   if (sides_ == Sides::two) c.margin = margin_;
   else if (std::isfinite(confirmed_margin_)) c.margin = confirmed_margin_;
   c.trials_needed = std::max(most_trials_for_reliability_, most_trials_to_settle_);
-  if (c.trials_needed == kMaxTrials)
-    c.out_of_reach = most_trials_for_reliability_ == kMaxTrials
+  if (c.trials_needed == kTrialsOutOfReach)
+    c.out_of_reach = most_trials_for_reliability_ == kTrialsOutOfReach
                          ? reliability_reach_
                          : "difference at the rounding allowance or the margin: no trial count settles it";
   std::ostringstream s;
@@ -202,11 +201,11 @@ Check ClaimCheck::result() const {
     s << "; held points confirm by at least " << format_number(100 * confirmed_margin_, 3) << " %";
   if (open_ > 0) {
     s << "; " << open_ << " points neither confirm nor refute the claim";
-    if (most_trials_to_settle_ == kMaxTrials)
+    if (most_trials_to_settle_ == kTrialsOutOfReach)
       s << " (some are out of reach: the difference is at the rounding allowance or the margin)";
     else s << " (about " << static_cast<double>(most_trials_to_settle_) << " trials per point would likely settle them)";
   }
-  if (most_trials_for_reliability_ == kMaxTrials)
+  if (most_trials_for_reliability_ == kTrialsOutOfReach)
     s << "; " << unreliable_ << " heavy-tailed points, some out of reach (" << reliability_reach_ << ")";
   else if (most_trials_for_reliability_ > 0)
     s << "; " << unreliable_ << " heavy-tailed points need up to " << static_cast<double>(most_trials_for_reliability_)

@@ -105,7 +105,8 @@ class ClaimCheck {
   std::int64_t most_trials_for_reliability_ = 0, most_trials_to_settle_ = 0, unreliable_ = 0, open_ = 0;
 };
 
-// Trials n·(h/gap)² at which an interval of half-width h from n trials would shrink to `gap` (saturating).
+// Trials n·(h/gap)² at which an interval of half-width h from n trials would shrink to `gap` (kTrialsOutOfReach
+// when none would).
 std::int64_t trials_to_shrink(std::int64_t trials, double half_width, double gap);
 
 }  // namespace favorlab

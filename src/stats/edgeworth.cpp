@@ -20,7 +20,7 @@ double edgeworth_tail_shift(double skewness, double z, std::int64_t trials) {
 std::int64_t trials_for_reliable_z_test(double skewness, double z, double alpha) {
   const double root = shift_times_sqrt_n(skewness, z) / (alpha / 2);
   const double n = std::ceil(root * root);
-  if (!(n < 9.0e18)) return std::numeric_limits<std::int64_t>::max();
+  if (!(n < 9.0e18)) return kTrialsOutOfReach;
   return std::max<std::int64_t>(2, static_cast<std::int64_t>(n));
 }
 

@@ -9,13 +9,17 @@
 // n grows past the gate. Heavy tails (the lognormal-like
 // errors of the exponential estimators) have enormous γ and fail this, honestly, instead of passing by luck.
 #include <cstdint>
+#include <limits>
 
 namespace favorlab {
 
 // γ (2z² + 1) φ(z) / (6√n) for |γ|.
 double edgeworth_tail_shift(double skewness, double z, std::int64_t trials);
 
-// Smallest n with edgeworth_tail_shift(γ, z, n) ≤ α/2 (saturates at INT64_MAX).
+// A trial count that no run can reach: what the trial estimates below return when no finite count would do.
+inline constexpr std::int64_t kTrialsOutOfReach = std::numeric_limits<std::int64_t>::max();
+
+// Smallest n with edgeworth_tail_shift(γ, z, n) ≤ α/2 (saturates at kTrialsOutOfReach).
 std::int64_t trials_for_reliable_z_test(double skewness, double z, double alpha);
 
 }  // namespace favorlab
