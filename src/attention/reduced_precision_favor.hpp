@@ -1,0 +1,32 @@
+#pragma once
+// Bidirectional FAVOR+ (positive features) computed as a GPU's matrix units compute it in a reduced precision, and
+// the bound on how far that can land from FAVOR+ in exact arithmetic: the naive reference and the error budget of a
+// tensor-core FAVOR. The model: every operand of the four products (Q̃Wᵀ, K̃Wᵀ, the state Φ_Kᵀ[V, 1], the read-out
+// Φ_Q S) is rounded to the format, every sum accumulates in float32 (in any order), and everything else — scaling,
+// norms, stabilizers, exp, the final division — is float32. Derivation: docs/theory.md#favor-in-reduced-precision.
+#include <Eigen/Dense>
+
+#include "attention/product_precision.hpp"
+
+namespace favorlab {
+
+// The unit roundoffs the bound is built from: the products' operands (the format), the float32 arithmetic and sums,
+// and exp's relative error. rounding_of gives the model's: (u of the format, 2^-24, 2^-22 — exp within 2 ulp).
+struct FavorRounding {
+  double operand = 0x1p-24, arithmetic = 0x1p-24, exp = 0x1p-22;
+};
+FavorRounding rounding_of(ProductPrecision p);
+
+// FAVOR+ of one head with the model's rounding: out = D⁻¹ Φ_Q (Φ_Kᵀ V), Φ = exp(X̃Wᵀ − ‖x̃‖²/2 − stabilizer),
+// X̃ = d^{-1/4} X; queries stabilized by their row's largest projection, keys by the largest log feature of all keys.
+// q, k: L × d; v: L × d_v; w: m × d. Throws std::invalid_argument naming the operand on mismatched shapes.
+Eigen::MatrixXf favor_in_precision(const Eigen::MatrixXf& q, const Eigen::MatrixXf& k, const Eigen::MatrixXf& v,
+                                   const Eigen::MatrixXf& w, ProductPrecision precision);
+
+// Entry by entry, a bound on |computed − exact| for a computation with `rounding` on these inputs, where exact is
+// FAVOR+ in exact arithmetic with the same W. +∞ where the bound says nothing (an exponent error above 0.3, or
+// a denominator the rounding could cancel). Throws like favor_in_precision.
+Eigen::MatrixXd favor_precision_bound(const Eigen::MatrixXf& q, const Eigen::MatrixXf& k, const Eigen::MatrixXf& v,
+                                      const Eigen::MatrixXf& w, const FavorRounding& rounding);
+
+}  // namespace favorlab

@@ -1,0 +1,128 @@
+// FAVOR+ with its products in float32, tf32 and bfloat16 (attention/reduced_precision_favor.hpp) against FAVOR+ in
+// long double: every entry within the derived bound (docs/theory.md#favor-in-reduced-precision); and the check's
+// power: bfloat16's numbers held to float32's bound, and sums that leave keys out, fail it.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include "attention/attention_projection.hpp"
+#include "attention/random_inputs.hpp"
+#include "attention/reduced_precision_favor.hpp"
+
+using namespace favorlab;
+
+namespace {
+
+using LongMatrix = Eigen::Matrix<long double, Eigen::Dynamic, Eigen::Dynamic>;
+
+// FAVOR+ written out in long double, with the exact maxima as stabilizers (they cancel in exact arithmetic).
+Eigen::MatrixXd favor_long_double(const Eigen::MatrixXf& q, const Eigen::MatrixXf& k, const Eigen::MatrixXf& v,
+                                  const Eigen::MatrixXf& w) {
+  const long double scale = 1 / std::sqrt(std::sqrt(static_cast<long double>(q.cols())));
+  const LongMatrix qs = q.cast<long double>() * scale, ks = k.cast<long double>() * scale;
+  const LongMatrix wl = w.cast<long double>();
+  LongMatrix pq = qs * wl.transpose(), pk = ks * wl.transpose();
+  for (Eigen::Index j = 0; j < pk.rows(); ++j) pk.row(j).array() -= ks.row(j).squaredNorm() / 2;
+  const LongMatrix phi_k = (pk.array() - pk.maxCoeff()).exp().matrix();
+  Eigen::MatrixXd out(q.rows(), v.cols());
+  for (Eigen::Index i = 0; i < q.rows(); ++i) {
+    const Eigen::Matrix<long double, 1, Eigen::Dynamic> phi_q = (pq.row(i).array() - pq.row(i).maxCoeff()).exp();
+    const Eigen::Matrix<long double, Eigen::Dynamic, 1> s = phi_k * phi_q.transpose();
+    const LongMatrix numerators = s.transpose() * v.cast<long double>();
+    for (Eigen::Index c = 0; c < v.cols(); ++c) out(i, c) = static_cast<double>(numerators(0, c) / s.sum());
+  }
+  return out;
+}
+
+struct Head {
+  Eigen::MatrixXf q, k, v, w;
+};
+
+Head random_head(int l, int d, int m, double input_scale, std::uint64_t seed) {
+  AttentionConfig config;
+  config.m = m;
+  return Head{gaussian_input(l, d, input_scale, seed, 1, 0).cast<float>(),
+              gaussian_input(l, d, input_scale, seed, 2, 0).cast<float>(),
+              gaussian_input(l, 8, 1.0, seed, 3, 0).cast<float>(),
+              draw_attention_projection(config, d, seed, 0).cast<float>()};
+}
+
+// Entries where |computed − reference| exceeds the bound plus the long-double reference's own bound.
+Eigen::Index outside(const Eigen::MatrixXf& computed, const Eigen::MatrixXd& reference, const Eigen::MatrixXd& bound,
+                     const Eigen::MatrixXd& reference_bound, double* worst_ratio = nullptr) {
+  Eigen::Index count = 0;
+  double worst = 0;
+  for (Eigen::Index i = 0; i < computed.rows(); ++i)
+    for (Eigen::Index c = 0; c < computed.cols(); ++c) {
+      const double error = std::abs(static_cast<double>(computed(i, c)) - reference(i, c));
+      const double allowed = bound(i, c) + reference_bound(i, c);
+      worst = std::max(worst, error / allowed);
+      if (error > allowed) ++count;
+    }
+  if (worst_ratio != nullptr) *worst_ratio = worst;
+  return count;
+}
+
+const FavorRounding kLongDoubleRounding{0x1p-64, 0x1p-64, 0x1p-63};
+
+}  // namespace
+
+TEST_CASE("reduced-precision FAVOR: every output entry within the derived bound", "[attention][precision]") {
+  for (ProductPrecision p : {ProductPrecision::float32, ProductPrecision::tf32, ProductPrecision::bfloat16}) {
+    for (double input_scale : {0.5, 1.0, 1.6}) {
+      const Head h = random_head(96, 16, 64, input_scale, 40 + static_cast<std::uint64_t>(10 * input_scale));
+      const Eigen::MatrixXf computed = favor_in_precision(h.q, h.k, h.v, h.w, p);
+      const Eigen::MatrixXd reference = favor_long_double(h.q, h.k, h.v, h.w);
+      const Eigen::MatrixXd bound = favor_precision_bound(h.q, h.k, h.v, h.w, rounding_of(p));
+      const Eigen::MatrixXd reference_bound = favor_precision_bound(h.q, h.k, h.v, h.w, kLongDoubleRounding);
+      double worst = 0;
+      INFO(product_precision_name(p) << ", inputs N(0, " << input_scale << "^2)");
+      REQUIRE(bound.allFinite());
+      CHECK(outside(computed, reference, bound, reference_bound, &worst) == 0);
+      INFO("largest error / bound " << worst);
+      CHECK(worst > 0);  // the emulation rounds: a zero error would mean it computed in another precision
+    }
+  }
+}
+
+TEST_CASE("reduced-precision FAVOR: the bound's check fails a wrong format and wrong masks", "[attention][precision]") {
+  const Head h = random_head(96, 16, 64, 1.0, 7);
+  const Eigen::MatrixXd reference = favor_long_double(h.q, h.k, h.v, h.w);
+  const Eigen::MatrixXd reference_bound = favor_precision_bound(h.q, h.k, h.v, h.w, kLongDoubleRounding);
+  const auto bound = [&](ProductPrecision p) { return favor_precision_bound(h.q, h.k, h.v, h.w, rounding_of(p)); };
+  // bfloat16's products judged by float32's bound (a theory of the wrong format): entries fall outside.
+  const Eigen::MatrixXf bf16 = favor_in_precision(h.q, h.k, h.v, h.w, ProductPrecision::bfloat16);
+  CHECK(outside(bf16, reference, bound(ProductPrecision::float32), reference_bound) > 0);
+  // A sum one key short (a mask off by one position) in float32, and one that stops half way (a mask off by a
+  // block) in bfloat16: both outside their format's bound. The bound is a worst case, so bfloat16's check catches
+  // only errors of a good part of the output's size.
+  const Eigen::Index l = h.k.rows();
+  const Eigen::MatrixXf one_short = favor_in_precision(h.q, h.k.topRows(l - 1), h.v.topRows(l - 1), h.w,
+                                                       ProductPrecision::float32);
+  CHECK(outside(one_short, reference, bound(ProductPrecision::float32), reference_bound) > 0);
+  const Eigen::MatrixXf half = favor_in_precision(h.q, h.k.topRows(l / 2), h.v.topRows(l / 2), h.w,
+                                                  ProductPrecision::bfloat16);
+  CHECK(outside(half, reference, bound(ProductPrecision::bfloat16), reference_bound) > 0);
+}
+
+TEST_CASE("reduced-precision FAVOR: format names, unit roundoffs and rounding", "[attention][precision]") {
+  CHECK(product_precision_name(ProductPrecision::bfloat16) == "bfloat16");
+  CHECK(unit_roundoff(ProductPrecision::bfloat16) == 0x1p-8);
+  CHECK(unit_roundoff(ProductPrecision::tf32) == 0x1p-11);
+  // tf32 keeps 10 fraction bits: 1 + 2^-10 stays, 1 + 2^-11 is a tie that goes to the even 1, 1 + 3·2^-11 to
+  // 1 + 2^-9; bfloat16 keeps 7.
+  CHECK(round_to_precision(1 + 0x1p-10f, ProductPrecision::tf32) == 1 + 0x1p-10f);
+  CHECK(round_to_precision(1 + 0x1p-11f, ProductPrecision::tf32) == 1.0f);
+  CHECK(round_to_precision(1 + 3 * 0x1p-11f, ProductPrecision::tf32) == 1 + 0x1p-9f);
+  CHECK(round_to_precision(-(1 + 0x1p-12f), ProductPrecision::tf32) == -1.0f);
+  CHECK(round_to_precision(1 + 0x1p-8f + 0x1p-20f, ProductPrecision::bfloat16) == 1 + 0x1p-7f);
+  CHECK(std::isinf(round_to_precision(std::numeric_limits<float>::max(), ProductPrecision::tf32)));
+  CHECK(round_to_precision(1 + 0x1p-20f, ProductPrecision::float32) == 1 + 0x1p-20f);
+  const Head h = random_head(8, 4, 6, 1.0, 3);
+  CHECK_THROWS_WITH(favor_in_precision(h.q, h.k.leftCols(3), h.v, h.w, ProductPrecision::tf32),
+                    Catch::Contains("k is 8 x 3"));
+  CHECK_THROWS_WITH(favor_precision_bound(h.q, h.k, h.v.topRows(5), h.w, rounding_of(ProductPrecision::tf32)),
+                    Catch::Contains("v is 5 x 8"));
+}
