@@ -11,7 +11,8 @@ namespace favorlab {
 namespace {
 
 // Streams of the synthetic heads (disjoint from the projection streams and those of gaussian_attention_input).
-constexpr std::uint64_t kHeadsQueryStream = 0xA77E'2000ULL, kHeadsKeyStream = 0xA77E'2001ULL, kHeadsValueStream = 0xA77E'2002ULL;
+constexpr std::uint64_t kHeadsQueryStream = 0xA77E'2000ULL, kHeadsKeyStream = 0xA77E'2001ULL,
+                        kHeadsValueStream = 0xA77E'2002ULL;
 
 // Input number of head h of layer `layer`: layers are far apart so their heads never share streams.
 std::uint64_t input_index(std::uint64_t layer, int head) {

@@ -111,7 +111,8 @@ std::vector<LayerFiles> layers_from_triples(const std::vector<std::string>& path
                                 (paths.size() == 1 ? " path" : " paths"));
   const std::size_t count = paths.size() / 3;
   if (count > kMaxInputLayers)
-    fail_option(option, std::to_string(count) + " layers given, at most " + std::to_string(kMaxInputLayers) + " allowed");
+    fail_option(option,
+                std::to_string(count) + " layers given, at most " + std::to_string(kMaxInputLayers) + " allowed");
   for (std::size_t i = 0; i < paths.size(); ++i)
     if (paths[i].empty())
       fail_option(option, std::string("empty path as the ") + kLetters[i % 3] + " file of triple " +
@@ -177,8 +178,8 @@ std::vector<LayerFiles> layers_from_directory(const fs::path& dir, const std::st
         std::string listed;
         for (std::size_t m = 0; m < matches.size(); ++m)
           listed += (m == 0 ? "" : m + 1 == matches.size() ? " and " : ", ") + (dir / matches[m]).string();
-        fail_option(option, "ambiguous " + std::string(1, kLetters[s]) + " file for layer " + quoted(name) + ": " + listed +
-                         " (use one separator per layer)");
+        fail_option(option, "ambiguous " + std::string(1, kLetters[s]) + " file for layer " + quoted(name) + ": " +
+                                listed + " (use one separator per layer)");
       }
       std::string& list = matches.empty() ? missing : present;
       list += (list.empty() ? "" : ", ") + (matches.empty() ? std::string(1, kLetters[s]) : matches.front());

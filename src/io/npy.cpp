@@ -350,8 +350,8 @@ Layout parse_layout(std::string_view bytes, const std::string& source) {
   const std::size_t end = header_end(bytes, source);
   const std::size_t preamble = preamble_length(bytes);
   if (bytes.size() < end)
-    fail_npy(source, "truncated header: the header declares " + std::to_string(end - preamble) + " bytes, the file has " +
-                     std::to_string(bytes.size() - preamble) + " after the preamble");
+    fail_npy(source, "truncated header: the header declares " + std::to_string(end - preamble) +
+                         " bytes, the file has " + std::to_string(bytes.size() - preamble) + " after the preamble");
   Layout layout;
   layout.header = HeaderParser(bytes.substr(preamble, end - preamble), source).parse();
   layout.dtype = parse_dtype(layout.header.descr, source);

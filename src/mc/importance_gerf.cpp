@@ -241,8 +241,7 @@ MomentsOut compute_moments(const Pair& p, const GerfProposal& q, bool squared_er
   const Real var = m2.value - m1.value * m1.value;
   const Real var_error = m2.error + 2 * m1.value * m1.error + 4 * epsilon_of<Real>() * m2.value;
   // Constant as far as double precision can tell (a zero-variance proposal, w h ≡ 1, given up to the rounding of its
-  // parameters): the same threshold as importance_mse.cpp — one trial's value carries a relative rounding error of a
-  // few ε, so a relative variance below 1e-26 is noise to the Monte Carlo, and a skewness divided by it meaningless.
+  // parameters): kRoundingRelativeVariance, the threshold of every weighted moment (mc/importance_mse.hpp says why).
   if (abs(var) <= 4 * var_error || var / (m1.value * m1.value) < kRoundingRelativeVariance) {
     wm.degenerate = true;
     wm.relative_variance = wm.skewness = 0;
@@ -420,7 +419,8 @@ GerfProposal optimal_gerf_proposal(Family e, const Geometry& g, int d, const Fea
   const Pair p = pair_of(e, g, d, params);
   if (p.degenerate()) return {};
   const double scale = p.box_scale();
-  const double lambda_lo = 1 / (kMaxScaledSd * kMaxScaledSd * scale * scale), lambda_hi = 1 / (kMinScaledSd * kMinScaledSd * scale * scale);
+  const double lambda_lo = 1 / (kMaxScaledSd * kMaxScaledSd * scale * scale);
+  const double lambda_hi = 1 / (kMinScaledSd * kMinScaledSd * scale * scale);
   const bool perp = p.perp_free();
   const double start_lambda = 1 / (kStartScaledSd * kStartScaledSd * scale * scale);
 
