@@ -8,18 +8,9 @@
 #include <stdexcept>
 #include <string>
 
+#include "kernels/log_add.hpp"
+
 namespace favorlab {
-
-namespace {
-
-// log(e^a + e^b) without overflow.
-double log_add_exp(double a, double b) {
-  const double top = std::max(a, b);
-  if (top == -std::numeric_limits<double>::infinity()) return top;
-  return top + std::log(std::exp(a - top) + std::exp(b - top));
-}
-
-}  // namespace
 
 WeightedMoments defensive_estimate_moments(Family e, const Geometry& g, const ImportanceProposal& q, double beta) {
   require_importance_estimator(e);
@@ -37,7 +28,7 @@ WeightedMoments defensive_estimate_moments(Family e, const Geometry& g, const Im
     return x + std::log1p(std::exp(-2 * x)) - std::numbers::ln2 - half;
   };
   // log of the proposal's density over the plain one, β + (1 − β) ρ(s).
-  const auto log_ratio = [&](double s) { return log_add_exp(log_beta, log_tilted + proposal_log_ratio(q, s)); };
+  const auto log_ratio = [&](double s) { return log_add(log_beta, log_tilted + proposal_log_ratio(q, s)); };
   const auto estimate = [&](double s) { return std::exp(log_h(s) - log_ratio(s)); };
   const auto density = [&](double s) { return std::exp(-s * s / 2 - log_root_two_pi + log_ratio(s)); };
 
