@@ -11,7 +11,7 @@ namespace favorlab {
 namespace {
 
 void require_favor_shapes(const Eigen::MatrixXf& q, const Eigen::MatrixXf& k, const Eigen::MatrixXf& v,
-                          const Eigen::MatrixXf& w) {
+                          const Eigen::MatrixXf& w, int causal_chunk) {
   const auto shape = [](const Eigen::MatrixXf& x) {
     return std::to_string(x.rows()) + " x " + std::to_string(x.cols());
   };
@@ -20,6 +20,9 @@ void require_favor_shapes(const Eigen::MatrixXf& q, const Eigen::MatrixXf& k, co
   if (k.cols() != q.cols()) throw std::invalid_argument("k is " + shape(k) + ", q " + shape(q) + ": d differs");
   if (w.cols() != q.cols()) throw std::invalid_argument("w is " + shape(w) + ", q " + shape(q) + ": d differs");
   if (v.rows() != k.rows()) throw std::invalid_argument("v is " + shape(v) + ", k " + shape(k) + ": L differs");
+  if (causal_chunk > 0 && q.rows() != k.rows())
+    throw std::invalid_argument("causal: q is " + shape(q) + ", k " + shape(k) + ": one row per position");
+  if (causal_chunk < 0) throw std::invalid_argument("causal chunk must be >= 0, got " + std::to_string(causal_chunk));
 }
 
 Eigen::MatrixXf rounded_to_format(const Eigen::MatrixXf& x, ProductPrecision p) {
@@ -51,45 +54,133 @@ double sum_gamma(double n, double u) { return n * u / (1 - n * u); }
 
 FavorRounding rounding_of(ProductPrecision p) { return FavorRounding{unit_roundoff(p), 0x1p-24, 0x1p-22}; }
 
-Eigen::MatrixXf favor_in_precision(const Eigen::MatrixXf& q, const Eigen::MatrixXf& k, const Eigen::MatrixXf& v,
-                                   const Eigen::MatrixXf& w, ProductPrecision precision) {
-  require_favor_shapes(q, k, v, w);
+namespace {
+
+// The features in float32, rounded to the format: queries relative to their row's largest projection (‖q̃‖²/2 is
+// common to the row and cancels in the ratio); keys as log features p − ‖k̃‖²/2, not yet exponentiated.
+struct FormatFeatures {
+  Eigen::MatrixXf phi_q, log_k;
+};
+
+FormatFeatures format_features(const Eigen::MatrixXf& q, const Eigen::MatrixXf& k, const Eigen::MatrixXf& w,
+                               ProductPrecision precision) {
   const Eigen::MatrixXf qs = scaled_input(q), ks = scaled_input(k), wr = rounded_to_format(w, precision);
-  Eigen::MatrixXf phi_q = float32_product_abt(rounded_to_format(qs, precision), wr);
-  Eigen::MatrixXf phi_k = float32_product_abt(rounded_to_format(ks, precision), wr);
-  // Queries: exp(p − the row's largest p); ‖q̃‖²/2 is common to the row and cancels in the ratio.
-  for (Eigen::Index i = 0; i < phi_q.rows(); ++i) {
-    const float top = phi_q.row(i).maxCoeff();
-    for (Eigen::Index a = 0; a < phi_q.cols(); ++a)
-      phi_q(i, a) = round_to_precision(std::exp(phi_q(i, a) - top), precision);
+  FormatFeatures f{float32_product_abt(rounded_to_format(qs, precision), wr),
+                   float32_product_abt(rounded_to_format(ks, precision), wr)};
+  for (Eigen::Index i = 0; i < f.phi_q.rows(); ++i) {
+    const float top = f.phi_q.row(i).maxCoeff();
+    for (Eigen::Index a = 0; a < f.phi_q.cols(); ++a)
+      f.phi_q(i, a) = round_to_precision(std::exp(f.phi_q(i, a) - top), precision);
   }
-  // Keys: exp(p − ‖k̃‖²/2 − the largest such exponent over all keys).
-  for (Eigen::Index j = 0; j < phi_k.rows(); ++j) phi_k.row(j).array() -= 0.5f * ks.row(j).squaredNorm();
-  const float top = phi_k.maxCoeff();
-  phi_k = phi_k.unaryExpr([&](float x) { return round_to_precision(std::exp(x - top), precision); });
-  const Eigen::Index dv = v.cols(), m = w.rows();
+  for (Eigen::Index j = 0; j < f.log_k.rows(); ++j) f.log_k.row(j).array() -= 0.5f * ks.row(j).squaredNorm();
+  return f;
+}
+
+// Σ_j x_j [v̂_j, 1] over rows [first, first + count) of x, each sum in float32.
+Eigen::MatrixXf float32_state(const Eigen::MatrixXf& x, const Eigen::MatrixXf& values, Eigen::Index first,
+                              Eigen::Index count) {
+  Eigen::MatrixXf state = Eigen::MatrixXf::Zero(x.cols(), values.cols());
+  for (Eigen::Index a = 0; a < x.cols(); ++a)
+    for (Eigen::Index c = 0; c < values.cols(); ++c) {
+      float sum = 0;
+      for (Eigen::Index j = first; j < first + count; ++j) sum += x(j, a) * values(j, c);
+      state(a, c) = sum;
+    }
+  return state;
+}
+
+// Causal: chunks of `chunk` rows. Key j is held relative to the running maximum M_j of the keys' log scales and
+// query i takes it with exp(M_j − M_i) ≤ 1 (inside its chunk) or through the state, carried relative to the maximum
+// at the end of the previous chunk and rescaled when it grows: no exponent ever depends on a later key.
+Eigen::MatrixXf causal_numerators(const FormatFeatures& f, const Eigen::MatrixXf& values, int chunk,
+                                  ProductPrecision p) {
+  const Eigen::Index l = f.log_k.rows(), m = f.log_k.cols();
+  Eigen::VectorXf running(l);
+  for (Eigen::Index j = 0; j < l; ++j)
+    running(j) = std::max(j > 0 ? running(j - 1) : -std::numeric_limits<float>::infinity(),
+                          f.log_k.row(j).maxCoeff());
+  Eigen::MatrixXf own(l, m);  // exp(ℓ_ja − M_j) ≤ 1
+  for (Eigen::Index j = 0; j < l; ++j)
+    for (Eigen::Index a = 0; a < m; ++a) own(j, a) = std::exp(f.log_k(j, a) - running(j));
+  Eigen::MatrixXf out = Eigen::MatrixXf::Zero(l, values.cols()), state;
+  for (Eigen::Index first = 0; first < l; first += chunk) {
+    const Eigen::Index rows = std::min<Eigen::Index>(chunk, l - first), last = first + rows - 1;
+    const Eigen::MatrixXf scores = float32_product_abt(f.phi_q.middleRows(first, rows),
+                                                       rounded_to_format(own.middleRows(first, rows), p));
+    Eigen::MatrixXf weights = Eigen::MatrixXf::Zero(rows, rows);  // masked, rescaled, in the format
+    for (Eigen::Index i = 0; i < rows; ++i)
+      for (Eigen::Index j = 0; j <= i; ++j)
+        weights(i, j) = round_to_precision(scores(i, j) * std::exp(running(first + j) - running(first + i)), p);
+    const Eigen::MatrixXf local = float32_product_abt(weights, values.middleRows(first, rows).transpose());
+    out.middleRows(first, rows) = local;
+    if (first > 0) {
+      const Eigen::MatrixXf carried = float32_product_abt(f.phi_q.middleRows(first, rows),
+                                                          rounded_to_format(state.transpose(), p));
+      for (Eigen::Index i = 0; i < rows; ++i)
+        out.row(first + i) += carried.row(i) * std::exp(running(first - 1) - running(first + i));
+    }
+    Eigen::MatrixXf to_end(l, m);  // this chunk's keys relative to M at its end, in the format
+    for (Eigen::Index j = first; j <= last; ++j)
+      for (Eigen::Index a = 0; a < m; ++a)
+        to_end(j, a) = round_to_precision(own(j, a) * std::exp(running(j) - running(last)), p);
+    const Eigen::MatrixXf added = float32_state(to_end, values, first, rows);
+    state = first > 0 ? Eigen::MatrixXf(state * std::exp(running(first - 1) - running(last)) + added) : added;
+  }
+  return out;
+}
+
+}  // namespace
+
+Eigen::MatrixXf favor_in_precision(const Eigen::MatrixXf& q, const Eigen::MatrixXf& k, const Eigen::MatrixXf& v,
+                                   const Eigen::MatrixXf& w, ProductPrecision precision, int causal_chunk) {
+  require_favor_shapes(q, k, v, w, causal_chunk);
+  const FormatFeatures f = format_features(q, k, w, precision);
+  const Eigen::Index dv = v.cols();
   Eigen::MatrixXf values(v.rows(), dv + 1);
   values << rounded_to_format(v, precision), Eigen::VectorXf::Ones(v.rows());
-  // State S = Φ_Kᵀ [V, 1] (m × (d_v + 1)), then rounded for the read-out Φ_Q S.
-  Eigen::MatrixXf state(m, dv + 1);
-  for (Eigen::Index a = 0; a < m; ++a)
-    for (Eigen::Index c = 0; c <= dv; ++c) {
-      float sum = 0;
-      for (Eigen::Index j = 0; j < values.rows(); ++j) sum += phi_k(j, a) * values(j, c);
-      state(a, c) = round_to_precision(sum, precision);
-    }
-  const Eigen::MatrixXf numerators = float32_product_abt(phi_q, state.transpose());
+  Eigen::MatrixXf numerators;
+  if (causal_chunk > 0) {
+    numerators = causal_numerators(f, values, causal_chunk, precision);
+  } else {
+    // Keys relative to the largest log feature of all keys; the state S = Φ_Kᵀ [V, 1], rounded for Φ_Q S.
+    const float top = f.log_k.maxCoeff();
+    const Eigen::MatrixXf phi_k =
+        f.log_k.unaryExpr([&](float x) { return round_to_precision(std::exp(x - top), precision); });
+    const Eigen::MatrixXf state = rounded_to_format(float32_state(phi_k, values, 0, values.rows()), precision);
+    numerators = float32_product_abt(f.phi_q, state.transpose());
+  }
   Eigen::MatrixXf out(q.rows(), dv);
   for (Eigen::Index i = 0; i < q.rows(); ++i)
     for (Eigen::Index c = 0; c < dv; ++c) out(i, c) = numerators(i, c) / numerators(i, dv);
   return out;
 }
 
+namespace {
+
+// What a term of D_i and N_ic passes through after its two features (docs/theory.md#favor-in-reduced-precision).
+struct TermChain {
+  int roundings = 1;         // into the format (D; N one more, for V)
+  int rescales = 0;          // float32 factors exp(M − M′)
+  double sum_terms = 0;      // float32 sums along the chain, each product's rounding included
+  int key_subtractions = 2;  // rounded subtractions in a key's exponent
+};
+
+TermChain term_chain(Eigen::Index l, Eigen::Index m, int causal_chunk) {
+  if (causal_chunk <= 0) return TermChain{1, 0, static_cast<double>(l + m + 2), 2};
+  const Eigen::Index chunks = (l + causal_chunk - 1) / causal_chunk;
+  // Key exponents: p − h, ℓ − M_j, the rescale to M_i or to the chunk's end, the state's rescales (their arguments
+  // telescope to at most 2|M|) and the carried state's rescale to M_i, each at most 2C_K in size.
+  return TermChain{2, static_cast<int>(chunks) + 2, static_cast<double>(l + m + causal_chunk + 3), 9};
+}
+
+}  // namespace
+
 Eigen::MatrixXd favor_precision_bound(const Eigen::MatrixXf& q, const Eigen::MatrixXf& k, const Eigen::MatrixXf& v,
-                                      const Eigen::MatrixXf& w, const FavorRounding& r) {
-  require_favor_shapes(q, k, v, w);
+                                      const Eigen::MatrixXf& w, const FavorRounding& r, int causal_chunk) {
+  require_favor_shapes(q, k, v, w, causal_chunk);
   const double d = static_cast<double>(q.cols()), lk = static_cast<double>(k.rows());
   const double m = static_cast<double>(w.rows()), u = r.operand, e = r.arithmetic;
+  const TermChain chain = term_chain(k.rows(), w.rows(), causal_chunk);
   const double inf = std::numeric_limits<double>::infinity();
   const double scale = 1 / std::sqrt(std::sqrt(d));
   const Eigen::MatrixXd qs = q.cast<double>() * scale, ks = k.cast<double>() * scale, wd = w.cast<double>();
@@ -105,36 +196,42 @@ Eigen::MatrixXd favor_precision_bound(const Eigen::MatrixXf& q, const Eigen::Mat
   double tau_k = 0;
   for (Eigen::Index j = 0; j < k.rows(); ++j)
     tau_k = std::max(tau_k, theta * sk.row(j).maxCoeff() + sum_gamma(d + 5, e) * half_norm(j) +
-                                2 * e * (key_size(j) + 2 * half_norm(j) + c_size));
+                                chain.key_subtractions * e * (key_size(j) + 2 * half_norm(j) + c_size));
   const double rho_k = relative(tau_k);
-  // Exact stabilized features (the reference's scale), for D_i and the weights a_ij.
+  // Exact features (keys relative to the largest log feature G of all), for D_i and the weights a_ij; a causal
+  // query's terms are at the scale of its running maximum M_i, a factor exp(G − M_i) from these.
   const Eigen::MatrixXd log_k = pk.colwise() - half_norm;
-  const Eigen::MatrixXd phi_k = (log_k.array() - log_k.maxCoeff()).exp().matrix();
+  const double top = log_k.maxCoeff();
+  const Eigen::MatrixXd phi_k = (log_k.array() - top).exp().matrix();
+  const Eigen::VectorXd key_top = log_k.rowwise().maxCoeff();
   const double omega = 0x1p-126;  // a feature below float's normal range: absolute error at most this
-  const double chain = sum_gamma(lk + m + 2, e);
+  const double sums = sum_gamma(chain.sum_terms, e), rescale = std::pow((1 + r.exp) * (1 + e), chain.rescales);
   Eigen::MatrixXd out(q.rows(), v.cols());
+  double running = -inf;
   for (Eigen::Index i = 0; i < q.rows(); ++i) {
+    running = std::max(running, key_top(std::min<Eigen::Index>(i, k.rows() - 1)));
+    const Eigen::Index keys = causal_chunk > 0 ? i + 1 : k.rows();
     const double size = (pq.row(i).cwiseAbs() + sq.row(i)).maxCoeff();
     const double tau_q = theta * sq.row(i).maxCoeff() + 2 * e * size;
     if (std::max(tau_q, tau_k) > 0.3) {
       out.row(i).setConstant(inf);
       continue;
     }
-    const double rho_q = relative(tau_q);
-    const double eta_d = (1 + rho_q) * (1 + rho_k) * (1 + u) * (1 + chain) - 1;
-    const double eta_n = (1 + rho_q) * (1 + rho_k) * (1 + u) * (1 + u) * (1 + chain) - 1;
+    const double rho_q = relative(tau_q), features = (1 + rho_q) * (1 + rho_k) * rescale * (1 + sums);
+    const double eta_d = features * std::pow(1 + u, chain.roundings) - 1;
+    const double eta_n = features * std::pow(1 + u, chain.roundings + 1) - 1;
     const Eigen::RowVectorXd phi_q = (pq.row(i).array() - pq.row(i).maxCoeff()).exp().matrix();
-    const Eigen::VectorXd s = phi_k * phi_q.transpose();  // s_ij > 0 for every key j
-    const double denominator = s.sum();
-    const double eps_d = 4 * omega * lk * m * (1 + rho_q) * (1 + rho_k) * (1 + u) * (1 + u) * (1 + chain);
+    const Eigen::VectorXd s = phi_k.topRows(keys) * phi_q.transpose();  // s_ij > 0 for every key j
+    const double denominator = s.sum() * (causal_chunk > 0 ? std::exp(top - running) : 1.0);
+    const double eps_d = 4 * omega * lk * m * features * std::pow(1 + u, chain.roundings + 1);
     const double shrink = 1 - eta_d - 2 * eps_d / denominator;
     for (Eigen::Index c = 0; c < v.cols(); ++c) {
       if (!(shrink > 0)) {
         out(i, c) = inf;
         continue;
       }
-      const Eigen::VectorXd magnitudes = v.col(c).cast<double>().cwiseAbs();
-      const double a = s.dot(magnitudes) / denominator;  // Σ_j a_ij |v_jc|
+      const Eigen::VectorXd magnitudes = v.col(c).head(keys).cast<double>().cwiseAbs();
+      const double a = s.dot(magnitudes) / s.sum();  // Σ_j a_ij |v_jc|
       const double eps_n = eps_d * (1 + u) * magnitudes.maxCoeff();
       out(i, c) = ((eta_n + eta_d + e * (1 + eta_n)) * a + (1 + e) * 2 * (eps_n + a * eps_d) / denominator) / shrink;
     }

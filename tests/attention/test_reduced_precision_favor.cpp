@@ -1,6 +1,7 @@
 // FAVOR+ with its products in float32, tf32 and bfloat16 (attention/reduced_precision_favor.hpp) against FAVOR+ in
-// long double: every entry within the derived bound (docs/theory.md#favor-in-reduced-precision); and the check's
-// power: bfloat16's numbers held to float32's bound, and sums that leave keys out, fail it.
+// long double, bidirectional and causal in chunks: every entry within the derived bound
+// (docs/theory.md#favor-in-reduced-precision); and the check's power: bfloat16's numbers held to float32's bound,
+// sums that leave keys out, a causal mask one key ahead and no mask at all fail it.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -17,9 +18,10 @@ namespace {
 
 using LongMatrix = Eigen::Matrix<long double, Eigen::Dynamic, Eigen::Dynamic>;
 
-// FAVOR+ written out in long double, with the exact maxima as stabilizers (they cancel in exact arithmetic).
+// FAVOR+ written out in long double, with the exact maxima as stabilizers (they cancel in exact arithmetic); causal:
+// query i sums keys 0 … i.
 Eigen::MatrixXd favor_long_double(const Eigen::MatrixXf& q, const Eigen::MatrixXf& k, const Eigen::MatrixXf& v,
-                                  const Eigen::MatrixXf& w) {
+                                  const Eigen::MatrixXf& w, bool causal = false) {
   const long double scale = 1 / std::sqrt(std::sqrt(static_cast<long double>(q.cols())));
   const LongMatrix qs = q.cast<long double>() * scale, ks = k.cast<long double>() * scale;
   const LongMatrix wl = w.cast<long double>();
@@ -29,8 +31,9 @@ Eigen::MatrixXd favor_long_double(const Eigen::MatrixXf& q, const Eigen::MatrixX
   Eigen::MatrixXd out(q.rows(), v.cols());
   for (Eigen::Index i = 0; i < q.rows(); ++i) {
     const Eigen::Matrix<long double, 1, Eigen::Dynamic> phi_q = (pq.row(i).array() - pq.row(i).maxCoeff()).exp();
-    const Eigen::Matrix<long double, Eigen::Dynamic, 1> s = phi_k * phi_q.transpose();
-    const LongMatrix numerators = s.transpose() * v.cast<long double>();
+    const Eigen::Index keys = causal ? i + 1 : phi_k.rows();
+    const Eigen::Matrix<long double, Eigen::Dynamic, 1> s = phi_k.topRows(keys) * phi_q.transpose();
+    const LongMatrix numerators = s.transpose() * v.topRows(keys).cast<long double>();
     for (Eigen::Index c = 0; c < v.cols(); ++c) out(i, c) = static_cast<double>(numerators(0, c) / s.sum());
   }
   return out;
@@ -87,6 +90,25 @@ TEST_CASE("reduced-precision FAVOR: every output entry within the derived bound"
   }
 }
 
+TEST_CASE("reduced-precision FAVOR in causal chunks: every output entry within the derived bound",
+          "[attention][precision]") {
+  for (ProductPrecision p : {ProductPrecision::float32, ProductPrecision::tf32, ProductPrecision::bfloat16}) {
+    for (int chunk : {1, 7, 16, 96}) {
+      const Head h = random_head(96, 16, 64, 1.3, 60 + static_cast<std::uint64_t>(chunk));
+      const Eigen::MatrixXf computed = favor_in_precision(h.q, h.k, h.v, h.w, p, chunk);
+      const Eigen::MatrixXd reference = favor_long_double(h.q, h.k, h.v, h.w, true);
+      const Eigen::MatrixXd bound = favor_precision_bound(h.q, h.k, h.v, h.w, rounding_of(p), chunk);
+      const Eigen::MatrixXd reference_bound = favor_precision_bound(h.q, h.k, h.v, h.w, kLongDoubleRounding, chunk);
+      double worst = 0;
+      INFO(product_precision_name(p) << ", chunks of " << chunk);
+      REQUIRE(bound.allFinite());
+      CHECK(outside(computed, reference, bound, reference_bound, &worst) == 0);
+      INFO("largest error / bound " << worst);
+      CHECK(worst > 0);
+    }
+  }
+}
+
 TEST_CASE("reduced-precision FAVOR: the bound's check fails a wrong format and wrong masks", "[attention][precision]") {
   const Head h = random_head(96, 16, 64, 1.0, 7);
   const Eigen::MatrixXd reference = favor_long_double(h.q, h.k, h.v, h.w);
@@ -105,6 +127,19 @@ TEST_CASE("reduced-precision FAVOR: the bound's check fails a wrong format and w
   const Eigen::MatrixXf half = favor_in_precision(h.q, h.k.topRows(l / 2), h.v.topRows(l / 2), h.w,
                                                   ProductPrecision::bfloat16);
   CHECK(outside(half, reference, bound(ProductPrecision::bfloat16), reference_bound) > 0);
+  // Causal masks: one that lets query i see key i + 1 (query i computed at position i + 1) in float32, and none at
+  // all in bfloat16, against the causal reference and bound.
+  const Eigen::MatrixXd causal = favor_long_double(h.q, h.k, h.v, h.w, true);
+  const auto causal_bound = [&](ProductPrecision p) {
+    return favor_precision_bound(h.q, h.k, h.v, h.w, rounding_of(p), 16);
+  };
+  const Eigen::MatrixXd causal_reference_bound = favor_precision_bound(h.q, h.k, h.v, h.w, kLongDoubleRounding, 16);
+  Eigen::MatrixXf shifted(l, h.q.cols());
+  shifted << h.q.topRows(1), h.q.topRows(l - 1);
+  const Eigen::MatrixXf ahead = favor_in_precision(shifted, h.k, h.v, h.w, ProductPrecision::float32, 16);
+  CHECK(outside(ahead.bottomRows(l - 1), causal.topRows(l - 1), causal_bound(ProductPrecision::float32).topRows(l - 1),
+                causal_reference_bound.topRows(l - 1)) > 0);
+  CHECK(outside(bf16, causal, causal_bound(ProductPrecision::bfloat16), causal_reference_bound) > 0);
 }
 
 TEST_CASE("reduced-precision FAVOR: format names, unit roundoffs and rounding", "[attention][precision]") {
@@ -125,4 +160,8 @@ TEST_CASE("reduced-precision FAVOR: format names, unit roundoffs and rounding", 
                     Catch::Contains("k is 8 x 3"));
   CHECK_THROWS_WITH(favor_precision_bound(h.q, h.k, h.v.topRows(5), h.w, rounding_of(ProductPrecision::tf32)),
                     Catch::Contains("v is 5 x 8"));
+  CHECK_THROWS_WITH(favor_in_precision(h.q.topRows(5), h.k, h.v, h.w, ProductPrecision::tf32, 4),
+                    Catch::Contains("causal: q is 5 x 4"));
+  CHECK_THROWS_WITH(favor_in_precision(h.q, h.k, h.v, h.w, ProductPrecision::tf32, -1),
+                    Catch::Contains("causal chunk must be >= 0"));
 }
