@@ -11,7 +11,8 @@
 // With --until-conclusive (the full reproduce run) an open point gets more Gaussian inputs in looks of doubling size,
 // each look's sign test exact at its share of α (favor_arm_comparisons.hpp); the rows keep the pilot's figures and
 // record the look (vs_*_look) and inputs (vs_*_inputs) of their verdicts.
-// --backend cuda: every forward, FAVOR and exact, on the GPU in float32 (backend_option.hpp).
+// --backend cuda: every forward, FAVOR and exact, on the GPU in float32 (backend_option.hpp); --precision tf32 or
+// bfloat16 puts FAVOR's products on the tensor cores in that format (the exact reference stays float32).
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
@@ -103,6 +104,7 @@ class AttentionErrorExperiment final : public Experiment {
     app.add_option("--k", k_path_, "Keys from a .npy file, same shape as --q");
     app.add_option("--v", v_path_, "Values from a .npy file, (L, dv) or (H, L, dv)");
     backend_.add_to(app, kDoubleBackendHelp);
+    backend_.add_precision_to(app);
   }
 
   Result run(const RunContext& ctx) override {
@@ -110,6 +112,7 @@ class AttentionErrorExperiment final : public Experiment {
     const std::vector<int> ms = resolved_ms(ctx.quick);
     validate(L, ms);
     const Backend backend = backend_.checked();
+    const ProductPrecision products = backend_.precision(backend);
     const std::vector<Family> features = parse_softmax_features(features_, name());
     std::vector<Coupling> couplings;
     for (const auto& c : couplings_) couplings.push_back(parse_dense_coupling(c, "--couplings", name()));
@@ -120,10 +123,10 @@ class AttentionErrorExperiment final : public Experiment {
     Result result;
     result.experiment = name();
     result.params = params(L, ms, inputs, from_files, backend);
-    BackendOption::record(result, backend);
+    BackendOption::record(result, backend, products);
 
     const std::vector<FavorArm> arms = favor_arm_grid(causal_modes, couplings, features, ms);
-    PilotErrors pilot = measure_favor_arms(arms, inputs, causal_modes, backend, ctx);
+    PilotErrors pilot = measure_favor_arms(arms, inputs, causal_modes, backend, ctx, products);
     const ArmInputs shape{static_cast<int>(inputs.front().k.rows()), static_cast<int>(inputs.front().q.cols()),
                       static_cast<int>(inputs.size()), from_files, ctx.looks.sequential()};
     // The rows describe the pilot's inputs (Fig. 4's 15); the looks add inputs to the paired verdicts only.

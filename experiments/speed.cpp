@@ -24,7 +24,9 @@
 // --backend cuda (attention/backend.hpp: time_on_cuda): the same table on the GPU, where every method but
 // PermuteFormer and the naive exact kernel has a device implementation; device time from CUDA events, so host threads
 // play no part (one row per point, threads = 1), and device bytes allocated above the inputs as the peak. Checks: the
-// GPU targets, FAVOR with 16-bit inputs against float32 ones (measured) and the memory check.
+// GPU targets, FAVOR with 16-bit inputs against float32 ones (measured) and the memory check. FAVOR and its bare
+// products also run with their products in tf32 and bfloat16 on the tensor cores (methods *_tf32, *_bfloat16),
+// interleaved with the float32 ones; exact attention is float32.
 #include <algorithm>
 #include <optional>
 #include <stdexcept>

@@ -18,6 +18,7 @@ from plot_attention_report import plot_attention_report  # noqa: E402
 from plot_moments import plot_moments  # noqa: E402
 from plot_mse import plot_mse  # noqa: E402
 from plot_smreg import plot_smreg  # noqa: E402
+from plot_gpu_peer_speed import plot_gpu_peer_speed  # noqa: E402
 from plot_peer_speed import plot_peer_speed  # noqa: E402
 from plot_speed import plot_speed  # noqa: E402
 from plot_structured import plot_structured  # noqa: E402
@@ -50,6 +51,7 @@ PLOTS = {
     "attention-matrix": plot_attention_matrix,
     "speed": plot_speed,
     "peer-speed": plot_peer_speed,
+    "gpu-peer-speed": plot_gpu_peer_speed,
     "uniform": plot_uniform,
     "kernels": plot_kernels,
     "layers": plot_layers,

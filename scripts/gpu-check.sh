@@ -4,13 +4,17 @@
 #   2. run the [cuda] tests with synchronous launches (GPU vs CPU with the same W in every mode to 1e-5, with float32
 #      inputs and with inputs held as float16 / bfloat16, causality, the exact kernel) —
 #      a skipped GPU test counts as a failure here, since this script exists to run them;
+#   2b. run them again under compute-sanitizer's memcheck where the toolkit has it (150 s at most);
 #   3. tune the causal chunk: causal FAVOR at L = 65536 (8 heads, d = 64, m = 256) for chunks 48 … 1024, device time
 #      and device memory of each into summary.txt (chunk_sweep.txt; the JSON of each run beside it), and choose the
 #      fastest;
 #   4. run `favorlab speed --backend cuda --quick --chunk <that chunk>` (L = 512 … 65536, the GPU targets) and copy
-#      its checks (the causal 10x target, the bidirectional 2x target, 16-bit against float32 inputs, device memory)
-#      and the 16-bit input rows against float32 into summary.txt;
-#   5. run `favorlab attention-error --backend cuda --quick`: an experiment end to end on the GPU.
+#      its checks (the causal 10x target, the bidirectional 2x target, 16-bit against float32 inputs, bfloat16
+#      products, device memory), the 16-bit input rows and the tensor-core rows (tf32, bfloat16 products) against
+#      float32 into summary.txt;
+#   5. run `favorlab attention-error --backend cuda --quick`: an experiment end to end on the GPU;
+#   6. run scripts/gpu-peer-bench.sh (L up to 65536, 3 repeats) where python3 has torch: favorlab against PyTorch SDPA,
+#      flash-linear-attention and performer-pytorch on the device, its table and crossovers into summary.txt.
 # Everything goes to gpu-check-results/<UTC time>/ (log.txt, summary.txt, the test report, the results as JSON).
 # Exits non-zero when the build or a test fails, the GPU tests did not run, or the time budget ran out first.
 #   --build-only   stop after step 1 (proves that the CUDA sources compile and link on a machine without a GPU)
@@ -179,6 +183,25 @@ if [ "$status" -ne 0 ]; then
 fi
 note "cuda tests: passed in $(( $(date +%s) - start )) s"
 
+# 2b. The same tests under compute-sanitizer's memcheck (out-of-bounds and misaligned device accesses, leaks of
+# device memory), where the toolkit has it. An error fails the check; running out of its time slot is reported, not
+# passed.
+sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+if [ -x "$sanitizer" ] && t=$(step_time 150); then
+  start=$(date +%s)
+  timeout "$t" "$sanitizer" --tool memcheck --leak-check full --error-exitcode 3 "$tests" "[cuda]" \
+    > "$out/cuda_memcheck.txt" 2>&1
+  status=$?
+  cat "$out/cuda_memcheck.txt" >> "$log"
+  case "$status" in
+    0) note "memcheck: the [cuda] tests ran clean in $(( $(date +%s) - start )) s" ;;
+    124) note "memcheck: did not finish in its $t s (not a pass; see cuda_memcheck.txt for how far it got)" ;;
+    *) note "memcheck: FAILED (exit $status; see cuda_memcheck.txt)"; finish FAIL 1 ;;
+  esac
+else
+  note "memcheck: not run (no compute-sanitizer, or the budget is spent)"
+fi
+
 favorlab="$build/favorlab"
 # 3. The causal chunk for this GPU, first, so that speed (step 4) runs at it. Each run times every method at
 # L = 32768 and 65536; --time-cap 1 drops exact attention at 65536 when its time at 32768 predicts more than 1 s there.
@@ -239,6 +262,26 @@ for base in ("favor_bidirectional", "favor_causal"):
               f"above the inputs {b['peak_bytes']} against {a['peak_bytes']}")
 PY
     note "16-bit input rows: could not be read from speed_cuda_quick.json"
+  # FAVOR's products on the tensor cores (tf32, bfloat16) against float32, and each against its own bare products,
+  # 8 heads at the largest L all reached.
+  python3 - "$out/speed_cuda_quick.json" 2>> "$log" <<'PY' | tee -a "$summary" ||
+import json, sys
+rows = [r for r in json.load(open(sys.argv[1]))["rows"] if r.get("kind") == "time" and r.get("shape") == "regular"]
+times = {(r["method"], r["L"]): r["seconds_median"] for r in rows}
+for base in ("favor_bidirectional", "favor_causal", "gemm"):
+    for fmt in ("tf32", "bfloat16"):
+        name = f"{base}_{fmt}"
+        common = sorted(L for (m, L) in times if m == name and (base, L) in times)
+        if not common:
+            continue
+        L = common[-1]
+        line = (f"tensor cores: {name} at L = {L}: {times[(name, L)] * 1e3:.3f} ms against float32 "
+                f"{times[(base, L)] * 1e3:.3f} ms ({times[(name, L)] / times[(base, L)]:.3f}x)")
+        if base != "gemm" and (f"gemm_{fmt}", L) in times:
+            line += f"; {times[(name, L)] / times[(f'gemm_{fmt}', L)]:.2f}x its {fmt} products alone"
+        print(line)
+PY
+    note "tensor-core rows: could not be read from speed_cuda_quick.json"
 else
   cat "$out/speed.txt" >> "$log"
   note "speed --backend cuda --quick: FAILED (see log.txt)"
@@ -254,6 +297,23 @@ if timeout "$t" "$favorlab" attention-error --backend cuda --quick --out "$out/a
 else
   note "attention-error --backend cuda --quick: FAILED (see log.txt)"
   finish FAIL 1
+fi
+
+# 6. The peer benchmark (scripts/gpu-peer-bench.sh: PyTorch SDPA, flash-linear-attention, performer-pytorch), where
+# python3 has a torch that sees the GPU; the peers' wheels come from .gpu-wheels/ when carried. Its failure is
+# reported without failing favorlab's own checks above.
+start=$(date +%s)
+if ! python3 -c "import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)" 2> /dev/null; then
+  note "peer benchmark: not run (python3 has no torch that sees the GPU)"
+elif ! t=$(step_time 240); then
+  note "peer benchmark: not run (GPU_CHECK_BUDGET spent)"
+elif timeout "$t" bash scripts/gpu-peer-bench.sh "$favorlab" --max-L 65536 --repeats 3 --chunk "$best_chunk" \
+       --out "$out/gpu_peer_speed.json" > "$out/gpu_peer_speed.txt" 2>> "$log"; then
+  note "peer benchmark: ok in $(( $(date +%s) - start )) s -> gpu_peer_speed.json"
+  tee -a "$summary" < "$out/gpu_peer_speed.txt" > /dev/null
+else
+  note "peer benchmark: FAILED or out of time after $(( $(date +%s) - start )) s (see log.txt)"
+  finish "PASS (favorlab's checks; the peer benchmark failed)" 0
 fi
 
 finish PASS 0

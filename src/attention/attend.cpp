@@ -72,6 +72,13 @@ void check_attention_inputs(const Heads<T>& q, const Heads<T>& k, const Heads<T>
   check_attention_projection(config, d, w);
 }
 
+void require_cpu_precision(const AttentionConfig& config) {
+  if (config.precision != ProductPrecision::float32)
+    throw std::invalid_argument("--precision " + std::string(product_precision_name(config.precision)) +
+                                " is a GPU format: the cpu backend multiplies in float32 or float64 (use --backend "
+                                "cuda, or --precision float32)");
+}
+
 template <class T>
 AttentionInputs<T>::AttentionInputs(const Heads<T>& q_, const Heads<T>& k_, const Heads<T>& v_,
                                     const Eigen::MatrixXd& w_, const AttentionConfig& config_)
@@ -81,6 +88,7 @@ AttentionInputs<T>::AttentionInputs(const Heads<T>& q_, const Heads<T>& k_, cons
 
 template <class T>
 Heads<T> attend(const AttentionInputs<T>& in, int threads) {
+  require_cpu_precision(in.config);
   const Matrix<T> wt = in.w.template cast<T>();
   Heads<T> out(in.q.size());
   for_each_head(static_cast<int>(in.q.size()), threads, [&](int h, int inner_threads) {
@@ -98,6 +106,7 @@ Heads<T> attend(const Heads<T>& q, const Heads<T>& k, const Heads<T>& v, const E
 
 template <class T>
 Matrix<T> attention_matrix(const AttentionInputs<T>& in, std::size_t head, int threads) {
+  require_cpu_precision(in.config);
   // V = I_L is finite and as long as K: the checked inputs stay valid with it.
   const Matrix<T> one_hot = Matrix<T>::Identity(in.k.at(head).rows(), in.k[head].rows());
   Matrix<T> out;

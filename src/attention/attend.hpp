@@ -22,6 +22,10 @@ template <class T>
 void check_attention_inputs(const Heads<T>& q, const Heads<T>& k, const Heads<T>& v, const Eigen::MatrixXd& w,
                             const AttentionConfig& config);
 
+// The CPU engine multiplies in its own type (float or double): it refuses a config.precision other than float32,
+// naming the backend that has it. Called by every CPU entry point (attend, attention_matrix, PermuteFormer).
+void require_cpu_precision(const AttentionConfig& config);
+
 // Q, K, V, W and a configuration that check_attention_inputs accepted: the engine runs on them without checking or
 // scanning them again, so a caller that checks at its own boundary (the command line, to name its files) pays for
 // one check. Holds references: the heads and W must outlive it.

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "attention/product_precision.hpp"
 #include "features/feature_family.hpp"
 #include "features/projection.hpp"
 
@@ -27,6 +28,9 @@ struct AttentionConfig {
   bool stabilizer = true;               // softmax features: compute exp(· − max) and carry the max as a log scale
   int chunk = 48;                       // causal FAVOR: rows per chunk (1 = plain prefix sums); 48 measured fastest
   FeatureParameters parameters;         // gerf's A
+  // The format FAVOR's products multiply in on the GPU (tensor cores: tf32, bfloat16; float32 sums either way). The
+  // CPU engine multiplies in its own type and refuses anything but float32 here (require_cpu_precision).
+  ProductPrecision precision = ProductPrecision::float32;
 };
 
 std::string_view mechanism_name(Mechanism mechanism);

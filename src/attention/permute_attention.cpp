@@ -41,6 +41,7 @@ void check_permute_inputs(const Heads<T>& q, const Heads<T>& k, const Heads<T>& 
                           const AttentionConfig& config, const std::vector<PermuteHead>& heads,
                           const PermuteLayout& layout) {
   check_attention_inputs(q, k, v, w, config);
+  require_cpu_precision(config);
   if (heads.size() != q.size())
     throw std::invalid_argument("PermuteFormer needs one permutation head per attention head (got " +
                                 std::to_string(heads.size()) + " for " + std::to_string(q.size()) + " heads)");

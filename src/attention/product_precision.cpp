@@ -3,6 +3,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <stdexcept>
 
 #include "io/half_float.hpp"
 
@@ -16,6 +17,15 @@ std::string_view product_precision_name(ProductPrecision p) {
   }
   return "?";
 }
+
+ProductPrecision parse_product_precision(std::string_view name) {
+  for (ProductPrecision p : {ProductPrecision::float32, ProductPrecision::tf32, ProductPrecision::bfloat16})
+    if (name == product_precision_name(p)) return p;
+  throw std::invalid_argument("--precision must be " + product_precision_choices() + " (got '" + std::string(name) +
+                              "')");
+}
+
+std::string product_precision_choices() { return "float32, tf32 or bfloat16"; }
 
 double unit_roundoff(ProductPrecision p) {
   switch (p) {

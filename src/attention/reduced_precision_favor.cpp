@@ -54,6 +54,10 @@ double sum_gamma(double n, double u) { return n * u / (1 - n * u); }
 
 FavorRounding rounding_of(ProductPrecision p) { return FavorRounding{unit_roundoff(p), 0x1p-24, 0x1p-22}; }
 
+FavorRounding gpu_rounding_of(ProductPrecision p) {
+  return FavorRounding{p == ProductPrecision::tf32 ? 0x1p-10 : unit_roundoff(p), 0x1p-23, 0x1p-20};
+}
+
 namespace {
 
 // The features in float32, rounded to the format: queries relative to their row's largest projection (‖q̃‖²/2 is

@@ -18,6 +18,12 @@ struct FavorRounding {
 };
 FavorRounding rounding_of(ProductPrecision p);
 
+// The CUDA backend's (attention/cuda/): tf32's operands 2^-10 (the tensor cores may cut the fraction rather than
+// round it), bfloat16's 2^-8 (rounded to nearest by favorlab's own kernel), float32's 2^-24; sums 2^-23 (tensor-core
+// accumulators round toward zero, and this also covers the one more rounded subtraction in a key's exponent); exp
+// 2^-20 (a GPU feature passes through two exps, the 1/√m and one product). docs/gpu.md#reduced-precision.
+FavorRounding gpu_rounding_of(ProductPrecision p);
+
 // FAVOR+ of one head with the model's rounding: out = D⁻¹ Φ_Q (Φ_Kᵀ V), Φ = exp(X̃Wᵀ − ‖x̃‖²/2 − stabilizer),
 // X̃ = d^{-1/4} X; queries stabilized by their row's largest projection. Bidirectional (causal_chunk 0): keys by the
 // largest log feature of all keys. Causal (causal_chunk > 0, rows per chunk): query i takes keys j ≤ i, each key held

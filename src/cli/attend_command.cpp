@@ -39,6 +39,7 @@ AttentionConfig config_from(const AttendOptions& o) {
   c.renormalize = !o.no_renormalize;
   c.stabilizer = !o.no_stabilizer;
   c.project = !o.no_projection;
+  c.precision = parse_product_precision(o.precision);
   return c;
 }
 
@@ -139,7 +140,10 @@ void run_typed(const AttendOptions& o, const NpyArray& qa, const NpyArray& ka, c
                  config.mechanism == Mechanism::favor && w.rows() ? (" m = " + std::to_string(w.rows())).c_str() : "",
                  config.causal ? "causal" : "bidirectional", q.size(), static_cast<long long>(q.front().rows()), d,
                  out_dtype == NpyDtype::float32 ? "float32" : "float64",
-                 half == HalfInputs::off ? "" : (", inputs rounded to " + o.half_inputs).c_str(), seconds,
+                 (std::string(half == HalfInputs::off ? "" : ", inputs rounded to " + o.half_inputs) +
+                  (config.precision == ProductPrecision::float32 ? "" : ", products in " + o.precision))
+                     .c_str(),
+                 seconds,
                  printable(o.out).c_str());
 }
 
@@ -184,6 +188,10 @@ void add_attend_options(CLI::App& app, AttendOptions& o) {
   app.add_option("--half-inputs", o.half_inputs,
                  "off, float16 or bfloat16: round Q, K, V to this 16-bit format first (nearest even); the arithmetic "
                  "stays float32/float64, and the cuda backend holds the inputs in 16 bits on the device")
+      ->capture_default_str();
+  app.add_option("--precision", o.precision,
+                 "float32, tf32 or bfloat16: the format FAVOR's products multiply in on the GPU (cuda backend; sums "
+                 "stay float32; error bound in docs/gpu.md)")
       ->capture_default_str();
   app.add_flag("--quiet", o.quiet, "No summary line");
 }
@@ -326,6 +334,7 @@ void run_attend(const AttendOptions& o) {
   else if (!o.dtype.empty()) throw std::invalid_argument("--dtype must be float32 or float64, got '" + o.dtype + "'");
   const Backend backend = parse_backend(o.backend);
   const HalfInputs half = parse_half_inputs(o.half_inputs);
+  if (backend == Backend::cpu) require_cpu_precision(config);
   if (backend == Backend::cuda && dtype == NpyDtype::float64) {
     if (!o.dtype.empty()) throw std::invalid_argument("--backend cuda computes in float32; --dtype float64 needs --backend cpu");
     dtype = NpyDtype::float32;  // float64 inputs, computed in float32 on the GPU

@@ -17,6 +17,7 @@ struct AttendOptions {
   std::string mechanism = "favor", features = "positive", coupling = "orthogonal", dtype;  // dtype "" = from inputs
   std::string backend = "cpu";
   std::string half_inputs = "off";     // off, float16, bfloat16 (attention/half_inputs.hpp)
+  std::string precision = "float32";   // FAVOR's products on the GPU (attention/product_precision.hpp)
   std::string max_memory;              // "" = the memory available (runtime/memory_budget.hpp)
   int m = 256, threads = 0;
   int chunk = 0;                       // when chunk_given is false: the backend's default (default_chunk)

@@ -92,9 +92,13 @@ void annotate(Json& row, const std::string& prefix, const PairedVerdict& v) {
 }  // namespace
 
 PilotErrors measure_favor_arms(const std::vector<FavorArm>& arms, const std::vector<AttentionInput>& inputs,
-                               const std::vector<bool>& causal_modes, Backend backend, const RunContext& ctx) {
+                               const std::vector<bool>& causal_modes, Backend backend, const RunContext& ctx,
+                               ProductPrecision precision) {
   PilotErrors pilot;
-  for (const FavorArm& arm : arms) pilot.configs.push_back(arm.config());
+  for (const FavorArm& arm : arms) {
+    pilot.configs.push_back(arm.config());
+    pilot.configs.back().precision = precision;
+  }
   const auto pilot_start = std::chrono::steady_clock::now();
   pilot.mse = favor_output_mse(inputs, pilot.configs, ctx.seed, ctx.threads, ctx.progress, backend);
   pilot.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - pilot_start).count();

@@ -46,8 +46,10 @@ struct PilotErrors {
   double seconds = 0;
   std::vector<OutputBaseline> baselines[2];
 };
+// `precision`: the format of FAVOR's products (cuda backend only; the exact baselines stay float32).
 PilotErrors measure_favor_arms(const std::vector<FavorArm>& arms, const std::vector<AttentionInput>& inputs,
-                               const std::vector<bool>& causal_modes, Backend backend, const RunContext& ctx);
+                               const std::vector<bool>& causal_modes, Backend backend, const RunContext& ctx,
+                               ProductPrecision precision = ProductPrecision::float32);
 
 // The two checks of Fig. 4, in order, with each one's row-key prefix in `prefixes`: (1) "vs_iid", orthogonal below
 // iid per (mode, feature map), where both couplings run; (2) "vs_trig", positive below trig per (mode, coupling),

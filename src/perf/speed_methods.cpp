@@ -20,22 +20,32 @@ using Real = float;
 
 double first_entry(const Heads<Real>& out) { return double(out.front()(0, 0)); }
 
+// The run's FAVOR configuration as `mechanism`: exact attention multiplies in float32 whatever FAVOR's products do.
 AttentionConfig with(AttentionConfig c, Mechanism mechanism, bool causal) {
   c.mechanism = mechanism;
   c.causal = causal;
+  if (mechanism == Mechanism::exact) c.precision = ProductPrecision::float32;
   return c;
 }
 
 // A device timing of `work` with the configuration `with(favor, mechanism, causal)` (features: the run's, or `family`),
-// the inputs held in `half` on the device.
+// the inputs held in `half` on the device, FAVOR's products in `products` (given) or the run's format.
 auto on_cuda(CudaWork work, Mechanism mechanism, bool causal, std::optional<Family> family = std::nullopt,
-             HalfInputs half = HalfInputs::off) {
+             HalfInputs half = HalfInputs::off, std::optional<ProductPrecision> products = std::nullopt) {
   return [=](const SpeedInputs& in, const AttentionConfig& c, int repeats) {
     const Eigen::MatrixXd w = mechanism == Mechanism::exact ? Eigen::MatrixXd(0, in.w.cols()) : in.w;
     AttentionConfig config = with(c, mechanism, causal);
     if (family) config.features = *family;
+    if (products) config.precision = *products;
     return time_on_cuda(work, in.q, in.k, in.v, w, config, repeats, half);
   };
+}
+
+// FAVOR (attention, or its bare products) on the device with its products on the tensor cores in `products`; the
+// name is the float32 method's with the format appended (no CPU method: the CPU multiplies in float32).
+SpeedMethod in_format_on_cuda(const std::string& float32_name, CudaWork work, bool causal, ProductPrecision products) {
+  return {float32_name + "_" + std::string(product_precision_name(products)), false, {},
+          on_cuda(work, Mechanism::favor, causal, std::nullopt, HalfInputs::off, products)};
 }
 
 // FAVOR on the device with its inputs held in a 16-bit format (no CPU method: rounding the inputs changes nothing of
@@ -139,6 +149,14 @@ const std::vector<SpeedMethod>& speed_methods() {
       favor_half_on_cuda("favor_causal_bfloat16_inputs", true, HalfInputs::bfloat16),
       {"identity", false, identity_forward, on_cuda(CudaWork::copy, Mechanism::favor, false)},
       {"gemm", false, gemm_forward, on_cuda(CudaWork::favor_products, Mechanism::favor, false)},
+      // FAVOR's products on the tensor cores (attention/cuda/product_gemm.cu), against the float32 rows above and
+      // their own floor in the same format.
+      in_format_on_cuda("favor_bidirectional", CudaWork::attention, false, ProductPrecision::tf32),
+      in_format_on_cuda("favor_causal", CudaWork::attention, true, ProductPrecision::tf32),
+      in_format_on_cuda("gemm", CudaWork::favor_products, false, ProductPrecision::tf32),
+      in_format_on_cuda("favor_bidirectional", CudaWork::attention, false, ProductPrecision::bfloat16),
+      in_format_on_cuda("favor_causal", CudaWork::attention, true, ProductPrecision::bfloat16),
+      in_format_on_cuda("gemm", CudaWork::favor_products, false, ProductPrecision::bfloat16),
   };
   return table;
 }

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <string>
 
+#include "attention/product_precision.hpp"
 #include "perf/crossover.hpp"
 #include "perf/favor_products.hpp"
 #include "stats/loglog_slope.hpp"
@@ -11,12 +12,24 @@ namespace favorlab {
 
 namespace {
 
+// "_tf32" or "_bfloat16" where the method's name ends so (speed_methods.cpp: in_format_on_cuda), else "".
+std::string product_format_suffix(const std::string& method) {
+  for (ProductPrecision p : {ProductPrecision::tf32, ProductPrecision::bfloat16}) {
+    const std::string suffix = "_" + std::string(product_precision_name(p));
+    if (method.size() > suffix.size() && method.compare(method.size() - suffix.size(), suffix.size(), suffix) == 0)
+      return suffix;
+  }
+  return "";
+}
+
 // The time row of one point; by_method holds the other methods at the same (shape, threads).
 Json time_row(const SpeedShape& shape, int threads, const std::string& method, int l, const SpeedPoint& p,
               const SpeedMethodPoints& by_method, const SpeedRowSettings& s) {
   const SpeedPoint* exact = find_speed_point(by_method, "exact", l);
   const SpeedPoint* identity = find_speed_point(by_method, "identity", l);
-  const SpeedPoint* gemm = find_speed_point(by_method, "gemm", l);
+  // A method with its products in a tensor-core format (…_tf32, …_bfloat16) is held to the bare products in that format.
+  const std::string format = product_format_suffix(method);
+  const SpeedPoint* gemm = find_speed_point(by_method, "gemm" + format, l);
   const double in_b = speed_input_bytes(shape.heads, l, s.d, speed_method_named(method).half);
   const double out_b = speed_output_bytes(shape.heads, l, s.d);
   Json row{{"kind", "time"},
@@ -44,7 +57,8 @@ Json time_row(const SpeedShape& shape, int threads, const std::string& method, i
            {"memory_ratio",
             number_or_null(p.peak_bytes >= 0 ? (in_b + double(p.peak_bytes)) / (in_b + out_b) : NAN)},
            {"load_average", p.load}};
-  if (method == "favor_bidirectional" || method == "favor_causal" || method == "gemm") {
+  const std::string base = method.substr(0, method.size() - format.size());
+  if (base == "favor_bidirectional" || base == "favor_causal" || base == "gemm") {
     const double flops = speed_gemm_flops(shape.heads, l, s.d, s.m);
     row["gemm_flops_per_second"] = flops / p.seconds_median;
     if (s.peak) row["fraction_of_fma_peak"] = fraction_of_fma_peak(flops, p.seconds_median, threads, *s.peak);

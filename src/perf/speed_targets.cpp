@@ -79,6 +79,15 @@ std::vector<Check> cuda_speed_checks(const SpeedPoints& points, const std::vecto
                      speed_ratios(points, shapes, "favor_causal_bfloat16_inputs", "favor_causal", 0), 1.0, false,
                      info + "no target (the 1 compared with is float32's own time); the arithmetic is float32 "
                             "either way; "));
+  // The tensor cores: FAVOR at half its bfloat16 products' rate or better, and what bfloat16 products buy.
+  c.push_back(timing("Target: bidirectional FAVOR with bfloat16 products within 2x of its bfloat16 products alone",
+                     "time(favor_bidirectional_bfloat16)/time(gemm_bfloat16), every shape and L",
+                     speed_ratios(points, shapes, "favor_bidirectional_bfloat16", "gemm_bfloat16", 0), 2.0, false,
+                     info + shape_note));
+  c.push_back(timing("Measured: causal FAVOR with bfloat16 products against float32 products",
+                     "time(favor_causal_bfloat16)/time(favor_causal), every shape and L",
+                     speed_ratios(points, shapes, "favor_causal_bfloat16", "favor_causal", 0), 1.0, false,
+                     info + "no target (the 1 compared with is float32's own time); "));
   return c;
 }
 

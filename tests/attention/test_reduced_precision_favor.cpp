@@ -8,74 +8,21 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "attention/attention_projection.hpp"
-#include "attention/random_inputs.hpp"
 #include "attention/reduced_precision_favor.hpp"
+#include "favor_long_double.hpp"
 
 using namespace favorlab;
 
-namespace {
-
-using LongMatrix = Eigen::Matrix<long double, Eigen::Dynamic, Eigen::Dynamic>;
-
-// FAVOR+ written out in long double, with the exact maxima as stabilizers (they cancel in exact arithmetic); causal:
-// query i sums keys 0 … i.
-Eigen::MatrixXd favor_long_double(const Eigen::MatrixXf& q, const Eigen::MatrixXf& k, const Eigen::MatrixXf& v,
-                                  const Eigen::MatrixXf& w, bool causal = false) {
-  const long double scale = 1 / std::sqrt(std::sqrt(static_cast<long double>(q.cols())));
-  const LongMatrix qs = q.cast<long double>() * scale, ks = k.cast<long double>() * scale;
-  const LongMatrix wl = w.cast<long double>();
-  LongMatrix pq = qs * wl.transpose(), pk = ks * wl.transpose();
-  for (Eigen::Index j = 0; j < pk.rows(); ++j) pk.row(j).array() -= ks.row(j).squaredNorm() / 2;
-  const LongMatrix phi_k = (pk.array() - pk.maxCoeff()).exp().matrix();
-  Eigen::MatrixXd out(q.rows(), v.cols());
-  for (Eigen::Index i = 0; i < q.rows(); ++i) {
-    const Eigen::Matrix<long double, 1, Eigen::Dynamic> phi_q = (pq.row(i).array() - pq.row(i).maxCoeff()).exp();
-    const Eigen::Index keys = causal ? i + 1 : phi_k.rows();
-    const Eigen::Matrix<long double, Eigen::Dynamic, 1> s = phi_k.topRows(keys) * phi_q.transpose();
-    const LongMatrix numerators = s.transpose() * v.topRows(keys).cast<long double>();
-    for (Eigen::Index c = 0; c < v.cols(); ++c) out(i, c) = static_cast<double>(numerators(0, c) / s.sum());
-  }
-  return out;
-}
-
-struct Head {
-  Eigen::MatrixXf q, k, v, w;
-};
-
-Head random_head(int l, int d, int m, double input_scale, std::uint64_t seed) {
-  AttentionConfig config;
-  config.m = m;
-  return Head{gaussian_input(l, d, input_scale, seed, 1, 0).cast<float>(),
-              gaussian_input(l, d, input_scale, seed, 2, 0).cast<float>(),
-              gaussian_input(l, 8, 1.0, seed, 3, 0).cast<float>(),
-              draw_attention_projection(config, d, seed, 0).cast<float>()};
-}
-
-// Entries where |computed − reference| exceeds the bound plus the long-double reference's own bound.
-Eigen::Index outside(const Eigen::MatrixXf& computed, const Eigen::MatrixXd& reference, const Eigen::MatrixXd& bound,
-                     const Eigen::MatrixXd& reference_bound, double* worst_ratio = nullptr) {
-  Eigen::Index count = 0;
-  double worst = 0;
-  for (Eigen::Index i = 0; i < computed.rows(); ++i)
-    for (Eigen::Index c = 0; c < computed.cols(); ++c) {
-      const double error = std::abs(static_cast<double>(computed(i, c)) - reference(i, c));
-      const double allowed = bound(i, c) + reference_bound(i, c);
-      worst = std::max(worst, error / allowed);
-      if (error > allowed) ++count;
-    }
-  if (worst_ratio != nullptr) *worst_ratio = worst;
-  return count;
-}
-
-const FavorRounding kLongDoubleRounding{0x1p-64, 0x1p-64, 0x1p-63};
-
-}  // namespace
+using test::favor_long_double;
+using test::kLongDoubleRounding;
+using test::outside;
+using test::random_precision_head;
+using Head = test::PrecisionHead;
 
 TEST_CASE("reduced-precision FAVOR: every output entry within the derived bound", "[attention][precision]") {
   for (ProductPrecision p : {ProductPrecision::float32, ProductPrecision::tf32, ProductPrecision::bfloat16}) {
     for (double input_scale : {0.5, 1.0, 1.6}) {
-      const Head h = random_head(96, 16, 64, input_scale, 40 + static_cast<std::uint64_t>(10 * input_scale));
+      const Head h = random_precision_head(96, 16, 64, input_scale, 40 + static_cast<std::uint64_t>(10 * input_scale));
       const Eigen::MatrixXf computed = favor_in_precision(h.q, h.k, h.v, h.w, p);
       const Eigen::MatrixXd reference = favor_long_double(h.q, h.k, h.v, h.w);
       const Eigen::MatrixXd bound = favor_precision_bound(h.q, h.k, h.v, h.w, rounding_of(p));
@@ -97,7 +44,7 @@ TEST_CASE("reduced-precision FAVOR in causal chunks: every output entry within t
           "[attention][precision]") {
   for (ProductPrecision p : {ProductPrecision::float32, ProductPrecision::tf32, ProductPrecision::bfloat16}) {
     for (int chunk : {1, 7, 16, 96}) {
-      const Head h = random_head(96, 16, 64, 1.3, 60 + static_cast<std::uint64_t>(chunk));
+      const Head h = random_precision_head(96, 16, 64, 1.3, 60 + static_cast<std::uint64_t>(chunk));
       const Eigen::MatrixXf computed = favor_in_precision(h.q, h.k, h.v, h.w, p, chunk);
       const Eigen::MatrixXd reference = favor_long_double(h.q, h.k, h.v, h.w, true);
       const Eigen::MatrixXd bound = favor_precision_bound(h.q, h.k, h.v, h.w, rounding_of(p), chunk);
@@ -116,7 +63,7 @@ TEST_CASE("reduced-precision FAVOR in causal chunks: every output entry within t
 }
 
 TEST_CASE("reduced-precision FAVOR: the bound's check fails a wrong format and wrong masks", "[attention][precision]") {
-  const Head h = random_head(96, 16, 64, 1.0, 7);
+  const Head h = random_precision_head(96, 16, 64, 1.0, 7);
   const Eigen::MatrixXd reference = favor_long_double(h.q, h.k, h.v, h.w);
   const Eigen::MatrixXd reference_bound = favor_precision_bound(h.q, h.k, h.v, h.w, kLongDoubleRounding);
   const auto bound = [&](ProductPrecision p) { return favor_precision_bound(h.q, h.k, h.v, h.w, rounding_of(p)); };
@@ -161,7 +108,7 @@ TEST_CASE("reduced-precision FAVOR: format names, unit roundoffs and rounding", 
   CHECK(round_to_precision(1 + 0x1p-8f + 0x1p-20f, ProductPrecision::bfloat16) == 1 + 0x1p-7f);
   CHECK(std::isinf(round_to_precision(std::numeric_limits<float>::max(), ProductPrecision::tf32)));
   CHECK(round_to_precision(1 + 0x1p-20f, ProductPrecision::float32) == 1 + 0x1p-20f);
-  const Head h = random_head(8, 4, 6, 1.0, 3);
+  const Head h = random_precision_head(8, 4, 6, 1.0, 3);
   CHECK_THROWS_WITH(favor_in_precision(h.q, h.k.leftCols(3), h.v, h.w, ProductPrecision::tf32),
                     Catch::Contains("k is 8 x 3"));
   CHECK_THROWS_WITH(favor_precision_bound(h.q, h.k, h.v.topRows(5), h.w, rounding_of(ProductPrecision::tf32)),
@@ -170,4 +117,45 @@ TEST_CASE("reduced-precision FAVOR: format names, unit roundoffs and rounding", 
                     Catch::Contains("causal: q is 5 x 4"));
   CHECK_THROWS_WITH(favor_in_precision(h.q, h.k, h.v, h.w, ProductPrecision::tf32, -1),
                     Catch::Contains("causal chunk must be >= 0"));
+}
+
+TEST_CASE("the GPU's rounding model: a bound no tighter than the reference's that still fails a wrong format and "
+          "wrong masks",
+          "[attention][precision]") {
+  // The [cuda] tests (test_product_gemm.cpp) hold the device's outputs to this bound; here, on any machine, its
+  // power: the looser model must still see what the reference's bound sees.
+  const Head h = random_precision_head(96, 16, 64, 1.0, 7);
+  const Eigen::Index l = h.k.rows();
+  for (ProductPrecision p : {ProductPrecision::float32, ProductPrecision::tf32, ProductPrecision::bfloat16}) {
+    INFO(product_precision_name(p));
+    const FavorRounding gpu = gpu_rounding_of(p), model = rounding_of(p);
+    CHECK(gpu.operand >= model.operand);
+    CHECK(gpu.arithmetic >= model.arithmetic);
+    CHECK(gpu.exp >= model.exp);
+    for (int chunk : {0, 16}) {
+      const Eigen::MatrixXd loose = favor_precision_bound(h.q, h.k, h.v, h.w, gpu, chunk);
+      REQUIRE(loose.allFinite());
+      CHECK((loose - favor_precision_bound(h.q, h.k, h.v, h.w, model, chunk)).minCoeff() >= 0);
+      CHECK(outside(favor_in_precision(h.q, h.k, h.v, h.w, p, chunk),
+                    favor_long_double(h.q, h.k, h.v, h.w, chunk > 0), loose,
+                    favor_precision_bound(h.q, h.k, h.v, h.w, kLongDoubleRounding, chunk)) == 0);
+    }
+  }
+  const auto gpu_bound = [&](ProductPrecision p, int chunk) {
+    return favor_precision_bound(h.q, h.k, h.v, h.w, gpu_rounding_of(p), chunk);
+  };
+  const Eigen::MatrixXd reference = favor_long_double(h.q, h.k, h.v, h.w);
+  const Eigen::MatrixXd reference_bound = favor_precision_bound(h.q, h.k, h.v, h.w, kLongDoubleRounding);
+  const Eigen::MatrixXf bf16 = favor_in_precision(h.q, h.k, h.v, h.w, ProductPrecision::bfloat16);
+  CHECK(outside(bf16, reference, gpu_bound(ProductPrecision::float32, 0), reference_bound) > 0);
+  const Eigen::MatrixXf tf32 = favor_in_precision(h.q, h.k, h.v, h.w, ProductPrecision::tf32);
+  CHECK(outside(tf32, reference, gpu_bound(ProductPrecision::float32, 0), reference_bound) > 0);
+  const Eigen::MatrixXd causal = favor_long_double(h.q, h.k, h.v, h.w, true);
+  const Eigen::MatrixXd causal_reference_bound = favor_precision_bound(h.q, h.k, h.v, h.w, kLongDoubleRounding, 16);
+  Eigen::MatrixXf shifted(l, h.q.cols());
+  shifted << h.q.topRows(1), h.q.topRows(l - 1);
+  const Eigen::MatrixXf ahead = favor_in_precision(shifted, h.k, h.v, h.w, ProductPrecision::float32, 16);
+  CHECK(outside(ahead.bottomRows(l - 1), causal.topRows(l - 1), gpu_bound(ProductPrecision::float32, 16).topRows(l - 1),
+                causal_reference_bound.topRows(l - 1)) > 0);
+  CHECK(outside(bf16, causal, gpu_bound(ProductPrecision::bfloat16, 16), causal_reference_bound) > 0);
 }

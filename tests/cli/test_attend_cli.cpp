@@ -156,6 +156,23 @@ TEST_CASE("attend --half-inputs: the inputs rounded once to float16 or bfloat16,
   fs::remove_all(dir);
 }
 
+TEST_CASE("attend --precision: float32 is the default, a GPU format needs --backend cuda, exact stays float32",
+          "[cli][attend][precision]") {
+  const auto dir = scratch_dir("attend-precision");
+  write_inputs(dir, 2);
+  REQUIRE(run_cli(kInputs + "--m 16 --out a.npy", dir).status == 0);
+  REQUIRE(run_cli(kInputs + "--m 16 --precision float32 --out b.npy", dir).status == 0);
+  CHECK(read_npy(dir / "a.npy").values == read_npy(dir / "b.npy").values);
+  check_bad_input("attend --q q.npy --k k.npy --v v.npy --precision bfloat16 --out x.npy",
+                  "--precision bfloat16 is a GPU format: the cpu backend multiplies in float32 or float64", dir,
+                  "x.npy");
+  check_bad_input("attend --q q.npy --k k.npy --v v.npy --precision tf32 --mechanism exact --backend cuda --out x.npy",
+                  "--precision tf32: exact attention multiplies in float32 only", dir, "x.npy");
+  check_bad_input("attend --q q.npy --k k.npy --v v.npy --precision fp8 --out x.npy",
+                  "--precision must be float32, tf32 or bfloat16 (got 'fp8')", dir, "x.npy");
+  fs::remove_all(dir);
+}
+
 TEST_CASE("attend: bad input exits 2 with one line naming the file, and writes nothing", "[cli][attend]") {
   const auto dir = scratch_dir("attend-bad");
   write_inputs(dir, 1);

@@ -383,6 +383,16 @@ TEST_CASE("attention experiments and speed: a bad --backend, or cuda where it ca
   fs::remove_all(dir);
 }
 
+TEST_CASE("attention-error --precision: a GPU format on the cpu, or an unknown one, exits 2 with one line",
+          "[attention-experiments][cli][precision]") {
+  const auto dir = scratch_dir("attention-precision");
+  check_bad_input("attention-error --quick --precision bfloat16 --out r.json --quiet",
+                  "--precision bfloat16 is a GPU format: it needs --backend cuda", dir, "r.json");
+  check_bad_input("attention-error --quick --precision fp8 --out r.json --quiet",
+                  "--precision must be float32, tf32 or bfloat16 (got 'fp8')", dir, "r.json");
+  fs::remove_all(dir);
+}
+
 TEST_CASE("the attention experiments run on the GPU at a tiny size and say so", "[attention-experiments][cli][cuda]") {
   const CudaAvailability cuda = cuda_available();
   if (!cuda.available) {
@@ -401,9 +411,18 @@ TEST_CASE("the attention experiments run on the GPU at a tiny size and say so", 
     CHECK(doc["params"]["backend"] == "cuda");
     CHECK(doc["params"]["cuda_device"] == cuda.reason);
     CHECK(doc["provenance"]["backend"] == "cuda");
+    CHECK(doc["params"]["product_precision"] == "float32");
     CHECK(!doc["rows"].empty());
     fs::remove(dir / "r.json");
   }
+  // FAVOR's products in bfloat16: recorded, and the errors are not float32's (the format's rounding took place).
+  const std::string tiny = "attention-error --L 64 --d 8 --m-values 8,16 --trials 4 --backend cuda --quiet";
+  REQUIRE(run_cli(tiny + " --out f.json", dir).status == 0);
+  REQUIRE(run_cli(tiny + " --precision bfloat16 --out b.json", dir).status == 0);
+  const auto f = nlohmann::json::parse(read_text(dir / "f.json")), b = nlohmann::json::parse(read_text(dir / "b.json"));
+  CHECK(b["params"]["product_precision"] == "bfloat16");
+  REQUIRE(b["rows"].size() == f["rows"].size());
+  CHECK(b["rows"][0]["mse_per_input"] != f["rows"][0]["mse_per_input"]);
   fs::remove_all(dir);
 }
 

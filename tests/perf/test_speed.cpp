@@ -313,10 +313,12 @@ TEST_CASE("speed driver at a tiny size writes every method, field, fit and check
   CHECK(crossovers == 2 * 2);
   CHECK(mc_rows == 1);
   CHECK(doc["params"]["backend"] == "cpu");
-  // FAVOR with its inputs held in 16 bits exists on the device only (rounding costs the CPU's arithmetic nothing).
+  // FAVOR with its inputs held in 16 bits, or its products on the tensor cores, exists on the device only (rounding
+  // costs the CPU's arithmetic nothing; the CPU multiplies in float32).
   CHECK(doc["params"]["methods_without_this_backend"] ==
         nlohmann::json({"favor_bidirectional_bfloat16_inputs", "favor_causal_float16_inputs",
-                        "favor_causal_bfloat16_inputs"}));
+                        "favor_causal_bfloat16_inputs", "favor_bidirectional_tf32", "favor_causal_tf32", "gemm_tf32",
+                        "favor_bidirectional_bfloat16", "favor_causal_bfloat16", "gemm_bfloat16"}));
   // FAVOR vs its GEMMs, causal vs bidirectional, 2 threads (3 methods), PermuteFormer vs FAVOR (2), the tiled exact
   // kernel's gain, oprf and sderf vs positive, exact vs FAVOR (2), the GEMMs and FAVOR both ways against the FMA peak
   // (3), the Monte Carlo engine, causal peak memory.
@@ -363,17 +365,24 @@ TEST_CASE("speed --backend cuda at a tiny size: every device method, device peak
     CHECK(row["peak_bytes"].get<double>() > 0);
     CHECK(row["cpu_seconds_median"].is_null());
   }
-  // 11 device methods × 2 shapes × 2 lengths; PermuteFormer has no device implementation.
+  // 17 device methods × 2 shapes × 2 lengths; PermuteFormer has no device implementation.
   for (const char* method : {"exact", "exact_causal", "favor_bidirectional", "favor_oprf", "favor_sderf",
                              "favor_causal", "favor_bidirectional_bfloat16_inputs", "favor_causal_float16_inputs",
-                             "favor_causal_bfloat16_inputs", "identity", "gemm"})
+                             "favor_causal_bfloat16_inputs", "identity", "gemm", "favor_bidirectional_tf32",
+                             "favor_causal_tf32", "gemm_tf32", "favor_bidirectional_bfloat16", "favor_causal_bfloat16",
+                             "gemm_bfloat16"})
     CHECK(count[method] == 4);
+  // Each format's FAVOR is held to its own bare products.
+  for (const auto& row : doc["rows"])
+    if (row["kind"] == "time" && row["method"] == "favor_bidirectional_bfloat16") CHECK(row.contains("gemm_flops_per_second"));
   for (const char* host_only : {"permuteformer", "permuteformer_causal", "exact_reference"})
     CHECK(count.count(host_only) == 0);
-  // causal 10x (inconclusive: no L = 65536 here), bidirectional 2x, bfloat16 inputs against float32 (measured), memory
-  REQUIRE(doc["checks"].size() == 4);
+  // causal 10x (inconclusive: no L = 65536 here), bidirectional 2x, bfloat16 inputs against float32 (measured),
+  // bidirectional bfloat16 2x its bfloat16 products, causal bfloat16 against float32 products (measured), memory
+  REQUIRE(doc["checks"].size() == 6);
   CHECK(doc["checks"][0]["status"] == "inconclusive");
   CHECK(doc["checks"][2]["status"] == "measured");
+  CHECK(doc["checks"][4]["status"] == "measured");
   fs::remove_all(dir);
 }
 

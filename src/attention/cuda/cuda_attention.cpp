@@ -95,6 +95,15 @@ cuda_detail::Shape shape_of(const Heads<float>& q, const Heads<float>& k, const 
 
 float exact_logit_scale(int d) { return float(1 / std::sqrt(double(d))); }  // exact_attention.cpp's scale
 
+cuda_detail::ProductFormat product_format(ProductPrecision precision) {
+  switch (precision) {
+    case ProductPrecision::tf32: return cuda_detail::ProductFormat::tf32;
+    case ProductPrecision::bfloat16: return cuda_detail::ProductFormat::bfloat16;
+    case ProductPrecision::float32: break;
+  }
+  return cuda_detail::ProductFormat::float32;
+}
+
 cuda_detail::FavorOptions favor_options(const AttentionConfig& config, int d) {
   cuda_detail::FavorOptions options;
   options.feature = family_info(config.features).map->code;
@@ -107,6 +116,7 @@ cuda_detail::FavorOptions favor_options(const AttentionConfig& config, int d) {
   options.chunk = config.chunk;
   options.kernel_epsilon = float(config.kernel_epsilon);  // the CPU adds T(config.kernel_epsilon)
   options.input_scale = float(1 / std::sqrt(std::sqrt(double(d))));  // attention_features_of_rows
+  options.products = product_format(config.precision);
   return options;
 }
 
@@ -236,7 +246,8 @@ CudaTiming time_cuda_rounded(CudaWork work, const Heads<float>& q, const Heads<f
     case CudaWork::favor_products: {
       const RowMajor<float> wf = w.cast<float>();
       timing = cuda_detail::time_favor_products_device(shape, projection_rows(checked), in.q.data(), in.k.data(),
-                                                       in.v.data(), wf.data(), repeats);
+                                                       in.v.data(), wf.data(), repeats,
+                                                       product_format(config.precision));
       break;
     }
     case CudaWork::copy:

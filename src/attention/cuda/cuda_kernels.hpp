@@ -31,6 +31,10 @@ struct HostInputs {
   const void* v = nullptr;
 };
 
+// The format FAVOR's products take their operands in (attention/product_precision.hpp), sums in float32 either way:
+// float32 on the CUDA cores; tf32 and bfloat16 on the tensor cores.
+enum class ProductFormat { float32, tf32, bfloat16 };
+
 struct FavorOptions {
   FeatureCode feature = FeatureCode::positive;
   bool softmax = true;          // softmax-kernel features: a log scale per row (attention_features.hpp)
@@ -43,6 +47,7 @@ struct FavorOptions {
   // The shifted positive map (gerf, oprf, sderf): w is heads×m×d, one prepared W' per head, and `offsets` (heads×m)
   // are added to U W'ᵀ before the positive map (prepared_projection.hpp).
   bool per_head_projection = false;
+  ProductFormat products = ProductFormat::float32;
 };
 
 // What time_forward measured: device seconds of each timed repeat, the device bytes one forward allocated above the
@@ -61,9 +66,9 @@ DeviceTiming time_favor_device(const Shape& shape, const FavorOptions& options, 
 
 // The floor of bidirectional FAVOR: its four products alone, batched over heads as favor_attention_device does them
 // (P_q = Q Wᵀ, P_k = K Wᵀ, S = P_kᵀ [V, 1], N = P_q S), m feature columns, with no feature map, scaling or division;
-// [V, 1] is built before the timing.
+// [V, 1] is built before the timing. `format` as FavorOptions::products (the floor of FAVOR in that format).
 DeviceTiming time_favor_products_device(const Shape& shape, int m, const float* q, const float* k, const float* v,
-                                        const float* w, int repeats);
+                                        const float* w, int repeats, ProductFormat format = ProductFormat::float32);
 
 // The floor of any attention layer on the device: the output is a copy of V (device to device).
 DeviceTiming time_copy_device(const Shape& shape, const float* v, int repeats);

@@ -109,6 +109,14 @@ inline void gemm_heads(cublasOperation_t op_a, cublasOperation_t op_b, int m, in
                "cublasSgemmStridedBatched");
 }
 
+// gemm_heads with the operands in `format`: float32 is gemm_heads; tf32 runs on the tensor cores (cuBLAS's
+// CUBLAS_COMPUTE_32F_FAST_TF32: each float operand cut to tf32 inside the product); bfloat16 first rounds the parts of
+// A and B the product reads to bfloat16 (to nearest even, into scratch arrays), then multiplies bfloat16 × bfloat16
+// into float32 C. Every sum is float32. product_gemm.cu.
+void gemm_heads(ProductFormat format, cublasOperation_t op_a, cublasOperation_t op_b, int m, int n, int k,
+                const float* a, int lda, long long stride_a, const float* b, int ldb, long long stride_b, float beta,
+                float* c, int ldc, long long stride_c, int heads);
+
 // count elements copied from the host to a new device array.
 template <class T>
 DeviceArray<T> uploaded(const T* host, std::size_t count) {
@@ -214,6 +222,10 @@ inline unsigned blocks_for(std::size_t count, unsigned threads) {
   const std::size_t blocks = (count + threads - 1) / threads;
   return static_cast<unsigned>(blocks < 65535 ? (blocks > 0 ? blocks : 1) : 65535);
 }
+
+// A grid-stride loop's first item and step.
+__device__ inline std::size_t first_index() { return std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; }
+__device__ inline std::size_t grid_stride() { return std::size_t(blockDim.x) * gridDim.x; }
 
 struct SumOp {
   __device__ float operator()(float a, float b) const { return a + b; }

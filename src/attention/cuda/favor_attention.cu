@@ -18,9 +18,6 @@ constexpr unsigned kThreads = 256;     // element-wise kernels
 constexpr unsigned kRowThreads = 128;  // one block per row (features) or per head (reductions)
 constexpr unsigned kScanThreads = 256; // prefix maximum
 
-__device__ std::size_t first_index() { return std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; }
-__device__ std::size_t grid_stride() { return std::size_t(blockDim.x) * gridDim.x; }
-
 // f of a generalized kernel, as features/generalized_kernels.cpp. This function and features_kernel are the only
 // device code that names a map: a new map adds its case to one of them (the host side passes its code through).
 __device__ float kernel_function(FeatureCode feature, float x) {
@@ -242,8 +239,9 @@ __global__ void state_to_last_kernel(float* state, std::size_t per_head, const f
 // transpose) with leading dimension C. Each helper says which product it forms.
 
 // P = U Wᵀ (rows×m per head) for U rows×d per head, one W for all heads (stride 0) or one per head.
-void project(const float* u, const float* w, float* p, int rows, int d, int m, int heads, bool per_head_w = false) {
-  gemm_heads(CUBLAS_OP_T, CUBLAS_OP_N, m, rows, d, w, d, per_head_w ? (long long)m * d : 0, u, d, (long long)rows * d,
+void project(ProductFormat format, const float* u, const float* w, float* p, int rows, int d, int m, int heads,
+             bool per_head_w = false) {
+  gemm_heads(format, CUBLAS_OP_T, CUBLAS_OP_N, m, rows, d, w, d, per_head_w ? (long long)m * d : 0, u, d, (long long)rows * d,
              0.0f, p, m, (long long)rows * m, heads);
 }
 
@@ -256,15 +254,16 @@ __global__ void add_offsets_kernel(float* p, const float* offsets, int rows, int
 }
 
 // S = K̃ᵀ [V, 1] (F×(dv+1) per head), then N = Q' S (lq×(dv+1) per head): the two products of bidirectional FAVOR.
-DeviceBuffer state_and_numerator(const Shape& s, int F, const float* v_ext, const float* fq, const float* fk) {
+DeviceBuffer state_and_numerator(const Shape& s, int F, const float* v_ext, const float* fq, const float* fk,
+                                 ProductFormat format) {
   const int dv1 = s.dv + 1;
   // Column-major Sᵀ = [V, 1]ᵀ K̃.
   DeviceBuffer state(std::size_t(s.heads) * F * dv1);
-  gemm_heads(CUBLAS_OP_N, CUBLAS_OP_T, dv1, F, s.lk, v_ext, dv1, (long long)s.lk * dv1, fk, F, (long long)s.lk * F,
+  gemm_heads(format, CUBLAS_OP_N, CUBLAS_OP_T, dv1, F, s.lk, v_ext, dv1, (long long)s.lk * dv1, fk, F, (long long)s.lk * F,
              0.0f, state.get(), dv1, (long long)F * dv1, s.heads);
   // Column-major Nᵀ = Sᵀ Q'ᵀ.
   DeviceBuffer num(std::size_t(s.heads) * s.lq * dv1);
-  gemm_heads(CUBLAS_OP_N, CUBLAS_OP_N, dv1, s.lq, F, state.get(), dv1, (long long)F * dv1, fq, F,
+  gemm_heads(format, CUBLAS_OP_N, CUBLAS_OP_N, dv1, s.lq, F, state.get(), dv1, (long long)F * dv1, fq, F,
              (long long)s.lq * F, 0.0f, num.get(), dv1, (long long)s.lq * dv1, s.heads);
   return num;
 }
@@ -278,7 +277,7 @@ void bidirectional(const Shape& s, const FavorOptions& o, const DeviceBuffer& v_
   scale_by_head_top_kernel<<<blocks_for(fk.size(), kThreads), kThreads>>>(fk.get(), sk.get(), top.get(), s.lk, F,
                                                                           fk.size());
   check_launch("scale_by_head_top_kernel");
-  const DeviceBuffer num = state_and_numerator(s, F, v_ext.get(), fq.get(), fk.get());
+  const DeviceBuffer num = state_and_numerator(s, F, v_ext.get(), fq.get(), fk.get(), o.products);
   bidirectional_output_kernel<<<blocks_for(out.size(), kThreads), kThreads>>>(
       num.get(), sq.get(), top.get(), out.get(), s.lq, s.dv, o.renormalize, out.size());
   check_launch("bidirectional_output_kernel");
@@ -345,7 +344,7 @@ Features features_of(const Shape& s, const FavorOptions& o, const DeviceInput& x
   });
   check_launch("scaled_rows_kernel");
   DeviceBuffer p(o.m > 0 ? n * o.m : 0);
-  if (o.m > 0) project(u.get(), in.w.get(), p.get(), rows, s.d, o.m, s.heads, o.per_head_projection);
+  if (o.m > 0) project(o.products, u.get(), in.w.get(), p.get(), rows, s.d, o.m, s.heads, o.per_head_projection);
   if (o.m > 0 && in.offsets.size() > 0) {
     add_offsets_kernel<<<blocks_for(n * o.m, kThreads), kThreads>>>(p.get(), in.offsets.get(), rows, o.m, n * o.m);
     check_launch("add_offsets_kernel");
@@ -389,21 +388,21 @@ void causal(const Shape& s, const FavorOptions& o, const DeviceInputs& in, const
     check_launch("keys_to_running_kernel");
     const std::size_t num_count = std::size_t(s.heads) * rows * dv1;
     if (first > 0) {  // num = exp(M_old − M_i) · Q'_c G: the keys of earlier chunks
-      gemm_heads(CUBLAS_OP_N, CUBLAS_OP_N, dv1, rows, F, state.get(), dv1, (long long)state_per_head, q_chunk, F,
+      gemm_heads(o.products, CUBLAS_OP_N, CUBLAS_OP_N, dv1, rows, F, state.get(), dv1, (long long)state_per_head, q_chunk, F,
                  f_stride, 0.0f, num.get(), dv1, num_stride, s.heads);
       carry_factor_kernel<<<blocks_for(num_count, kThreads), kThreads>>>(num.get(), num_stride, running.get(), chunk,
                                                                          dv1, num_count);
       check_launch("carry_factor_kernel");
     }
     // scores = Q'_c K̃_cᵀ (rows×rows): column-major scoresᵀ = K̃_c Q'_cᵀ; then the mask and exp(M_j − M_i).
-    gemm_heads(CUBLAS_OP_T, CUBLAS_OP_N, rows, rows, F, k_chunk, F, f_stride, q_chunk, F, f_stride, 0.0f,
+    gemm_heads(o.products, CUBLAS_OP_T, CUBLAS_OP_N, rows, rows, F, k_chunk, F, f_stride, q_chunk, F, f_stride, 0.0f,
                scores.get(), rows, scores_stride, s.heads);
     const std::size_t score_count = std::size_t(s.heads) * rows * rows;
     causal_mask_kernel<<<blocks_for(score_count, kThreads), kThreads>>>(scores.get(), scores_stride, running.get(),
                                                                         chunk, score_count);
     check_launch("causal_mask_kernel");
     // num += scores [V_c, 1]: column-major numᵀ = [V_c, 1]ᵀ scoresᵀ.
-    gemm_heads(CUBLAS_OP_N, CUBLAS_OP_N, dv1, rows, rows, v_chunk, dv1, v_stride, scores.get(), rows, scores_stride,
+    gemm_heads(o.products, CUBLAS_OP_N, CUBLAS_OP_N, dv1, rows, rows, v_chunk, dv1, v_stride, scores.get(), rows, scores_stride,
                first > 0 ? 1.0f : 0.0f, num.get(), dv1, num_stride, s.heads);
     const std::size_t out_count = std::size_t(s.heads) * rows * s.dv;
     causal_output_kernel<<<blocks_for(out_count, kThreads), kThreads>>>(num.get(), num_stride, fq.log_scale.get(),
@@ -419,7 +418,7 @@ void causal(const Shape& s, const FavorOptions& o, const DeviceInputs& in, const
                                                                              running.get(), chunk, state.size());
       check_launch("state_to_last_kernel");
     }
-    gemm_heads(CUBLAS_OP_N, CUBLAS_OP_T, dv1, F, rows, v_chunk, dv1, v_stride, k_chunk, F, f_stride, 1.0f,
+    gemm_heads(o.products, CUBLAS_OP_N, CUBLAS_OP_T, dv1, F, rows, v_chunk, dv1, v_stride, k_chunk, F, f_stride, 1.0f,
                state.get(), dv1, (long long)state_per_head, s.heads);
   }
 }
@@ -463,15 +462,15 @@ DeviceTiming time_favor_device(const Shape& s, const FavorOptions& o, const Host
 }
 
 DeviceTiming time_favor_products_device(const Shape& s, int m, const float* q, const float* k, const float* v,
-                                        const float* w, int repeats) {
+                                        const float* w, int repeats, ProductFormat format) {
   const DeviceInputs in(s, m, HostInputs{InputFormat::float32, q, k, v}, w);
   const DeviceBuffer v_ext = with_ones(s, in.v);
   const std::size_t heads = std::size_t(s.heads);
   return time_forward(repeats, [&] {
     DeviceBuffer pq(heads * s.lq * m), pk(heads * s.lk * m);
-    project(in.q.data<float>(), in.w.get(), pq.get(), s.lq, s.d, m, s.heads);
-    project(in.k.data<float>(), in.w.get(), pk.get(), s.lk, s.d, m, s.heads);
-    return state_and_numerator(s, m, v_ext.get(), pq.get(), pk.get());
+    project(format, in.q.data<float>(), in.w.get(), pq.get(), s.lq, s.d, m, s.heads);
+    project(format, in.k.data<float>(), in.w.get(), pk.get(), s.lk, s.d, m, s.heads);
+    return state_and_numerator(s, m, v_ext.get(), pq.get(), pk.get(), format);
   });
 }
 
