@@ -35,6 +35,7 @@ target_compile_options(favorlab_cuda PRIVATE
 # recompiles the backend, not the project.
 target_link_libraries(favorlab_cuda PRIVATE CUDA::cudart CUDA::cublas favorlab_common)
 target_compile_definitions(favorlab_cuda PRIVATE FAVORLAB_HAVE_CUDA)
+include(cmake/cudnn_attention.cmake)
 set(CMAKE_ENABLE_EXPORTS ON)
 add_dependencies(favorlab_attention favorlab_cuda)
 target_link_libraries(favorlab_attention PUBLIC ${CMAKE_DL_LIBS})

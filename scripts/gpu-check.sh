@@ -65,9 +65,16 @@ if [ "$fetch_deps" = 1 ]; then
     echo "gpu-check: apt-get download failed (run 'apt-get update' first?)" >&2
     exit 1
   fi
+  # The cuDNN frontend's headers (PyPI), for exact attention in bfloat16 through cuDNN's fused attention.
+  if ! bash scripts/cudnn-frontend.sh "$deps_dir.tmp/cudnn-frontend"; then
+    rm -rf "$deps_dir.tmp"
+    echo "gpu-check: the cuDNN frontend's headers could not be fetched" >&2
+    exit 1
+  fi
   rm -rf "$deps_dir" && mv "$deps_dir.tmp" "$deps_dir"
-  echo "gpu-check: $(ls "$deps_dir"/*.deb | wc -l) packages in $deps_dir/ ($(du -sh "$deps_dir" | cut -f1));" \
-       "on the GPU machine, carry $deps_dir with the working tree and run scripts/gpu-check.sh"
+  echo "gpu-check: $(ls "$deps_dir"/*.deb | wc -l) packages and the cuDNN frontend in $deps_dir/" \
+       "($(du -sh "$deps_dir" | cut -f1)); on the GPU machine, carry $deps_dir with the working tree and run" \
+       "scripts/gpu-check.sh"
   exit 0
 fi
 
@@ -145,6 +152,11 @@ else
   if ! command -v make > /dev/null && command -v ninja > /dev/null && [ ! -f "$build/CMakeCache.txt" ]; then
     configure+=(-G Ninja)
   fi
+  # cuDNN: the toolkit's, else the one PyTorch ships (the nvidia-cudnn package), found through python3.
+  if ! [ -f /usr/local/cuda/include/cudnn.h ]; then
+    cudnn_root=$(python3 -c "import nvidia.cudnn as c; print(list(c.__path__)[0])" 2> /dev/null || true)
+    [ -n "$cudnn_root" ] && configure+=(-DCUDNN_ROOT="$cudnn_root")
+  fi
   read -r -a extra <<< "${GPU_CHECK_CMAKE_ARGS:-}"
   if ! t=$(step_time 600); then finish "INCOMPLETE (GPU_CHECK_BUDGET spent before the build)" 1; fi
   if ! timeout "$t" cmake -S . -B "$build" "${configure[@]}" "${extra[@]}" >> "$log" 2>&1; then
@@ -152,7 +164,7 @@ else
          "scripts/gpu-check.sh --fetch-deps)"
     finish FAIL 1
   fi
-  grep -h "favorlab: CUDA backend" "$log" | tail -n1 | tee -a "$summary"
+  grep -h "favorlab: CUDA backend\|favorlab: cuDNN fused attention" "$log" | tail -n2 | tee -a "$summary"
   if ! t=$(step_time 1800); then finish "INCOMPLETE (GPU_CHECK_BUDGET spent before the build)" 1; fi
   if ! timeout "$t" cmake --build "$build" -j "$jobs" --target favorlab favorlab_tests >> "$log" 2>&1; then
     note "build: FAILED or out of time after $(( $(date +%s) - start )) s (see log.txt)"

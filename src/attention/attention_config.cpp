@@ -39,10 +39,9 @@ int feature_columns(const AttentionConfig& config, int d) {
 void validate_attention_config(const AttentionConfig& config, int d) {
   if (d <= 0) throw std::invalid_argument("input dimension d must be positive");
   if (config.mechanism == Mechanism::exact) {
-    if (config.precision != ProductPrecision::float32)
-      throw std::invalid_argument("--precision " + std::string(product_precision_name(config.precision)) +
-                                  ": exact attention multiplies in float32 only (reduced precision is for FAVOR's "
-                                  "products)");
+    if (config.precision == ProductPrecision::tf32)
+      throw std::invalid_argument("--precision tf32: exact attention runs in float32, or in bfloat16 through cuDNN's "
+                                  "fused attention (cuda backend)");
     return;
   }
   if (config.m <= 0) throw std::invalid_argument("--m must be positive (got " + std::to_string(config.m) + ")");

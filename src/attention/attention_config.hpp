@@ -28,8 +28,9 @@ struct AttentionConfig {
   bool stabilizer = true;               // softmax features: compute exp(· − max) and carry the max as a log scale
   int chunk = 48;                       // causal FAVOR: rows per chunk (1 = plain prefix sums); 48 measured fastest
   FeatureParameters parameters;         // gerf's A
-  // The format FAVOR's products multiply in on the GPU (tensor cores: tf32, bfloat16; float32 sums either way). The
-  // CPU engine multiplies in its own type and refuses anything but float32 here (require_cpu_precision).
+  // The format the products multiply in on the GPU (tensor cores, float32 sums either way): FAVOR's in tf32 or
+  // bfloat16; exact attention's in bfloat16 through cuDNN's fused attention. The CPU engine multiplies in its own type
+  // and refuses anything but float32 here (require_cpu_precision).
   ProductPrecision precision = ProductPrecision::float32;
 };
 

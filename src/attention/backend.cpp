@@ -90,6 +90,15 @@ CudaAvailability cuda_available() {
 #endif
 }
 
+CudaAvailability cudnn_available() {
+  CudaAvailability status = cuda_available();
+  if (!status.available) return status;
+#ifdef FAVORLAB_HAVE_CUDA
+  status.available = cuda().cudnn_built(status.reason);
+#endif
+  return status;
+}
+
 int default_chunk(Backend backend) { return backend == Backend::cuda ? 512 : AttentionConfig{}.chunk; }
 
 void require_backend(Backend backend) {

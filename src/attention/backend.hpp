@@ -29,6 +29,10 @@ struct CudaAvailability {
 // Built with CUDA AND a device present (cudaGetDeviceCount > 0).
 CudaAvailability cuda_available();
 
+// cuda_available() and, in the CUDA module, cuDNN's fused attention (exact attention in bfloat16); the reason names
+// the cuDNN and frontend versions, or says why not.
+CudaAvailability cudnn_available();
+
 // Causal FAVOR's rows per chunk where the user gives none: the CPU's 48 (AttentionConfig's default, measured there)
 // or the GPU's 512: each chunk costs a few kernel launches, so the GPU wants fewer, larger chunks
 // (docs/performance.md#tried-and-dropped).

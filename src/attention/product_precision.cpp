@@ -36,6 +36,12 @@ double unit_roundoff(ProductPrecision p) {
   return 1;
 }
 
+ProductRounding rounding_of(ProductPrecision p) { return ProductRounding{unit_roundoff(p), 0x1p-24, 0x1p-22}; }
+
+ProductRounding gpu_rounding_of(ProductPrecision p) {
+  return ProductRounding{p == ProductPrecision::tf32 ? 0x1p-10 : unit_roundoff(p), 0x1p-23, 0x1p-20};
+}
+
 float round_to_precision(float x, ProductPrecision p) {
   switch (p) {
     case ProductPrecision::float32: return x;

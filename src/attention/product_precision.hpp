@@ -25,4 +25,20 @@ double unit_roundoff(ProductPrecision p);
 // ±∞ and NaN stay what they are; a finite x whose rounding carries past float's largest value becomes ±∞.
 float round_to_precision(float x, ProductPrecision p);
 
+// The unit roundoffs a rounding bound is built from (reduced_precision_favor.hpp, reduced_precision_exact.hpp): the
+// products' operands (the format), the float32 arithmetic and sums, and exp's relative error.
+struct ProductRounding {
+  double operand = 0x1p-24, arithmetic = 0x1p-24, exp = 0x1p-22;
+};
+
+// The reference model's (favor_in_precision, exact_in_precision): (u of the format, 2^-24, 2^-22 — exp within 2 ulp).
+ProductRounding rounding_of(ProductPrecision p);
+
+// The CUDA backend's (attention/cuda/): tf32's operands 2^-10 (the tensor cores may cut the fraction rather than
+// round it), bfloat16's 2^-8 (rounded to nearest by favorlab's kernels or cuDNN's), float32's 2^-24; sums 2^-23
+// (tensor-core accumulators round toward zero, and this also covers one more rounded subtraction in an exponent);
+// exp 2^-20 (a GPU feature passes through two exps, the 1/√m and one product; cuDNN's softmax takes exp2 of a scaled
+// logit). docs/gpu.md#reduced-precision.
+ProductRounding gpu_rounding_of(ProductPrecision p);
+
 }  // namespace favorlab

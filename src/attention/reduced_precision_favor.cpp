@@ -6,7 +6,13 @@
 #include <stdexcept>
 #include <string>
 
+#include "attention/format_arithmetic.hpp"
+
 namespace favorlab {
+
+using format_arithmetic::float32_product_abt;
+using format_arithmetic::rounded_to_format;
+using format_arithmetic::sum_gamma;
 
 namespace {
 
@@ -25,40 +31,11 @@ void require_favor_shapes(const Eigen::MatrixXf& q, const Eigen::MatrixXf& k, co
   if (causal_chunk < 0) throw std::invalid_argument("causal chunk must be >= 0, got " + std::to_string(causal_chunk));
 }
 
-Eigen::MatrixXf rounded_to_format(const Eigen::MatrixXf& x, ProductPrecision p) {
-  return x.unaryExpr([p](float e) { return round_to_precision(e, p); });
-}
-
-// a · bᵀ from operands already in the format, each sum in float32 (a naive loop: the reference, not the fast path).
-Eigen::MatrixXf float32_product_abt(const Eigen::MatrixXf& a, const Eigen::MatrixXf& b) {
-  Eigen::MatrixXf out(a.rows(), b.rows());
-  for (Eigen::Index i = 0; i < a.rows(); ++i)
-    for (Eigen::Index j = 0; j < b.rows(); ++j) {
-      float sum = 0;
-      for (Eigen::Index c = 0; c < a.cols(); ++c) sum += a(i, c) * b(j, c);
-      out(i, j) = sum;
-    }
-  return out;
-}
-
 // d^{-1/4} X in float32, as the engine scales its inputs.
 Eigen::MatrixXf scaled_input(const Eigen::MatrixXf& x) {
   const auto s = static_cast<float>(1 / std::sqrt(std::sqrt(static_cast<double>(x.cols()))));
   return x * s;
 }
-
-// γ_n: the relative error bound of an n-term sum of one sign with unit roundoff u.
-double sum_gamma(double n, double u) { return n * u / (1 - n * u); }
-
-}  // namespace
-
-FavorRounding rounding_of(ProductPrecision p) { return FavorRounding{unit_roundoff(p), 0x1p-24, 0x1p-22}; }
-
-FavorRounding gpu_rounding_of(ProductPrecision p) {
-  return FavorRounding{p == ProductPrecision::tf32 ? 0x1p-10 : unit_roundoff(p), 0x1p-23, 0x1p-20};
-}
-
-namespace {
 
 // The features in float32, rounded to the format: queries relative to their row's largest projection (‖q̃‖²/2 is
 // common to the row and cancels in the ratio); keys as log features p − ‖k̃‖²/2, not yet exponentiated.
@@ -180,7 +157,7 @@ TermChain term_chain(Eigen::Index l, Eigen::Index m, int causal_chunk) {
 }  // namespace
 
 Eigen::MatrixXd favor_precision_bound(const Eigen::MatrixXf& q, const Eigen::MatrixXf& k, const Eigen::MatrixXf& v,
-                                      const Eigen::MatrixXf& w, const FavorRounding& r, int causal_chunk) {
+                                      const Eigen::MatrixXf& w, const ProductRounding& r, int causal_chunk) {
   require_favor_shapes(q, k, v, w, causal_chunk);
   const double d = static_cast<double>(q.cols()), lk = static_cast<double>(k.rows());
   const double m = static_cast<double>(w.rows()), u = r.operand, e = r.arithmetic;

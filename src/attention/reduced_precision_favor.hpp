@@ -11,19 +11,6 @@
 
 namespace favorlab {
 
-// The unit roundoffs the bound is built from: the products' operands (the format), the float32 arithmetic and sums,
-// and exp's relative error. rounding_of gives the model's: (u of the format, 2^-24, 2^-22 — exp within 2 ulp).
-struct FavorRounding {
-  double operand = 0x1p-24, arithmetic = 0x1p-24, exp = 0x1p-22;
-};
-FavorRounding rounding_of(ProductPrecision p);
-
-// The CUDA backend's (attention/cuda/): tf32's operands 2^-10 (the tensor cores may cut the fraction rather than
-// round it), bfloat16's 2^-8 (rounded to nearest by favorlab's own kernel), float32's 2^-24; sums 2^-23 (tensor-core
-// accumulators round toward zero, and this also covers the one more rounded subtraction in a key's exponent); exp
-// 2^-20 (a GPU feature passes through two exps, the 1/√m and one product). docs/gpu.md#reduced-precision.
-FavorRounding gpu_rounding_of(ProductPrecision p);
-
 // FAVOR+ of one head with the model's rounding: out = D⁻¹ Φ_Q (Φ_Kᵀ V), Φ = exp(X̃Wᵀ − ‖x̃‖²/2 − stabilizer),
 // X̃ = d^{-1/4} X; queries stabilized by their row's largest projection. Bidirectional (causal_chunk 0): keys by the
 // largest log feature of all keys. Causal (causal_chunk > 0, rows per chunk): query i takes keys j ≤ i, each key held
@@ -37,6 +24,6 @@ Eigen::MatrixXf favor_in_precision(const Eigen::MatrixXf& q, const Eigen::Matrix
 // FAVOR+ in exact arithmetic with the same W. +∞ where the bound says nothing (an exponent error above 0.3, or
 // a denominator the rounding could cancel). Throws like favor_in_precision.
 Eigen::MatrixXd favor_precision_bound(const Eigen::MatrixXf& q, const Eigen::MatrixXf& k, const Eigen::MatrixXf& v,
-                                      const Eigen::MatrixXf& w, const FavorRounding& rounding, int causal_chunk = 0);
+                                      const Eigen::MatrixXf& w, const ProductRounding& rounding, int causal_chunk = 0);
 
 }  // namespace favorlab

@@ -20,11 +20,9 @@ using Real = float;
 
 double first_entry(const Heads<Real>& out) { return double(out.front()(0, 0)); }
 
-// The run's FAVOR configuration as `mechanism`: exact attention multiplies in float32 whatever FAVOR's products do.
 AttentionConfig with(AttentionConfig c, Mechanism mechanism, bool causal) {
   c.mechanism = mechanism;
   c.causal = causal;
-  if (mechanism == Mechanism::exact) c.precision = ProductPrecision::float32;
   return c;
 }
 
@@ -46,6 +44,15 @@ auto on_cuda(CudaWork work, Mechanism mechanism, bool causal, std::optional<Fami
 SpeedMethod in_format_on_cuda(const std::string& float32_name, CudaWork work, bool causal, ProductPrecision products) {
   return {float32_name + "_" + std::string(product_precision_name(products)), false, {},
           on_cuda(work, Mechanism::favor, causal, std::nullopt, HalfInputs::off, products)};
+}
+
+// Exact attention in bfloat16 through cuDNN's fused attention (device only, in builds that have cuDNN).
+SpeedMethod exact_cudnn_on_cuda(const std::string& name, bool causal) {
+  SpeedMethod m{name, true, {},
+                on_cuda(CudaWork::attention, Mechanism::exact, causal, std::nullopt, HalfInputs::off,
+                        ProductPrecision::bfloat16)};
+  m.needs_cudnn = true;
+  return m;
 }
 
 // FAVOR on the device with its inputs held in a 16-bit format (no CPU method: rounding the inputs changes nothing of
@@ -157,6 +164,9 @@ const std::vector<SpeedMethod>& speed_methods() {
       in_format_on_cuda("favor_bidirectional", CudaWork::attention, false, ProductPrecision::bfloat16),
       in_format_on_cuda("favor_causal", CudaWork::attention, true, ProductPrecision::bfloat16),
       in_format_on_cuda("gemm", CudaWork::favor_products, false, ProductPrecision::bfloat16),
+      // The exact baseline at library speed: cuDNN's fused (flash) attention in bfloat16.
+      exact_cudnn_on_cuda("exact_bfloat16", false),
+      exact_cudnn_on_cuda("exact_causal_bfloat16", true),
   };
   return table;
 }

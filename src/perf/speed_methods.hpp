@@ -43,8 +43,12 @@ struct SpeedMethod {
   // The method on the GPU (time_on_cuda's work and configuration); empty: no device implementation.
   std::function<CudaTiming(const SpeedInputs&, const AttentionConfig& favor, int repeats)> cuda;
   HalfInputs half = HalfInputs::off;  // the format the device holds Q, K, V in (their bytes in the memory ratio)
+  bool needs_cudnn = false;           // the device method is cuDNN's fused attention (absent from some builds)
 
-  bool runs_on(Backend backend) const { return backend == Backend::cpu ? bool(run) : bool(cuda); }
+  bool runs_on(Backend backend) const {
+    if (backend == Backend::cpu) return bool(run);
+    return bool(cuda) && (!needs_cudnn || cudnn_available().available);
+  }
 };
 
 // The table, in the order the sweep interleaves them.

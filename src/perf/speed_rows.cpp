@@ -1,7 +1,10 @@
 #include "perf/speed_rows.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <map>
 #include <string>
+#include <vector>
 
 #include "attention/product_precision.hpp"
 #include "perf/crossover.hpp"
@@ -66,6 +69,33 @@ Json time_row(const SpeedShape& shape, int threads, const std::string& method, i
   return row;
 }
 
+// The device's paths of one computation, any of which may be missing from a run (cuDNN absent, a method dropped).
+const std::vector<std::string> kExactBidirectional{"exact", "exact_bfloat16"};
+const std::vector<std::string> kExactCausal{"exact_causal", "exact_causal_bfloat16"};
+const std::vector<std::string> kFavorBidirectional{"favor_bidirectional", "favor_bidirectional_tf32",
+                                                   "favor_bidirectional_bfloat16"};
+const std::vector<std::string> kFavorCausal{"favor_causal", "favor_causal_tf32", "favor_causal_bfloat16"};
+
+// The least median time at each L over the methods of `names` that the run measured, and which those were.
+struct FastestCurve {
+  std::map<int, double> seconds;
+  std::vector<std::string> methods;
+};
+
+FastestCurve fastest_curve(const SpeedMethodPoints& by_method, const std::vector<std::string>& names) {
+  FastestCurve out;
+  for (const std::string& name : names) {
+    const auto found = by_method.find(name);
+    if (found == by_method.end()) continue;
+    out.methods.push_back(name);
+    for (const auto& [l, seconds] : median_seconds(found->second)) {
+      const auto [at, fresh] = out.seconds.emplace(l, seconds);
+      if (!fresh) at->second = std::min(at->second, seconds);
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 double speed_gemm_flops(int heads, int l, int d, int m) { return heads * favor_bare_product_flops(l, l, d, m, d); }
@@ -88,12 +118,27 @@ void add_speed_rows(Json& rows, const SpeedSweep& sweep, const std::vector<Speed
         fit["dropped"] = dropped ? Json(found->second.at(method)) : Json(nullptr);
         rows.push_back(fit);
       }
-      const bool both = by_method.count("exact") && by_method.count("favor_bidirectional");
-      const double crossover = both ? crossover_length(median_seconds(by_method.at("exact")),
-                                                       median_seconds(by_method.at("favor_bidirectional")))
-                                    : NAN;
-      rows.push_back(Json{{"kind", "crossover"}, {"shape", shape.name}, {"heads", shape.heads}, {"threads", threads},
-                          {"crossover_L", number_or_null(crossover)}});
+      if (!s.gpu) {
+        const bool both = by_method.count("exact") && by_method.count("favor_bidirectional");
+        const double crossover = both ? crossover_length(median_seconds(by_method.at("exact")),
+                                                         median_seconds(by_method.at("favor_bidirectional")))
+                                      : NAN;
+        rows.push_back(Json{{"kind", "crossover"}, {"shape", shape.name}, {"heads", shape.heads},
+                            {"threads", threads}, {"crossover_L", number_or_null(crossover)}});
+        continue;
+      }
+      // On the device, against favorlab's fastest exact path (the tiled float32 kernel or cuDNN's in bfloat16) with
+      // FAVOR at its fastest format, in both modes.
+      for (const bool causal : {false, true}) {
+        const FastestCurve exact = fastest_curve(by_method, causal ? kExactCausal : kExactBidirectional);
+        const FastestCurve favor = fastest_curve(by_method, causal ? kFavorCausal : kFavorBidirectional);
+        const double crossover =
+            exact.seconds.empty() || favor.seconds.empty() ? NAN : crossover_length(exact.seconds, favor.seconds);
+        rows.push_back(Json{{"kind", "crossover"}, {"shape", shape.name}, {"heads", shape.heads},
+                            {"threads", threads}, {"mode", causal ? "causal" : "bidirectional"},
+                            {"crossover_L", number_or_null(crossover)}, {"exact_methods", exact.methods},
+                            {"favor_methods", favor.methods}});
+      }
     }
   }
 }

@@ -9,7 +9,7 @@
 
 #include "attention/backend.hpp"
 #include "attention/reduced_precision_favor.hpp"
-#include "favor_long_double.hpp"
+#include "long_double_references.hpp"
 
 using namespace favorlab;
 using test::favor_long_double;

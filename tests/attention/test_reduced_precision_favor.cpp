@@ -9,7 +9,7 @@
 #include <stdexcept>
 
 #include "attention/reduced_precision_favor.hpp"
-#include "favor_long_double.hpp"
+#include "long_double_references.hpp"
 
 using namespace favorlab;
 
@@ -128,7 +128,7 @@ TEST_CASE("the GPU's rounding model: a bound no tighter than the reference's tha
   const Eigen::Index l = h.k.rows();
   for (ProductPrecision p : {ProductPrecision::float32, ProductPrecision::tf32, ProductPrecision::bfloat16}) {
     INFO(product_precision_name(p));
-    const FavorRounding gpu = gpu_rounding_of(p), model = rounding_of(p);
+    const ProductRounding gpu = gpu_rounding_of(p), model = rounding_of(p);
     CHECK(gpu.operand >= model.operand);
     CHECK(gpu.arithmetic >= model.arithmetic);
     CHECK(gpu.exp >= model.exp);

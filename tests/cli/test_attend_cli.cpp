@@ -167,7 +167,8 @@ TEST_CASE("attend --precision: float32 is the default, a GPU format needs --back
                   "--precision bfloat16 is a GPU format: the cpu backend multiplies in float32 or float64", dir,
                   "x.npy");
   check_bad_input("attend --q q.npy --k k.npy --v v.npy --precision tf32 --mechanism exact --backend cuda --out x.npy",
-                  "--precision tf32: exact attention multiplies in float32 only", dir, "x.npy");
+                  "--precision tf32: exact attention runs in float32, or in bfloat16 through cuDNN's fused attention",
+                  dir, "x.npy");
   check_bad_input("attend --q q.npy --k k.npy --v v.npy --precision fp8 --out x.npy",
                   "--precision must be float32, tf32 or bfloat16 (got 'fp8')", dir, "x.npy");
   fs::remove_all(dir);

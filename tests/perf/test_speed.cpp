@@ -318,7 +318,8 @@ TEST_CASE("speed driver at a tiny size writes every method, field, fit and check
   CHECK(doc["params"]["methods_without_this_backend"] ==
         nlohmann::json({"favor_bidirectional_bfloat16_inputs", "favor_causal_float16_inputs",
                         "favor_causal_bfloat16_inputs", "favor_bidirectional_tf32", "favor_causal_tf32", "gemm_tf32",
-                        "favor_bidirectional_bfloat16", "favor_causal_bfloat16", "gemm_bfloat16"}));
+                        "favor_bidirectional_bfloat16", "favor_causal_bfloat16", "gemm_bfloat16", "exact_bfloat16",
+                        "exact_causal_bfloat16"}));
   // FAVOR vs its GEMMs, causal vs bidirectional, 2 threads (3 methods), PermuteFormer vs FAVOR (2), the tiled exact
   // kernel's gain, oprf and sderf vs positive, exact vs FAVOR (2), the GEMMs and FAVOR both ways against the FMA peak
   // (3), the Monte Carlo engine, causal peak memory.
@@ -372,6 +373,9 @@ TEST_CASE("speed --backend cuda at a tiny size: every device method, device peak
                              "favor_causal_tf32", "gemm_tf32", "favor_bidirectional_bfloat16", "favor_causal_bfloat16",
                              "gemm_bfloat16"})
     CHECK(count[method] == 4);
+  // cuDNN's fused attention where the build has it.
+  for (const char* method : {"exact_bfloat16", "exact_causal_bfloat16"})
+    CHECK(count[method] == (cudnn_available().available ? 4 : 0));
   // Each format's FAVOR is held to its own bare products.
   for (const auto& row : doc["rows"])
     if (row["kind"] == "time" && row["method"] == "favor_bidirectional_bfloat16") CHECK(row.contains("gemm_flops_per_second"));

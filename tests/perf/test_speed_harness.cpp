@@ -294,6 +294,36 @@ TEST_CASE("speed rows from synthetic power-law timings: slopes, crossover, ratio
   CHECK(rows.back()["crossover_L"].is_null());
 }
 
+TEST_CASE("speed rows on the device: the crossover against favorlab's fastest exact path and fastest FAVOR",
+          "[speed]") {
+  SpeedSweep sweep;
+  for (int l : {512, 1024, 2048, 4096}) {
+    auto& by_method = sweep.points["regular"][1];
+    by_method["exact"][l] = point(1e-9 * l * l);
+    by_method["exact_bfloat16"][l] = point(0.25e-9 * l * l);  // 4x faster: the crossover moves 4x out
+    by_method["favor_bidirectional"][l] = point(2e-6 * l);
+    by_method["favor_bidirectional_bfloat16"][l] = point(1e-6 * l);
+    by_method["exact_causal"][l] = point(0.5e-9 * l * l);
+    by_method["favor_causal"][l] = point(1e-6 * l);
+  }
+  SpeedRowSettings settings;
+  settings.gpu = true;
+  Json rows = Json::array();
+  add_speed_rows(rows, sweep, {{"regular", 8}}, settings);
+  std::map<std::string, Json> crossover;
+  for (const Json& row : rows)
+    if (row["kind"] == "crossover") crossover[row["mode"].get<std::string>()] = row;
+  REQUIRE(crossover.size() == 2);
+  // Bidirectional: 0.25e-9 L² = 1e-6 L at L = 4000 (against the tiled kernel alone it would be 1000, with float32
+  // FAVOR 2000: both wrong theories).
+  CHECK(crossover["bidirectional"]["crossover_L"].get<double>() == Approx(4000).epsilon(kRounding));
+  CHECK(crossover["bidirectional"]["exact_methods"] == Json({"exact", "exact_bfloat16"}));
+  CHECK(crossover["bidirectional"]["favor_methods"] == Json({"favor_bidirectional", "favor_bidirectional_bfloat16"}));
+  // Causal, with no cuDNN row: 0.5e-9 L² = 1e-6 L at L = 2000.
+  CHECK(crossover["causal"]["crossover_L"].get<double>() == Approx(2000).epsilon(kRounding));
+  CHECK(crossover["causal"]["exact_methods"] == Json({"exact_causal"}));
+}
+
 TEST_CASE("the causal memory target from synthetic peaks: judged at L = 65536 only", "[speed][memory]") {
   const int d = 64, l = 65536;
   const double in = 3.0 * l * d * 4, out = 1.0 * l * d * 4;

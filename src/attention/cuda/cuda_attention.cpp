@@ -148,6 +148,18 @@ DeviceProjection device_projection(const Heads<float>& q, const Heads<float>& k,
   return out;
 }
 
+// Exact attention in bfloat16 runs through cuDNN's fused attention: refused, naming why, in a build without it, and
+// for the estimate of A V (cuDNN's kernel always divides by the row sums).
+void require_cudnn_exact(const AttentionConfig& config) {
+  std::string reason;
+  if (!cuda_detail::cudnn_attention_built(reason))
+    throw std::invalid_argument("--precision bfloat16 with --mechanism exact needs cuDNN's fused attention, which "
+                                "this build has not: " + reason);
+  if (!config.renormalize)
+    throw std::invalid_argument("--precision bfloat16 with --mechanism exact: cuDNN's fused attention always "
+                                "normalizes (drop --no-renormalize)");
+}
+
 // Validation shared by attend_cuda and time_cuda.
 // inputs_checked: the caller holds AttentionInputs for exactly these arguments.
 cuda_detail::Shape checked_shape(const Heads<float>& q, const Heads<float>& k, const Heads<float>& v,
@@ -175,7 +187,10 @@ Heads<float> attend_cuda_rounded(const Heads<float>& q, const Heads<float>& k, c
   std::vector<float> out(static_cast<std::size_t>(shape.heads) * static_cast<std::size_t>(shape.lq) *
                          static_cast<std::size_t>(shape.dv));
 
-  if (config.mechanism == Mechanism::exact) {
+  if (config.mechanism == Mechanism::exact && config.precision == ProductPrecision::bfloat16) {
+    require_cudnn_exact(config);
+    cuda_detail::exact_attention_cudnn(shape, config.causal, exact_logit_scale(shape.d), in.host, out.data());
+  } else if (config.mechanism == Mechanism::exact) {
     cuda_detail::exact_attention_device(shape, config.causal, config.renormalize, exact_logit_scale(shape.d), in.host,
                                         out.data());
   } else {
@@ -238,10 +253,15 @@ CudaTiming time_cuda_rounded(CudaWork work, const Heads<float>& q, const Heads<f
   cuda_detail::DeviceTiming timing;
   switch (work) {
     case CudaWork::attention:
-      timing = config.mechanism == Mechanism::exact
-                   ? cuda_detail::time_exact_device(shape, config.causal, config.renormalize,
-                                                    exact_logit_scale(shape.d), in.host, repeats)
-                   : time_favor(shape, config, q, k, in, w, repeats);
+      if (config.mechanism == Mechanism::exact && config.precision == ProductPrecision::bfloat16) {
+        require_cudnn_exact(config);
+        timing = cuda_detail::time_exact_cudnn(shape, config.causal, exact_logit_scale(shape.d), in.host, repeats);
+      } else if (config.mechanism == Mechanism::exact) {
+        timing = cuda_detail::time_exact_device(shape, config.causal, config.renormalize, exact_logit_scale(shape.d),
+                                                in.host, repeats);
+      } else {
+        timing = time_favor(shape, config, q, k, in, w, repeats);
+      }
       break;
     case CudaWork::favor_products: {
       const RowMajor<float> wf = w.cast<float>();
@@ -272,6 +292,7 @@ extern "C" const favorlab::CudaModule* favorlab_cuda_module() {
   using namespace favorlab;
   static const CudaModule table{
       &cuda_device_present,
+      &cuda_detail::cudnn_attention_built,
       [](const Heads<float>& q, const Heads<float>& k, const Heads<float>& v, const Eigen::MatrixXd& w,
          const AttentionConfig& config, HalfInputs half) { return attend_cuda<float>(q, k, v, w, config, half); },
       [](const AttentionInputs<float>& in, HalfInputs half) { return attend_cuda(in, half); },

@@ -45,6 +45,7 @@ CudaTiming time_cuda(CudaWork work, const Heads<float>& q, const Heads<float>& k
 // CPU run never maps the CUDA libraries (they reserve far more address space than favorlab itself needs).
 struct CudaModule {
   bool (*device_present)(std::string& reason);
+  bool (*cudnn_built)(std::string& reason);  // cuDNN's fused attention is in this module (exact attention, bfloat16)
   Heads<float> (*attend)(const Heads<float>& q, const Heads<float>& k, const Heads<float>& v, const Eigen::MatrixXd& w,
                          const AttentionConfig& config, HalfInputs half);
   Heads<float> (*attend_inputs)(const AttentionInputs<float>& in, HalfInputs half);

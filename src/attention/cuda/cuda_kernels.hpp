@@ -80,6 +80,16 @@ void exact_attention_device(const Shape& shape, bool causal, bool renormalize, f
 DeviceTiming time_exact_device(const Shape& shape, bool causal, bool renormalize, float logit_scale,
                                const HostInputs& inputs, int repeats);
 
+// Exact softmax attention in bfloat16 through cuDNN's fused attention (cudnn_attention.cu): Q, K, V rounded to
+// bfloat16 on the device, float32 softmax and sums, the output stored in bfloat16 and widened. Throws
+// std::runtime_error in a build without cuDNN (cudnn_attention_built says why) or where cuDNN refuses the shape.
+void exact_attention_cudnn(const Shape& shape, bool causal, float logit_scale, const HostInputs& inputs, float* out);
+DeviceTiming time_exact_cudnn(const Shape& shape, bool causal, float logit_scale, const HostInputs& inputs,
+                              int repeats);
+
+// Whether this build has cuDNN's fused attention; `reason` names the versions, or says why not.
+bool cudnn_attention_built(std::string& reason);
+
 // Whether a CUDA device can be used; `reason` says why not (or names device 0).
 bool cuda_device_present(std::string& reason);
 

@@ -1,6 +1,7 @@
 #pragma once
-// FAVOR+ in long double and the entry-by-entry check against a rounding bound, shared by the reduced-precision
-// tests on the CPU (tests/attention/test_reduced_precision_favor.cpp) and on the GPU (tests/attention/test_cuda.cpp).
+// FAVOR+ and softmax attention in long double, and the entry-by-entry check against a rounding bound, shared by the
+// reduced-precision tests on the CPU (test_reduced_precision_favor.cpp, test_reduced_precision_exact.cpp) and on the
+// GPU (test_product_gemm.cpp, test_cudnn_attention.cpp).
 #include <Eigen/Dense>
 
 #include <algorithm>
@@ -32,6 +33,22 @@ inline Eigen::MatrixXd favor_long_double(const Eigen::MatrixXf& q, const Eigen::
     const Eigen::Matrix<long double, Eigen::Dynamic, 1> s = phi_k.topRows(keys) * phi_q.transpose();
     const LongMatrix numerators = s.transpose() * v.topRows(keys).cast<long double>();
     for (Eigen::Index c = 0; c < v.cols(); ++c) out(i, c) = static_cast<double>(numerators(0, c) / s.sum());
+  }
+  return out;
+}
+
+// Softmax attention written out in long double; causal: query i takes keys 0 … i.
+inline Eigen::MatrixXd exact_long_double(const Eigen::MatrixXf& q, const Eigen::MatrixXf& k, const Eigen::MatrixXf& v,
+                                         bool causal = false) {
+  const LongMatrix logits = q.cast<long double>() * k.cast<long double>().transpose() /
+                            std::sqrt(static_cast<long double>(q.cols()));
+  Eigen::MatrixXd out(q.rows(), v.cols());
+  for (Eigen::Index i = 0; i < q.rows(); ++i) {
+    const Eigen::Index keys = causal ? i + 1 : k.rows();
+    const auto row = logits.row(i).head(keys);
+    const Eigen::Matrix<long double, 1, Eigen::Dynamic> weights = (row.array() - row.maxCoeff()).exp();
+    const LongMatrix numerators = weights * v.topRows(keys).cast<long double>();
+    for (Eigen::Index c = 0; c < v.cols(); ++c) out(i, c) = static_cast<double>(numerators(0, c) / weights.sum());
   }
   return out;
 }
@@ -68,6 +85,6 @@ inline Eigen::Index outside(const Eigen::MatrixXf& computed, const Eigen::Matrix
 }
 
 // The long-double reference's own rounding, in the bound's terms.
-inline const FavorRounding kLongDoubleRounding{0x1p-64, 0x1p-64, 0x1p-63};
+inline const ProductRounding kLongDoubleRounding{0x1p-64, 0x1p-64, 0x1p-63};
 
 }  // namespace favorlab::test
