@@ -7,8 +7,9 @@ Writes a result file of favorlab's schema (favorlab.result/1, experiment "gpu-pe
 Shapes: those of `favorlab speed --backend cuda`: regular (8 heads) and small (1 head), d = dv = 64, m = 256 random
 features, L = 1024, 2048, ... --max-L. Entries, every one timed on the device with CUDA events:
   - favorlab: one `favorlab speed --backend cuda` process per repeat over every L and both shapes, which times every
-    device method it has (exact and causal exact in float32; FAVOR bidirectional and causal with float32, tf32 and
-    bfloat16 products; its bare products) and reports the faster of two trials (seconds_min);
+    device method it has (exact and causal exact in float32, and in bfloat16 through cuDNN where the build has it;
+    FAVOR bidirectional and causal with float32, tf32 and bfloat16 products; its bare products) and reports the
+    faster of two trials (seconds_min);
   - PyTorch's scaled_dot_product_attention with one backend forced at a time (flash, memory-efficient, cuDNN), in
     bfloat16 and float32, bidirectional and causal; a backend that refuses a dtype or shape is recorded as such;
   - flash-linear-attention's chunked causal linear attention (chunk_linear_attn, normalize=True, scale 1) fed
@@ -304,13 +305,13 @@ def time_rows(samples):
     return rows
 
 
-def fastest(rows, shape, length, mode, kinds, implementations=None, dtype=None):
+def fastest(rows, shape, length, mode, kinds, implementations=None, products=None):
     """The time row of least median among those of this shape, L and mode whose class is in kinds (and whose
-    implementation is in implementations, dtype is dtype, where given)."""
+    implementation is in implementations, whose products are in that format, where given)."""
     candidates = [r for r in rows if r["kind"] == "time" and r["shape"] == shape and r["L"] == length and
                   r["mode"] == mode and r["class"] in kinds and
                   (implementations is None or r["implementation"] in implementations) and
-                  (dtype is None or r["dtype"] == dtype)]
+                  (products is None or r["products"] == products)]
     return min(candidates, key=lambda r: r["seconds_median"]) if candidates else None
 
 
@@ -381,18 +382,20 @@ def checks_of(rows):
     checks = []
     lengths = sorted({r["L"] for r in rows if r["kind"] == "time" and r["L"] >= 4096})
     for mode in MODES:
-        # favorlab's exact kernel multiplies in float32: held to SDPA's fastest backend in float32.
+        # Each of favorlab's exact paths against SDPA's fastest backend in its own format: the tiled kernel in
+        # float32, cuDNN's fused attention in bfloat16.
         points = []
-        for shape in SHAPES:
-            for length in lengths:
-                ours = fastest(rows, shape, length, mode, {"exact"}, {"favorlab"})
-                theirs = fastest(rows, shape, length, mode, {"exact"}, {"pytorch"}, "float32")
-                if ours and theirs:
-                    points.append((shape, length, ours["seconds_median"] / theirs["seconds_median"]))
+        for products in ("float32", "bfloat16"):
+            for shape in SHAPES:
+                for length in lengths:
+                    ours = fastest(rows, shape, length, mode, {"exact"}, {"favorlab"}, products)
+                    theirs = fastest(rows, shape, length, mode, {"exact"}, {"pytorch"}, products)
+                    if ours and theirs:
+                        points.append((f"{shape}/{products}", length, ours["seconds_median"] / theirs["seconds_median"]))
         checks.append(timing_check(
             f"Target: {mode} exact attention <= 1.15x PyTorch SDPA's fastest backend, same dtype, L >= 4096",
-            "time(favorlab's exact kernel, float32) / time(the fastest SDPA backend in float32), both shapes", points,
-            1.15, "; favorlab's exact kernel is float32 only (no bfloat16 exact path is built)"))
+            "time(favorlab's exact path in a format) / time(the fastest SDPA backend in that format), both shapes, "
+            "float32 and bfloat16", points, 1.15))
     checks.append(timing_check(
         "Target: causal FAVOR at L = 65536, 8 heads, bfloat16 products <= 2 ms",
         "seconds of favorlab favor_causal_bfloat16, regular shape, L = 65536 (the target is the time itself)",
