@@ -23,7 +23,6 @@ seconds at some L is skipped at every larger L (a "dropped" row says why).
 Checks are timings: measured, never judged. Crossover rows give, per shape and mode, the first L from which
 favorlab's fastest FAVOR beats the fastest exact kernel of any library and dtype at that L and every larger one.
 """
-import argparse
 import inspect
 import json
 import math
@@ -37,7 +36,7 @@ import time
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from peer_bench import finite_or_none, run_favorlab, version, write_atomically  # noqa: E402
+from peer_bench import OneLineParser, finite_or_none, run_favorlab, version, write_atomically  # noqa: E402
 
 D, M = 64, 256
 SHAPES = {"regular": 8, "small": 1}
@@ -53,12 +52,8 @@ def say(line):
     print(f"gpu_peer_bench: {line}", file=sys.stderr, flush=True)
 
 
-class Parser(argparse.ArgumentParser):
-    """argparse with one 'gpu_peer_bench: error: ...' line and exit status 2 on bad arguments."""
-
-    def error(self, message):
-        print(f"gpu_peer_bench: error: {message}", file=sys.stderr)
-        sys.exit(2)
+class Parser(OneLineParser):
+    name = "gpu_peer_bench"
 
 
 def parse_args(argv):

@@ -51,10 +51,11 @@ def say(line):
 
 
 class OneLineParser(argparse.ArgumentParser):
-    """argparse with a single 'peer_bench: error: ...' line and exit status 2 on bad arguments."""
+    """argparse with a single '<name>: error: ...' line and exit status 2 on bad arguments."""
+    name = "peer_bench"
 
     def error(self, message):
-        print(f"peer_bench: error: {message}", file=sys.stderr)
+        print(f"{self.name}: error: {message}", file=sys.stderr)
         sys.exit(2)
 
 

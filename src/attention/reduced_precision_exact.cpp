@@ -11,6 +11,7 @@
 namespace favorlab {
 
 using format_arithmetic::float32_product_abt;
+using format_arithmetic::ratio_bound_row;
 using format_arithmetic::rounded_to_format;
 using format_arithmetic::sum_gamma;
 
@@ -85,22 +86,14 @@ Eigen::MatrixXd exact_precision_bound(const Eigen::MatrixXf& q, const Eigen::Mat
     const double terms = std::exp(tau) * (1 + r.exp) * (1 + u) * std::pow((1 + r.exp) * (1 + e), rescales);
     const double sums = 1 + sum_gamma(n + rescales + 1, e);
     const double eta_d = terms * sums - 1, eta_n = terms * (1 + u) * sums - 1;
-    const Eigen::RowVectorXd weights = (row.array() - top).exp().matrix();  // exact, relative to the row maximum
-    const double denominator = weights.sum();                                // ≥ 1
+    const Eigen::VectorXd weights = (row.array() - top).exp().matrix().transpose();  // exact; their sum D ≥ 1
     const double eps_d = 2 * omega * n * terms * sums;  // weights below float's normal range: absolute
-    const double shrink = 1 - eta_d - 2 * eps_d / denominator;
-    for (Eigen::Index c = 0; c < v.cols(); ++c) {
-      if (!(shrink > 0)) {
-        out(i, c) = inf;
-        continue;
-      }
-      const Eigen::VectorXd magnitudes = v.col(c).head(keys).cast<double>().cwiseAbs();
-      const double a = weights.dot(magnitudes) / denominator;  // Σ_j a_ij |v_jc|
-      const double eps_n = eps_d * (1 + u) * magnitudes.maxCoeff();
-      const double before_store =
-          ((eta_n + eta_d + e * (1 + eta_n)) * a + (1 + e) * 2 * (eps_n + a * eps_d) / denominator) / shrink;
-      out(i, c) = before_store + u * (a + before_store);  // the output stored in the format
-    }
+    const Eigen::RowVectorXd before_store =
+        ratio_bound_row(weights, v.topRows(keys), eta_n, eta_d, eps_d, 1.0, u, e);
+    // The output stored in the format: u times |o| ≤ Σ_j a_ij |v_jc| plus the error before it.
+    const Eigen::RowVectorXd attended =
+        (weights.transpose() * v.topRows(keys).cast<double>().cwiseAbs()) / weights.sum();
+    out.row(i) = before_store + u * (attended + before_store);
   }
   return out;
 }

@@ -11,6 +11,7 @@
 namespace favorlab {
 
 using format_arithmetic::float32_product_abt;
+using format_arithmetic::ratio_bound_row;
 using format_arithmetic::rounded_to_format;
 using format_arithmetic::sum_gamma;
 
@@ -203,19 +204,9 @@ Eigen::MatrixXd favor_precision_bound(const Eigen::MatrixXf& q, const Eigen::Mat
     const double eta_n = features * std::pow(1 + u, chain.roundings + 1) - 1;
     const Eigen::RowVectorXd phi_q = (pq.row(i).array() - pq.row(i).maxCoeff()).exp().matrix();
     const Eigen::VectorXd s = phi_k.topRows(keys) * phi_q.transpose();  // s_ij > 0 for every key j
-    const double denominator = s.sum() * (causal_chunk > 0 ? std::exp(top - running) : 1.0);
     const double eps_d = 4 * omega * lk * m * features * std::pow(1 + u, chain.roundings + 1);
-    const double shrink = 1 - eta_d - 2 * eps_d / denominator;
-    for (Eigen::Index c = 0; c < v.cols(); ++c) {
-      if (!(shrink > 0)) {
-        out(i, c) = inf;
-        continue;
-      }
-      const Eigen::VectorXd magnitudes = v.col(c).head(keys).cast<double>().cwiseAbs();
-      const double a = s.dot(magnitudes) / s.sum();  // Σ_j a_ij |v_jc|
-      const double eps_n = eps_d * (1 + u) * magnitudes.maxCoeff();
-      out(i, c) = ((eta_n + eta_d + e * (1 + eta_n)) * a + (1 + e) * 2 * (eps_n + a * eps_d) / denominator) / shrink;
-    }
+    out.row(i) = ratio_bound_row(s, v.topRows(keys), eta_n, eta_d, eps_d,
+                                 causal_chunk > 0 ? std::exp(top - running) : 1.0, u, e);
   }
   return out;
 }

@@ -169,6 +169,15 @@ class DeviceInput {
   DeviceArray<std::uint16_t> bits_;
 };
 
+// Q (heads×lq×d), K (heads×lk×d) and V (heads×lk×dv) of one call on the device, in their host format.
+struct DeviceQkv {
+  DeviceInput q, k, v;
+  DeviceQkv(const Shape& s, const HostInputs& h)
+      : q(h.format, h.q, std::size_t(s.heads) * s.lq * s.d),
+        k(h.format, h.k, std::size_t(s.heads) * s.lk * s.d),
+        v(h.format, h.v, std::size_t(s.heads) * s.lk * s.dv) {}
+};
+
 // A CUDA event, destroyed on every exit path.
 class DeviceEvent {
  public:

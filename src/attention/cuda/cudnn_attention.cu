@@ -145,16 +145,8 @@ DeviceArray<__nv_bfloat16> in_bfloat16(const DeviceInput& x, std::size_t count) 
   return out;
 }
 
-struct CudnnInputs {
-  DeviceInput q, k, v;
-  CudnnInputs(const Shape& s, const HostInputs& h)
-      : q(h.format, h.q, std::size_t(s.heads) * s.lq * s.d),
-        k(h.format, h.k, std::size_t(s.heads) * s.lk * s.d),
-        v(h.format, h.v, std::size_t(s.heads) * s.lk * s.dv) {}
-};
-
 // The forward on device-resident inputs: the rounding to bfloat16, the fused kernel, the widening of the output.
-DeviceBuffer cudnn_forward(const Shape& s, const Sdpa& sdpa, const CudnnInputs& in) {
+DeviceBuffer cudnn_forward(const Shape& s, const Sdpa& sdpa, const DeviceQkv& in) {
   const std::size_t nq = std::size_t(s.heads) * s.lq * s.d, nk = std::size_t(s.heads) * s.lk * s.d;
   const std::size_t nv = std::size_t(s.heads) * s.lk * s.dv, no = std::size_t(s.heads) * s.lq * s.dv;
   DeviceArray<__nv_bfloat16> q = in_bfloat16(in.q, nq), k = in_bfloat16(in.k, nk), v = in_bfloat16(in.v, nv);
@@ -182,13 +174,13 @@ bool cudnn_attention_built(std::string& reason) {
 }
 
 void exact_attention_cudnn(const Shape& s, bool causal, float logit_scale, const HostInputs& inputs, float* out) {
-  const CudnnInputs in(s, inputs);
+  const DeviceQkv in(s, inputs);
   cudnn_forward(s, sdpa_for(s, causal, logit_scale), in).download(out);  // synchronizes: a failure reports here
   check_cuda(cudaGetLastError(), "exact_attention_cudnn");
 }
 
 DeviceTiming time_exact_cudnn(const Shape& s, bool causal, float logit_scale, const HostInputs& inputs, int repeats) {
-  const CudnnInputs in(s, inputs);
+  const DeviceQkv in(s, inputs);
   const Sdpa& sdpa = sdpa_for(s, causal, logit_scale);  // built before the timing
   return time_forward(repeats, [&] { return cudnn_forward(s, sdpa, in); });
 }

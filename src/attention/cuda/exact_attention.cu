@@ -145,12 +145,8 @@ DeviceBuffer exact_forward(const Shape& s, bool causal, bool renormalize, float 
 }
 
 // The raw inputs on the device, in their format.
-struct ExactInputs {
-  DeviceInput q, k, v;
-  ExactInputs(const Shape& s, const HostInputs& h)
-      : q(h.format, h.q, std::size_t(s.heads) * s.lq * s.d),
-        k(h.format, h.k, std::size_t(s.heads) * s.lk * s.d),
-        v(h.format, h.v, std::size_t(s.heads) * s.lk * s.dv) {}
+struct ExactInputs : DeviceQkv {
+  using DeviceQkv::DeviceQkv;
 
   // The forward on these inputs, the kernel instantiated for their element type.
   DeviceBuffer forward(const Shape& s, bool causal, bool renormalize, float logit_scale) const {

@@ -315,14 +315,11 @@ DeviceBuffer with_ones(const Shape& s, const DeviceInput& v) {
 
 // The raw inputs on the device: q heads×lq×d, k heads×lk×d, v heads×lk×dv in their format, w m×d (heads×m×d and
 // offsets heads×m for a per-head projection).
-struct DeviceInputs {
-  DeviceInput q, k, v;
+struct DeviceInputs : DeviceQkv {
   DeviceBuffer w, offsets;
   DeviceInputs(const Shape& s, int m, const HostInputs& h, const float* wh, bool per_head = false,
                const float* oh = nullptr)
-      : q(h.format, h.q, std::size_t(s.heads) * s.lq * s.d),
-        k(h.format, h.k, std::size_t(s.heads) * s.lk * s.d),
-        v(h.format, h.v, std::size_t(s.heads) * s.lk * s.dv),
+      : DeviceQkv(s, h),
         w(uploaded(wh, std::size_t(per_head ? s.heads : 1) * m * s.d)),
         offsets(oh != nullptr ? uploaded(oh, std::size_t(s.heads) * m) : DeviceBuffer(0)) {}
 };
