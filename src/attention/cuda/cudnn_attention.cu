@@ -128,7 +128,7 @@ const Sdpa& sdpa_for(const Shape& s, bool causal, float logit_scale) {
 
 // x widened to float and rounded to bfloat16, to nearest even (exact for bfloat16 inputs).
 template <class In>
-__global__ void to_bfloat16_kernel(const In* x, __nv_bfloat16* y, std::size_t count) {
+__global__ void inputs_to_bfloat16_kernel(const In* x, __nv_bfloat16* y, std::size_t count) {
   for (std::size_t i = first_index(); i < count; i += grid_stride()) y[i] = __float2bfloat16_rn(widened(x[i]));
 }
 
@@ -139,9 +139,9 @@ __global__ void widen_kernel(const __nv_bfloat16* x, float* y, std::size_t count
 DeviceArray<__nv_bfloat16> in_bfloat16(const DeviceInput& x, std::size_t count) {
   DeviceArray<__nv_bfloat16> out(count);
   x.visit([&](const auto* values) {
-    to_bfloat16_kernel<<<blocks_for(count, kThreads), kThreads>>>(values, out.get(), count);
+    inputs_to_bfloat16_kernel<<<blocks_for(count, kThreads), kThreads>>>(values, out.get(), count);
   });
-  check_launch("to_bfloat16_kernel");
+  check_launch("inputs_to_bfloat16_kernel");
   return out;
 }
 
