@@ -22,7 +22,8 @@ else()
   if(NOT CUDNN_INCLUDE_DIR OR NOT CUDNN_LIBRARY)
     set(_favorlab_cudnn_why "no cuDNN found (cudnn.h and libcudnn, set CUDNN_ROOT)")
   elseif(NOT CUDNN_FRONTEND_INCLUDE_DIR)
-    set(_favorlab_cudnn_why "no cuDNN frontend headers (run scripts/cudnn-frontend.sh or set CUDNN_FRONTEND_INCLUDE_DIR)")
+    set(_favorlab_cudnn_why
+        "no cuDNN frontend headers (run scripts/cudnn-frontend.sh or set CUDNN_FRONTEND_INCLUDE_DIR)")
   endif()
 endif()
 

@@ -386,7 +386,8 @@ def checks_of(rows):
                     ours = fastest(rows, shape, length, mode, {"exact"}, {"favorlab"}, products)
                     theirs = fastest(rows, shape, length, mode, {"exact"}, {"pytorch"}, products)
                     if ours and theirs:
-                        points.append((f"{shape}/{products}", length, ours["seconds_median"] / theirs["seconds_median"]))
+                        ratio = ours["seconds_median"] / theirs["seconds_median"]
+                        points.append((f"{shape}/{products}", length, ratio))
         checks.append(timing_check(
             f"Target: {mode} exact attention <= 1.15x PyTorch SDPA's fastest backend, same dtype, L >= 4096",
             "time(favorlab's exact path in a format) / time(the fastest SDPA backend in that format), both shapes, "

@@ -4,7 +4,8 @@
 // reference and the error budget of `--mechanism exact --precision bfloat16` on the GPU. The model: Q, K and V rounded
 // to the format, the logits Q Kᵀ summed in float32 and scaled by 1/√d, each row's softmax in float32 (its maximum
 // subtracted, exp, the row sum), the weights rounded to the format for their product with V (float32 sums), the
-// division in float32 and the output stored in the format. Derivation: docs/theory.md#exact-attention-in-reduced-precision.
+// division in float32 and the output stored in the format.
+// Derivation: docs/theory.md#exact-attention-in-reduced-precision.
 #include <Eigen/Dense>
 
 #include "attention/product_precision.hpp"

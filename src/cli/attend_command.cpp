@@ -190,8 +190,9 @@ void add_attend_options(CLI::App& app, AttendOptions& o) {
                  "stays float32/float64, and the cuda backend holds the inputs in 16 bits on the device")
       ->capture_default_str();
   app.add_option("--precision", o.precision,
-                 "float32, tf32 or bfloat16: the format FAVOR's products multiply in on the GPU (cuda backend; sums "
-                 "stay float32; error bound in docs/gpu.md)")
+                 "float32, tf32 or bfloat16: the format the products multiply in on the GPU (cuda backend; sums stay "
+                 "float32): FAVOR's in tf32 or bfloat16, exact attention's in bfloat16 through cuDNN's fused "
+                 "attention; error bounds in docs/gpu.md")
       ->capture_default_str();
   app.add_flag("--quiet", o.quiet, "No summary line");
 }

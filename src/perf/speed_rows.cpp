@@ -30,7 +30,8 @@ Json time_row(const SpeedShape& shape, int threads, const std::string& method, i
               const SpeedMethodPoints& by_method, const SpeedRowSettings& s) {
   const SpeedPoint* exact = find_speed_point(by_method, "exact", l);
   const SpeedPoint* identity = find_speed_point(by_method, "identity", l);
-  // A method with its products in a tensor-core format (…_tf32, …_bfloat16) is held to the bare products in that format.
+  // A method with its products in a tensor-core format (…_tf32, …_bfloat16) is held to the bare products in that
+  // format.
   const std::string format = product_format_suffix(method);
   const SpeedPoint* gemm = find_speed_point(by_method, "gemm" + format, l);
   const double in_b = speed_input_bytes(shape.heads, l, s.d, speed_method_named(method).half);

@@ -44,7 +44,8 @@ TEST_CASE("GPU FAVOR+ in float32, tf32 and bfloat16: every entry within the GPU'
   const test::PrecisionHead h = test::random_precision_head(200, 16, 64, 1.0, 11);
   for (ProductPrecision p : {ProductPrecision::float32, ProductPrecision::tf32, ProductPrecision::bfloat16})
     for (int chunk : {0, 1, 7, 48, 512}) {
-      INFO(product_precision_name(p) << (chunk > 0 ? ", causal chunks of " + std::to_string(chunk) : ", bidirectional"));
+      INFO(product_precision_name(p)
+           << (chunk > 0 ? ", causal chunks of " + std::to_string(chunk) : std::string(", bidirectional")));
       const Eigen::MatrixXf gpu = gpu_favor(h, p, chunk);
       const Eigen::MatrixXd bound = favor_precision_bound(h.q, h.k, h.v, h.w, gpu_rounding_of(p), chunk);
       REQUIRE(bound.allFinite());

@@ -378,7 +378,8 @@ TEST_CASE("speed --backend cuda at a tiny size: every device method, device peak
     CHECK(count[method] == (cudnn_available().available ? 4 : 0));
   // Each format's FAVOR is held to its own bare products.
   for (const auto& row : doc["rows"])
-    if (row["kind"] == "time" && row["method"] == "favor_bidirectional_bfloat16") CHECK(row.contains("gemm_flops_per_second"));
+    if (row["kind"] == "time" && row["method"] == "favor_bidirectional_bfloat16")
+      CHECK(row.contains("gemm_flops_per_second"));
   for (const char* host_only : {"permuteformer", "permuteformer_causal", "exact_reference"})
     CHECK(count.count(host_only) == 0);
   // causal 10x (inconclusive: no L = 65536 here), bidirectional 2x, bfloat16 inputs against float32 (measured),

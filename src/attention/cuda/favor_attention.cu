@@ -241,8 +241,8 @@ __global__ void state_to_last_kernel(float* state, std::size_t per_head, const f
 // P = U Wᵀ (rows×m per head) for U rows×d per head, one W for all heads (stride 0) or one per head.
 void project(ProductFormat format, const float* u, const float* w, float* p, int rows, int d, int m, int heads,
              bool per_head_w = false) {
-  gemm_heads(format, CUBLAS_OP_T, CUBLAS_OP_N, m, rows, d, w, d, per_head_w ? (long long)m * d : 0, u, d, (long long)rows * d,
-             0.0f, p, m, (long long)rows * m, heads);
+  gemm_heads(format, CUBLAS_OP_T, CUBLAS_OP_N, m, rows, d, w, d, per_head_w ? (long long)m * d : 0, u, d,
+             (long long)rows * d, 0.0f, p, m, (long long)rows * m, heads);
 }
 
 // p[h, r, c] += offsets[h, c]: the shifted positive map's c_i, added before the positive map (as the CPU's projected()).
@@ -259,8 +259,8 @@ DeviceBuffer state_and_numerator(const Shape& s, int F, const float* v_ext, cons
   const int dv1 = s.dv + 1;
   // Column-major Sᵀ = [V, 1]ᵀ K̃.
   DeviceBuffer state(std::size_t(s.heads) * F * dv1);
-  gemm_heads(format, CUBLAS_OP_N, CUBLAS_OP_T, dv1, F, s.lk, v_ext, dv1, (long long)s.lk * dv1, fk, F, (long long)s.lk * F,
-             0.0f, state.get(), dv1, (long long)F * dv1, s.heads);
+  gemm_heads(format, CUBLAS_OP_N, CUBLAS_OP_T, dv1, F, s.lk, v_ext, dv1, (long long)s.lk * dv1, fk, F,
+             (long long)s.lk * F, 0.0f, state.get(), dv1, (long long)F * dv1, s.heads);
   // Column-major Nᵀ = Sᵀ Q'ᵀ.
   DeviceBuffer num(std::size_t(s.heads) * s.lq * dv1);
   gemm_heads(format, CUBLAS_OP_N, CUBLAS_OP_N, dv1, s.lq, F, state.get(), dv1, (long long)F * dv1, fq, F,
@@ -385,8 +385,8 @@ void causal(const Shape& s, const FavorOptions& o, const DeviceInputs& in, const
     check_launch("keys_to_running_kernel");
     const std::size_t num_count = std::size_t(s.heads) * rows * dv1;
     if (first > 0) {  // num = exp(M_old − M_i) · Q'_c G: the keys of earlier chunks
-      gemm_heads(o.products, CUBLAS_OP_N, CUBLAS_OP_N, dv1, rows, F, state.get(), dv1, (long long)state_per_head, q_chunk, F,
-                 f_stride, 0.0f, num.get(), dv1, num_stride, s.heads);
+      gemm_heads(o.products, CUBLAS_OP_N, CUBLAS_OP_N, dv1, rows, F, state.get(), dv1, (long long)state_per_head,
+                 q_chunk, F, f_stride, 0.0f, num.get(), dv1, num_stride, s.heads);
       carry_factor_kernel<<<blocks_for(num_count, kThreads), kThreads>>>(num.get(), num_stride, running.get(), chunk,
                                                                          dv1, num_count);
       check_launch("carry_factor_kernel");
@@ -399,8 +399,8 @@ void causal(const Shape& s, const FavorOptions& o, const DeviceInputs& in, const
                                                                         chunk, score_count);
     check_launch("causal_mask_kernel");
     // num += scores [V_c, 1]: column-major numᵀ = [V_c, 1]ᵀ scoresᵀ.
-    gemm_heads(o.products, CUBLAS_OP_N, CUBLAS_OP_N, dv1, rows, rows, v_chunk, dv1, v_stride, scores.get(), rows, scores_stride,
-               first > 0 ? 1.0f : 0.0f, num.get(), dv1, num_stride, s.heads);
+    gemm_heads(o.products, CUBLAS_OP_N, CUBLAS_OP_N, dv1, rows, rows, v_chunk, dv1, v_stride, scores.get(), rows,
+               scores_stride, first > 0 ? 1.0f : 0.0f, num.get(), dv1, num_stride, s.heads);
     const std::size_t out_count = std::size_t(s.heads) * rows * s.dv;
     causal_output_kernel<<<blocks_for(out_count, kThreads), kThreads>>>(num.get(), num_stride, fq.log_scale.get(),
                                                                         running.get(), out.get(), chunk, s.dv,
