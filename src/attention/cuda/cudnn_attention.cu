@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <stdexcept>
 #include <string>
 #include <tuple>
 #include <unordered_map>
@@ -105,10 +106,19 @@ Sdpa build_sdpa(const Shape& s, bool causal, float logit_scale) {
   o->set_output(true).set_uid(kO).set_dim({1, h, l, c}).set_stride({h * l * c, l * c, c, 1}).set_data_type(
       fe::DataType_t::BFLOAT16);
   cudnnHandle_t handle = cudnn_handle();
-  check_fe(g.validate(), "validate (this shape or GPU may not be supported)");
+  // A shape cuDNN cannot run (d not a multiple of 8, too large, this GPU) is the user's input, not a failure: one
+  // line naming the shape (std::invalid_argument, exit status 2 on the command line).
+  const auto refused = [&](fe::error_t status) {
+    if (status.is_good()) return;
+    throw std::invalid_argument("cuDNN's fused attention does not run this shape on this GPU (heads " +
+                                std::to_string(s.heads) + ", L_q " + std::to_string(s.lq) + ", L " +
+                                std::to_string(s.lk) + ", d " + std::to_string(s.d) + ", d_v " +
+                                std::to_string(s.dv) + "): " + status.get_message());
+  };
+  refused(g.validate());
   check_fe(g.build_operation_graph(handle), "build_operation_graph");
-  check_fe(g.create_execution_plans({fe::HeurMode_t::A}), "create_execution_plans");
-  check_fe(g.check_support(handle), "check_support");
+  refused(g.create_execution_plans({fe::HeurMode_t::A}));
+  refused(g.check_support(handle));
   check_fe(g.build_plans(handle), "build_plans");
   check_fe(g.get_workspace_size(out.workspace), "get_workspace_size");
   return out;
