@@ -10,10 +10,7 @@
 
 namespace favorlab {
 
-using format_arithmetic::float32_product_abt;
-using format_arithmetic::ratio_bound_row;
-using format_arithmetic::rounded_to_format;
-using format_arithmetic::sum_gamma;
+using namespace format_arithmetic;
 
 namespace {
 

@@ -305,6 +305,8 @@ TEST_CASE("speed rows on the device: the crossover against favorlab's fastest ex
     by_method["favor_bidirectional_bfloat16"][l] = point(1e-6 * l);
     by_method["exact_causal"][l] = point(0.5e-9 * l * l);
     by_method["favor_causal"][l] = point(1e-6 * l);
+    by_method["gemm"][l] = point(1e-6 * l);
+    by_method["gemm_bfloat16"][l] = point(0.25e-6 * l);
   }
   SpeedRowSettings settings;
   settings.gpu = true;
@@ -322,6 +324,17 @@ TEST_CASE("speed rows on the device: the crossover against favorlab's fastest ex
   // Causal, with no cuDNN row: 0.5e-9 L² = 1e-6 L at L = 2000.
   CHECK(crossover["causal"]["crossover_L"].get<double>() == Approx(2000).epsilon(kRounding));
   CHECK(crossover["causal"]["exact_methods"] == Json({"exact_causal"}));
+  // A format's FAVOR is held to its own bare products: bfloat16 FAVOR over bfloat16 GEMMs is 4 (over the float32
+  // GEMMs, a wrong floor, it would be 1); the float32 row keeps the float32 floor (2).
+  for (const Json& row : rows) {
+    if (row["kind"] != "time") continue;
+    if (row["method"] == "favor_bidirectional_bfloat16") {
+      CHECK(row["ratio_to_gemm"].get<double>() == Approx(4).epsilon(kRounding));
+      CHECK(row.contains("gemm_flops_per_second"));
+    }
+    if (row["method"] == "favor_bidirectional")
+      CHECK(row["ratio_to_gemm"].get<double>() == Approx(2).epsilon(kRounding));
+  }
 }
 
 TEST_CASE("the causal memory target from synthetic peaks: judged at L = 65536 only", "[speed][memory]") {
